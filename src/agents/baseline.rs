@@ -1,0 +1,137 @@
+//! The game-independent baseline agents: random, greedy and alpha-beta / minimax.
+
+use std::time::{Duration, Instant};
+
+use super::{Agent, Baselines, Limits};
+use crate::games::{Action, Game};
+use crate::rng::Rng;
+use crate::search::alphabeta::{AlphaBeta, SearchLimits, SearchResult};
+
+/// A uniformly random legal move.
+pub struct RandomAgent {
+    rng: Rng,
+    moves: Vec<Action>,
+}
+
+impl RandomAgent {
+    pub fn new(seed: u64) -> Self {
+        RandomAgent {
+            rng: Rng::new(seed),
+            moves: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for RandomAgent {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn select(&mut self, state: &G, _: &Limits) -> anyhow::Result<Action> {
+        state.legal_actions(&mut self.moves);
+        self.rng
+            .choose(&self.moves)
+            .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))
+    }
+}
+
+/// The game's greedy move ([`Baselines::greedy_action`]).
+pub struct GreedyAgent {
+    rng: Rng,
+}
+
+impl GreedyAgent {
+    pub fn new(seed: u64) -> Self {
+        GreedyAgent {
+            rng: Rng::new(seed),
+        }
+    }
+}
+
+impl<G: Baselines> Agent<G> for GreedyAgent {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    fn select(&mut self, state: &G, _: &Limits) -> anyhow::Result<Action> {
+        anyhow::ensure!(state.outcome().is_none(), "no legal move: the game is over");
+        Ok(state.greedy_action(&mut self.rng))
+    }
+}
+
+/// Alpha-beta (or, without pruning, minimax) over the game's heuristic.
+pub struct AlphaBetaAgent<G: Baselines> {
+    name: String,
+    heuristic: G::Heuristic,
+    pruning: bool,
+    depth: Option<u32>,
+    ms: Option<u64>,
+    nodes: Option<u64>,
+    last: Option<(SearchResult, Duration)>,
+}
+
+impl<G: Baselines> AlphaBetaAgent<G> {
+    pub fn new(
+        name: String,
+        pruning: bool,
+        depth: Option<u32>,
+        ms: Option<u64>,
+        nodes: Option<u64>,
+    ) -> Self {
+        AlphaBetaAgent {
+            name,
+            heuristic: G::Heuristic::default(),
+            pruning,
+            depth,
+            ms,
+            nodes,
+            last: None,
+        }
+    }
+
+    /// The search limits for one move: the `go` command's limits replace the spec's of
+    /// the same kind, and the whole-game clock caps the move at `time_left / turns_left`.
+    fn search_limits(&self, state: &G, limits: &Limits, start: Instant) -> SearchLimits {
+        let mut budget = limits.movetime.or(self.ms.map(Duration::from_millis));
+        if let Some(left) = limits.time_left {
+            let plies_left = state.max_plies().saturating_sub(state.ply());
+            let turns_left = plies_left.div_ceil(state.num_players() as u32).max(1);
+            let slice = left / turns_left;
+            budget = Some(budget.map_or(slice, |b| b.min(slice)));
+        }
+        SearchLimits {
+            depth: limits.depth.or(self.depth),
+            nodes: limits.nodes.or(self.nodes),
+            deadline: budget.map(|b| start + b),
+        }
+    }
+}
+
+impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
+        let start = Instant::now();
+        let search_limits = self.search_limits(state, limits, start);
+        let mut search = AlphaBeta::new(&self.heuristic, self.pruning);
+        let result = search
+            .search(state, search_limits)
+            .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;
+        self.last = Some((result, start.elapsed()));
+        Ok(result.best)
+    }
+
+    fn last_info(&self) -> Option<String> {
+        self.last.map(|(r, t)| {
+            format!(
+                "depth {} nodes {} score {:.0} time {}",
+                r.depth,
+                r.nodes,
+                r.score,
+                t.as_millis()
+            )
+        })
+    }
+}

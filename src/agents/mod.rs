@@ -1,0 +1,62 @@
+//! Anything that picks a move, behind one [`Agent`] trait, so `eval`, `play` and `engine`
+//! treat them alike.
+//!
+//! - [`spec`]: agent specs such as `random`, `greedy`, `minimax:depth=2`,
+//!   `alphabeta:depth=3`, `alphabeta:ms=100`, `human`, and building agents from them.
+//! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
+//! - [`infexion`]: Infexion's greedy policy and alpha-beta evaluation (the seed's).
+//! - [`human`]: moves typed at a terminal.
+//!
+//! The baselines are the fixed yardstick the trainer gates against: deterministic given
+//! a seed (time-limited search excepted, which depends on the machine's speed) and meant
+//! to stay the same across versions. Changing them changes the meaning of past results.
+
+pub mod baseline;
+pub mod human;
+pub mod infexion;
+pub mod spec;
+
+use std::time::Duration;
+
+use crate::games::{Action, Game};
+use crate::rng::Rng;
+use crate::search::Heuristic;
+
+pub use spec::AgentSpec;
+
+/// Limits for one move, from the match runner's clock or the engine's `go` command.
+/// Each agent honours those that mean something to it, within its own spec's limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    /// Time for this move.
+    pub movetime: Option<Duration>,
+    /// Time left on the mover's clock for the rest of the game.
+    pub time_left: Option<Duration>,
+    /// Search nodes for this move.
+    pub nodes: Option<u64>,
+    /// Search depth for this move.
+    pub depth: Option<u32>,
+}
+
+/// Picks moves. One agent plays one game at a time; `Send` so matches run in parallel.
+pub trait Agent<G: Game>: Send {
+    /// The spec that built this agent, for reports.
+    fn name(&self) -> String;
+
+    /// Chooses a legal action in `state`, which is not finished. Blocks until decided.
+    fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action>;
+
+    /// One line about the last decision (depth, nodes, score), for the engine protocol.
+    fn last_info(&self) -> Option<String> {
+        None
+    }
+}
+
+/// What a game must provide for the baseline agents to play it.
+pub trait Baselines: Game {
+    /// The static evaluation and move ordering alpha-beta and minimax use.
+    type Heuristic: Heuristic<Self> + Default + 'static;
+
+    /// The greedy agent's move; `rng` breaks ties.
+    fn greedy_action(&self, rng: &mut Rng) -> Action;
+}

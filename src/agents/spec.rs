@@ -1,0 +1,202 @@
+//! Agent specs: `NAME[:KEY=VALUE,...]`, parsed and validated before anything is built.
+//!
+//! | spec | agent |
+//! |---|---|
+//! | `random` | a uniformly random legal move |
+//! | `greedy` | the seed's greedy player (see `agents::infexion`) |
+//! | `minimax[:depth=D]` | full-width minimax, depth `D` (default 2) |
+//! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
+//! | `human` | moves typed at the terminal |
+//!
+//! Every search agent also splits its whole-game clock over the moves left, as the
+//! seed does with `time_remaining / turns_left`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::baseline::{AlphaBetaAgent, GreedyAgent, RandomAgent};
+use super::human::HumanAgent;
+use super::{Agent, Baselines};
+
+/// A parsed, validated agent spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentSpec {
+    Random,
+    Greedy,
+    Minimax {
+        depth: u32,
+    },
+    AlphaBeta {
+        depth: Option<u32>,
+        ms: Option<u64>,
+        nodes: Option<u64>,
+    },
+    Human,
+}
+
+/// A spec that could not be parsed; the message says what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("agent spec '{spec}': {why}")]
+pub struct SpecError {
+    spec: String,
+    why: String,
+}
+
+const KINDS: &str = "random, greedy, minimax[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human";
+
+impl FromStr for AgentSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let err = |why: String| SpecError {
+            spec: text.to_string(),
+            why,
+        };
+        let (kind, params) = match text.trim().split_once(':') {
+            Some((k, p)) => (k, p),
+            None => (text.trim(), ""),
+        };
+        let mut pairs = Vec::new();
+        for item in params.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| err(format!("'{item}' should be KEY=VALUE")))?;
+            pairs.push((key.trim(), value.trim()));
+        }
+        let allowed: &[&str] = match kind {
+            "random" | "greedy" | "human" => &[],
+            "minimax" => &["depth"],
+            "alphabeta" => &["depth", "ms", "nodes"],
+            _ => {
+                return Err(err(format!(
+                    "unknown agent '{kind}'; expected one of: {KINDS}"
+                )));
+            }
+        };
+        let mut depth = None;
+        let mut ms = None;
+        let mut nodes = None;
+        for (key, value) in pairs {
+            if !allowed.contains(&key) {
+                let keys = if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                };
+                return Err(err(format!(
+                    "'{kind}' has no parameter '{key}' (allowed: {keys})"
+                )));
+            }
+            let (lo, hi) = match key {
+                "depth" => (1, 64),
+                "ms" => (1, 3_600_000),
+                _ => (1, 1_000_000_000_000),
+            };
+            let n: u64 = value
+                .parse()
+                .ok()
+                .filter(|n| (lo..=hi).contains(n))
+                .ok_or_else(|| err(format!("{key}={value}: expected an integer {lo}..={hi}")))?;
+            match key {
+                "depth" => depth = Some(n as u32),
+                "ms" => ms = Some(n),
+                _ => nodes = Some(n),
+            }
+        }
+        Ok(match kind {
+            "random" => AgentSpec::Random,
+            "greedy" => AgentSpec::Greedy,
+            "human" => AgentSpec::Human,
+            "minimax" => AgentSpec::Minimax {
+                depth: depth.unwrap_or(2),
+            },
+            _ => AgentSpec::AlphaBeta {
+                depth: depth.or((ms.is_none() && nodes.is_none()).then_some(3)),
+                ms,
+                nodes,
+            },
+        })
+    }
+}
+
+impl fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentSpec::Random => write!(f, "random"),
+            AgentSpec::Greedy => write!(f, "greedy"),
+            AgentSpec::Human => write!(f, "human"),
+            AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
+            AgentSpec::AlphaBeta { depth, ms, nodes } => {
+                let parts: Vec<String> = [
+                    ("depth", depth.map(u64::from)),
+                    ("ms", *ms),
+                    ("nodes", *nodes),
+                ]
+                .iter()
+                .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
+                .collect();
+                write!(f, "alphabeta:{}", parts.join(","))
+            }
+        }
+    }
+}
+
+impl AgentSpec {
+    /// Whether the agent reads from the terminal (and so cannot run in parallel).
+    pub fn is_interactive(&self) -> bool {
+        matches!(self, AgentSpec::Human)
+    }
+
+    /// Builds the agent; `seed` fixes every random choice it makes.
+    pub fn build<G: Baselines>(&self, seed: u64) -> Box<dyn Agent<G>> {
+        let name = self.to_string();
+        match *self {
+            AgentSpec::Random => Box::new(RandomAgent::new(seed)),
+            AgentSpec::Greedy => Box::new(GreedyAgent::new(seed)),
+            AgentSpec::Human => Box::new(HumanAgent::stdin()),
+            AgentSpec::Minimax { depth } => {
+                Box::new(AlphaBetaAgent::new(name, false, Some(depth), None, None))
+            }
+            AgentSpec::AlphaBeta { depth, ms, nodes } => {
+                Box::new(AlphaBetaAgent::new(name, true, depth, ms, nodes))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_with_defaults_and_round_trip() {
+        let cases = [
+            ("random", "random"),
+            ("greedy", "greedy"),
+            ("minimax", "minimax:depth=2"),
+            ("alphabeta", "alphabeta:depth=3"),
+            ("alphabeta:depth=4", "alphabeta:depth=4"),
+            ("alphabeta:ms=100", "alphabeta:ms=100"),
+            (
+                "alphabeta:depth=5, nodes=2000",
+                "alphabeta:depth=5,nodes=2000",
+            ),
+        ];
+        for (text, canonical) in cases {
+            let spec: AgentSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), canonical);
+            assert_eq!(canonical.parse::<AgentSpec>().unwrap(), spec);
+        }
+    }
+
+    #[test]
+    fn bad_specs_name_what_is_wrong() {
+        let msg = |s: &str| s.parse::<AgentSpec>().unwrap_err().to_string();
+        assert!(msg("alphabet").contains("unknown agent 'alphabet'"));
+        assert!(msg("alphabeta:dept=3").contains("no parameter 'dept'"));
+        assert!(msg("alphabeta:depth=0").contains("depth=0: expected an integer 1..=64"));
+        assert!(msg("alphabeta:depth=x").contains("expected an integer"));
+        assert!(msg("random:depth=2").contains("allowed: none"));
+        assert!(msg("minimax:depth").contains("KEY=VALUE"));
+    }
+}

@@ -1,0 +1,124 @@
+//! Match statistics: score, Elo difference and its 95% interval.
+//!
+//! The interval is a Wilson score interval on the match score, using the per-game score
+//! variance of the trinomial (win 1, draw ½, loss 0) in place of `s(1 − s)`, mapped
+//! through the logistic Elo curve. Unlike the plain normal approximation it stays
+//! meaningful at the extremes: 8 wins out of 8 give a finite lower bound.
+
+use serde::Serialize;
+
+/// The Elo difference for an expected score `s` in `(0, 1)`; `None` at 0 or 1 (infinite).
+pub fn elo_from_score(s: f64) -> Option<f64> {
+    (s > 0.0 && s < 1.0).then(|| -400.0 * (1.0 / s - 1.0).log10())
+}
+
+const Z95: f64 = 1.96;
+
+/// The 95% Wilson interval for a mean score `s` with per-game variance `var` over `n` games.
+fn wilson(s: f64, var: f64, n: f64) -> (f64, f64) {
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (s + z2 / (2.0 * n)) / denom;
+    let half = Z95 * (var / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// W/D/L from one side's point of view, with derived figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// (wins + draws / 2) / games.
+    pub score: f64,
+    /// Elo difference; `null` when the score is 0 or 1.
+    pub elo: Option<f64>,
+    /// 95% interval of the Elo difference; an end is `null` when it is infinite.
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
+}
+
+impl Stats {
+    pub fn new(wins: u32, draws: u32, losses: u32) -> Stats {
+        let n = (wins + draws + losses) as f64;
+        if n == 0.0 {
+            return Stats {
+                wins,
+                draws,
+                losses,
+                score: 0.5,
+                elo: Some(0.0),
+                elo_low: None,
+                elo_high: None,
+            };
+        }
+        let s = (wins as f64 + 0.5 * draws as f64) / n;
+        let var = (wins as f64 * (1.0 - s).powi(2)
+            + draws as f64 * (0.5 - s).powi(2)
+            + losses as f64 * s.powi(2))
+            / n;
+        let (low, high) = wilson(s, var, n);
+        Stats {
+            wins,
+            draws,
+            losses,
+            score: s,
+            elo: elo_from_score(s),
+            elo_low: elo_from_score(low),
+            elo_high: elo_from_score(high),
+        }
+    }
+
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// `+35.2 [+10.1, +60.8]`, with `inf` where the figure is unbounded.
+    pub fn elo_text(&self) -> String {
+        let f = |v: Option<f64>, inf: &str| v.map_or(inf.to_string(), |x| format!("{x:+.1}"));
+        let centre = f(self.elo, if self.score >= 1.0 { "+inf" } else { "-inf" });
+        format!(
+            "{centre} [{}, {}]",
+            f(self.elo_low, "-inf"),
+            f(self.elo_high, "+inf")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn even_score_is_zero_elo() {
+        let s = Stats::new(10, 0, 10);
+        assert_eq!(s.score, 0.5);
+        assert!(s.elo.unwrap().abs() < 1e-9);
+        assert!(s.elo_low.unwrap() < 0.0 && s.elo_high.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn known_scores_give_known_elo() {
+        // 75% is +190.8 Elo.
+        let s = Stats::new(3, 0, 1);
+        assert!((s.elo.unwrap() - 190.848).abs() < 0.01);
+        // Wilson for 3-1 (var 0.1875): centre 0.62752, half 0.32689.
+        let (lo, hi) = wilson(0.75, 0.1875, 4.0);
+        assert!(
+            (lo - 0.30063).abs() < 1e-4 && (hi - 0.95441).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        assert_eq!(s.elo_low, elo_from_score(lo));
+    }
+
+    #[test]
+    fn a_clean_sweep_has_a_finite_lower_bound() {
+        let s = Stats::new(8, 0, 0);
+        assert_eq!(s.elo, None);
+        assert_eq!(s.elo_high, None);
+        // Lower end n / (n + z²) = 8 / 11.8416.
+        let expected = elo_from_score(8.0 / (8.0 + 1.96 * 1.96)).unwrap();
+        assert!((s.elo_low.unwrap() - expected).abs() < 1e-9);
+        assert_eq!(s.elo_text(), format!("+inf [{expected:+.1}, +inf]"));
+    }
+}

@@ -1,0 +1,323 @@
+//! Matches between agents: seat-balanced games in parallel, W/D/L, score and Elo.
+//!
+//! Games come in groups, one per opening: every opening (a few random plies from the
+//! start, seeded) is played once with agent A in each seat, so for two players each
+//! opening is played with both colours. Each agent has a whole-game clock, as the course
+//! referee gives each player 180 s: an agent that overruns it, returns an illegal move
+//! or fails loses the game (a forfeit).
+//!
+//! - [`elo`]: score, Elo difference and its interval.
+
+pub mod elo;
+
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::agents::{AgentSpec, Baselines, Limits};
+use crate::games::{Action, Game, Outcome};
+use crate::rng::Rng;
+use elo::Stats;
+
+/// How a match is played.
+#[derive(Debug, Clone)]
+pub struct MatchConfig {
+    /// Total games; a multiple of the number of players.
+    pub games: u32,
+    pub seed: u64,
+    /// Worker threads (games in parallel).
+    pub threads: usize,
+    /// Random plies played from the start before the agents take over.
+    pub opening_plies: u32,
+    /// Each agent's clock for a whole game; `None` for no limit.
+    pub time_per_game: Option<Duration>,
+    /// Show a progress bar (only drawn when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// Why a game ended early.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Forfeit {
+    pub seat: usize,
+    pub reason: String,
+}
+
+/// One finished game.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    pub outcome: Outcome,
+    pub moves: Vec<Action>,
+    /// Actions played by the agents (opening plies excluded).
+    pub agent_plies: u32,
+    pub forfeit: Option<Forfeit>,
+    /// Thinking time used by each seat.
+    pub time_used: Vec<Duration>,
+    /// Moves chosen by each seat.
+    pub moves_by_seat: Vec<u32>,
+}
+
+/// Plays one game from `start` after `opening`, `agents[seat]` moving for each seat.
+/// `observe(state_after, seat, action)` is called after every agent move.
+pub fn play_game<G: Game>(
+    start: &G,
+    opening: &[Action],
+    agents: &mut [Box<dyn crate::agents::Agent<G>>],
+    time_per_game: Option<Duration>,
+    mut observe: impl FnMut(&G, usize, Action),
+) -> GameRecord {
+    let n = start.num_players();
+    let mut state = start.clone();
+    let mut moves = opening.to_vec();
+    for &a in opening {
+        state.apply(a).expect("opening moves are legal");
+    }
+    let mut time_used = vec![Duration::ZERO; n];
+    let mut moves_by_seat = vec![0; n];
+    let mut agent_plies = 0;
+    let mut forfeit = None;
+    while state.outcome().is_none() {
+        let seat = state.to_move();
+        let limits = Limits {
+            time_left: time_per_game.map(|t| t.saturating_sub(time_used[seat])),
+            ..Limits::default()
+        };
+        let t0 = Instant::now();
+        let choice = agents[seat].select(&state, &limits);
+        time_used[seat] += t0.elapsed();
+        let played = choice
+            .map_err(|e| format!("agent failed: {e:#}"))
+            .and_then(|a| match time_per_game {
+                Some(t) if time_used[seat] > t => Err(format!(
+                    "out of time ({:.1} s used of {:.1} s)",
+                    time_used[seat].as_secs_f64(),
+                    t.as_secs_f64()
+                )),
+                _ => {
+                    let text = state.action_to_string(a);
+                    state
+                        .apply(a)
+                        .map(|_| a)
+                        .map_err(|e| format!("{e} ({text})"))
+                }
+            });
+        match played {
+            Ok(a) => {
+                observe(&state, seat, a);
+                moves.push(a);
+                agent_plies += 1;
+                moves_by_seat[seat] += 1;
+            }
+            Err(reason) => {
+                forfeit = Some(Forfeit { seat, reason });
+                break;
+            }
+        }
+    }
+    let outcome = match &forfeit {
+        Some(f) => forfeit_outcome(f.seat, n),
+        None => state.outcome().expect("finished"),
+    };
+    GameRecord {
+        outcome,
+        moves,
+        agent_plies,
+        forfeit,
+        time_used,
+        moves_by_seat,
+    }
+}
+
+/// The outcome when `seat` forfeits: it loses, the others share the win.
+fn forfeit_outcome(seat: usize, n: usize) -> Outcome {
+    let mut v = [0.0; crate::games::MAX_PLAYERS];
+    for (p, x) in v.iter_mut().enumerate().take(n) {
+        *x = if p == seat {
+            -1.0
+        } else {
+            1.0 / (n - 1) as f32
+        };
+    }
+    Outcome(v)
+}
+
+/// A seeded random opening of `plies` actions that does not finish the game.
+pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Vec<Action> {
+    let mut buf = Vec::new();
+    for attempt in 0..1000u64 {
+        let mut rng = Rng::new(Rng::derive(seed, attempt));
+        let mut state = start.clone();
+        let mut line = Vec::new();
+        while line.len() < plies as usize && state.outcome().is_none() {
+            state.legal_actions(&mut buf);
+            let a = rng.choose(&buf).expect("a legal move");
+            state.apply(a).expect("legal");
+            line.push(a);
+        }
+        if state.outcome().is_none() {
+            return line;
+        }
+    }
+    Vec::new()
+}
+
+/// Results from one side's point of view (A's, or A's in one seat).
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchReport {
+    pub a: String,
+    pub b: String,
+    pub games: u32,
+    /// A's results over all games.
+    pub overall: Stats,
+    /// A's results with A in each seat (seat 0 moves first).
+    pub by_seat: Vec<Stats>,
+    pub mean_plies: f64,
+    /// Mean thinking time per move, A then B, in milliseconds.
+    pub a_ms_per_move: f64,
+    pub b_ms_per_move: f64,
+    pub a_forfeits: Vec<String>,
+    pub b_forfeits: Vec<String>,
+    pub seed: u64,
+    pub opening_plies: u32,
+    pub wall_seconds: f64,
+}
+
+/// Tallies W/D/L for one side from `(value, ...)` results.
+fn tally<'a>(values: impl Iterator<Item = &'a f32>) -> Stats {
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for &v in values {
+        match v {
+            v if v > 0.0 => w += 1,
+            v if v < 0.0 => l += 1,
+            _ => d += 1,
+        }
+    }
+    Stats::new(w, d, l)
+}
+
+/// Plays A against B from `start`. Blocks until every game is done.
+pub fn run_match<G: Baselines>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+) -> anyhow::Result<MatchReport> {
+    let n = start.num_players() as u32;
+    anyhow::ensure!(
+        config.games > 0 && config.games % n == 0,
+        "--games {} must be a positive multiple of {n}: each opening is played with A in every seat",
+        config.games
+    );
+    anyhow::ensure!(
+        !a.is_interactive() && !b.is_interactive(),
+        "a human cannot play in a parallel match; use `contagion play`"
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads.max(1))
+        .build()?;
+    let bar = if config.progress {
+        let bar = ProgressBar::new(config.games as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} games {msg} ({elapsed}, eta {eta})",
+            )?
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("{a} vs {b}"));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let t0 = Instant::now();
+    let records: Vec<(usize, GameRecord)> = pool.install(|| {
+        (0..config.games)
+            .into_par_iter()
+            .map(|g| {
+                let group = (g / n) as u64;
+                let seat_a = (g % n) as usize;
+                let opening =
+                    random_opening(start, config.opening_plies, Rng::derive(config.seed, group));
+                let mut agents: Vec<Box<dyn crate::agents::Agent<G>>> = (0..n as usize)
+                    .map(|seat| {
+                        let spec = if seat == seat_a { a } else { b };
+                        spec.build::<G>(Rng::derive(
+                            config.seed ^ 0xA6E7,
+                            g as u64 * 8 + seat as u64,
+                        ))
+                    })
+                    .collect();
+                let record = play_game(
+                    start,
+                    &opening,
+                    &mut agents,
+                    config.time_per_game,
+                    |_, _, _| {},
+                );
+                bar.inc(1);
+                (seat_a, record)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    Ok(summarise(a, b, config, &records, t0.elapsed()))
+}
+
+fn summarise(
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+    records: &[(usize, GameRecord)],
+    wall: Duration,
+) -> MatchReport {
+    let n = records.first().map_or(2, |(_, r)| r.time_used.len());
+    let a_values: Vec<f32> = records.iter().map(|(s, r)| r.outcome.value(*s)).collect();
+    let by_seat = (0..n)
+        .map(|seat| {
+            let vals: Vec<f32> = records
+                .iter()
+                .filter(|(s, _)| *s == seat)
+                .map(|(s, r)| r.outcome.value(*s))
+                .collect();
+            tally(vals.iter())
+        })
+        .collect();
+    let (mut a_time, mut a_moves, mut b_time, mut b_moves) = (0.0, 0u32, 0.0, 0u32);
+    let (mut a_forfeits, mut b_forfeits) = (Vec::new(), Vec::new());
+    for (seat_a, r) in records {
+        for (seat, (t, &m)) in r.time_used.iter().zip(&r.moves_by_seat).enumerate() {
+            if seat == *seat_a {
+                (a_time, a_moves) = (a_time + t.as_secs_f64(), a_moves + m);
+            } else {
+                (b_time, b_moves) = (b_time + t.as_secs_f64(), b_moves + m);
+            }
+        }
+        if let Some(f) = &r.forfeit {
+            let list = if f.seat == *seat_a {
+                &mut a_forfeits
+            } else {
+                &mut b_forfeits
+            };
+            list.push(f.reason.clone());
+        }
+    }
+    MatchReport {
+        a: a.to_string(),
+        b: b.to_string(),
+        games: records.len() as u32,
+        overall: tally(a_values.iter()),
+        by_seat,
+        mean_plies: records
+            .iter()
+            .map(|(_, r)| r.moves.len() as f64)
+            .sum::<f64>()
+            / records.len().max(1) as f64,
+        a_ms_per_move: 1000.0 * a_time / a_moves.max(1) as f64,
+        b_ms_per_move: 1000.0 * b_time / b_moves.max(1) as f64,
+        a_forfeits,
+        b_forfeits,
+        seed: config.seed,
+        opening_plies: config.opening_plies,
+        wall_seconds: wall.as_secs_f64(),
+    }
+}

@@ -1,0 +1,33 @@
+//! `contagion engine`: the line protocol on stdin/stdout (see [`crate::engine`]).
+
+use clap::Args;
+
+use super::GameKind;
+use crate::agents::AgentSpec;
+use crate::engine::Engine;
+use crate::games::infexion::Board;
+
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// The agent that answers `go` (e.g. alphabeta:ms=100).
+    #[arg(long, default_value = "alphabeta:depth=3")]
+    pub agent: AgentSpec,
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
+    /// Seed for the agent's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(args: EngineArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !args.agent.is_interactive(),
+        "the engine's agent cannot be 'human'"
+    );
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    match args.game {
+        GameKind::Infexion => Engine::new(Board::new(), args.agent.build::<Board>(args.seed))
+            .run(stdin.lock(), stdout.lock())?,
+    }
+    Ok(())
+}

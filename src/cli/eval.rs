@@ -1,0 +1,113 @@
+//! `contagion eval`: a seat-balanced match between two agent specs.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::GameKind;
+use crate::agents::{AgentSpec, Baselines};
+use crate::arena::{MatchConfig, MatchReport, run_match};
+use crate::games::Game;
+use crate::games::infexion::Board;
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The agent measured (e.g. alphabeta:depth=3).
+    #[arg(long)]
+    pub a: AgentSpec,
+    /// Its opponent (e.g. greedy).
+    #[arg(long)]
+    pub b: AgentSpec,
+    /// Number of games; a multiple of the number of players (each opening is played with A in every seat).
+    #[arg(long, default_value_t = 100)]
+    pub games: u32,
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
+    /// Seed for openings and every agent's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played in parallel (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Random plies played from the start before the agents take over.
+    #[arg(long, default_value_t = 2)]
+    pub opening_plies: u32,
+    /// Each agent's clock per game, in seconds (0: unlimited). The course referee gives 180.
+    #[arg(long, default_value_t = 180.0)]
+    pub time_per_game: f64,
+    /// Print the result as JSON on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.time_per_game.is_finite() && args.time_per_game >= 0.0,
+        "--time-per-game must be a number of seconds >= 0, got {}",
+        args.time_per_game
+    );
+    let config = MatchConfig {
+        games: args.games,
+        seed: args.seed,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        opening_plies: args.opening_plies,
+        time_per_game: (args.time_per_game > 0.0)
+            .then(|| Duration::from_secs_f64(args.time_per_game)),
+        progress: !args.quiet && !args.json,
+    };
+    match args.game {
+        GameKind::Infexion => report(&Board::new(), &args, &config),
+    }
+}
+
+fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {
+    let r = run_match(start, &args.a, &args.b, config)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", text(start, &r, config));
+    }
+    Ok(())
+}
+
+/// The human-readable report.
+pub fn text<G: Game>(start: &G, r: &MatchReport, config: &MatchConfig) -> String {
+    let clock = config.time_per_game.map_or("no clock".to_string(), |t| {
+        format!("{:.0} s per agent per game", t.as_secs_f64())
+    });
+    let mut out = format!(
+        "{} vs {}: {} games of {} (seed {}, {} random opening plies, {clock})\n",
+        r.a,
+        r.b,
+        r.games,
+        start.name(),
+        r.seed,
+        r.opening_plies
+    );
+    let wdl = |s: &crate::arena::elo::Stats| {
+        format!(
+            "W {:>4}  D {:>4}  L {:>4}  score {:.3}",
+            s.wins, s.draws, s.losses, s.score
+        )
+    };
+    out += &format!("  A overall   {}\n", wdl(&r.overall));
+    for (seat, s) in r.by_seat.iter().enumerate() {
+        out += &format!("  A as {:<6} {}\n", start.player_name(seat), wdl(s));
+    }
+    out += &format!("  Elo of A vs B: {} (95%)\n", r.overall.elo_text());
+    out += &format!(
+        "  mean game length {:.1} plies; thinking {:.2} ms/move (A), {:.2} ms/move (B); wall {:.1} s\n",
+        r.mean_plies, r.a_ms_per_move, r.b_ms_per_move, r.wall_seconds
+    );
+    for (who, list) in [("A", &r.a_forfeits), ("B", &r.b_forfeits)] {
+        if let Some(first) = list.first() {
+            out += &format!("  {} forfeits by {who}, e.g. {first}\n", list.len());
+        }
+    }
+    out
+}

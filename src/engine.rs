@@ -1,0 +1,204 @@
+//! The engine protocol: a UCI-like line protocol over stdin/stdout for other programs.
+//!
+//! | command | reply |
+//! |---|---|
+//! | `isready` | `readyok` |
+//! | `position startpos [moves M…]` | nothing (or `error …`) |
+//! | `position [fen] NOTATION [moves M…]` | nothing (or `error …`) |
+//! | `go [movetime MS] [wtime MS] [btime MS] [nodes N] [depth D]` | `info …` (search agents) then `bestmove MOVE` (`bestmove none` when the game is over) |
+//! | `perft N` | the number of leaf positions N actions ahead |
+//! | `moves` | the legal moves, space-separated |
+//! | `show` | the board, then `position NOTATION` |
+//! | `newgame` | nothing; back to the start position |
+//! | `quit` | exits |
+//!
+//! A malformed or illegal command gets exactly one `error …` line and changes nothing;
+//! the engine keeps running. `position` applies its moves all-or-nothing.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use crate::agents::{Agent, Baselines, Limits};
+use crate::games::Game;
+use crate::games::perft::perft;
+
+/// The engine's state: a position and the agent that answers `go`.
+pub struct Engine<G: Game> {
+    start: G,
+    state: G,
+    agent: Box<dyn Agent<G>>,
+}
+
+/// What one command line produced.
+#[derive(Debug, Default, PartialEq)]
+pub struct Reply {
+    pub lines: Vec<String>,
+    pub quit: bool,
+}
+
+impl Reply {
+    fn line(text: impl Into<String>) -> Reply {
+        Reply {
+            lines: vec![text.into()],
+            quit: false,
+        }
+    }
+
+    fn error(text: impl std::fmt::Display) -> Reply {
+        Reply::line(format!("error {text}"))
+    }
+}
+
+impl<G: Baselines> Engine<G> {
+    pub fn new(start: G, agent: Box<dyn Agent<G>>) -> Self {
+        Engine {
+            state: start.clone(),
+            start,
+            agent,
+        }
+    }
+
+    /// The current position.
+    pub fn state(&self) -> &G {
+        &self.state
+    }
+
+    /// Answers one command line.
+    pub fn handle(&mut self, line: &str) -> Reply {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, args)) = words.split_first() else {
+            return Reply::default();
+        };
+        match command {
+            "isready" => Reply::line("readyok"),
+            "quit" => Reply {
+                lines: vec![],
+                quit: true,
+            },
+            "newgame" | "ucinewgame" => {
+                self.state = self.start.clone();
+                Reply::default()
+            }
+            "position" => self.position(args),
+            "go" => self.go(args),
+            "perft" => match args {
+                [n] => match n.parse::<u32>() {
+                    Ok(depth) if depth <= 8 => Reply::line(perft(&self.state, depth).to_string()),
+                    _ => Reply::error(format!("perft: depth must be an integer 0-8, got '{n}'")),
+                },
+                _ => Reply::error("perft: usage 'perft N'"),
+            },
+            "moves" => {
+                let mut moves = Vec::new();
+                self.state.legal_actions(&mut moves);
+                let names: Vec<String> = moves
+                    .iter()
+                    .map(|&a| self.state.action_to_string(a))
+                    .collect();
+                Reply::line(names.join(" "))
+            }
+            "show" | "d" => {
+                let mut lines: Vec<String> =
+                    self.state.render().lines().map(String::from).collect();
+                lines.push(format!("position {}", self.state.to_notation()));
+                Reply { lines, quit: false }
+            }
+            other => Reply::error(format!(
+                "unknown command '{other}' (expected isready, position, go, perft, moves, show, newgame, quit)"
+            )),
+        }
+    }
+
+    fn position(&mut self, args: &[&str]) -> Reply {
+        let split = args
+            .iter()
+            .position(|&w| w == "moves")
+            .unwrap_or(args.len());
+        let (setup, moves) = (&args[..split], args.get(split + 1..).unwrap_or(&[]));
+        let base = match setup {
+            ["startpos"] => self.start.clone(),
+            [] => return Reply::error("position: expected 'startpos' or a position notation"),
+            words => {
+                let words = words.strip_prefix(&["fen"]).unwrap_or(words);
+                match G::from_notation(&words.join(" ")) {
+                    Ok(s) => s,
+                    Err(e) => return Reply::error(format!("position: {e}")),
+                }
+            }
+        };
+        let mut state = base;
+        for (i, text) in moves.iter().enumerate() {
+            let applied = state.parse_legal_action(text).and_then(|a| state.apply(a));
+            if let Err(e) = applied {
+                return Reply::error(format!("position: move {} '{text}': {e}", i + 1));
+            }
+        }
+        self.state = state;
+        Reply::default()
+    }
+
+    fn go(&mut self, args: &[&str]) -> Reply {
+        let mut limits = Limits::default();
+        let mut it = args.iter();
+        while let Some(&key) = it.next() {
+            let Some(value) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
+                return Reply::error(format!("go: '{key}' needs a non-negative integer"));
+            };
+            let ms = Duration::from_millis(value);
+            let mover = self.state.to_move();
+            match key {
+                "movetime" => limits.movetime = Some(ms),
+                "wtime" if mover == 0 => limits.time_left = Some(ms),
+                "btime" if mover == 1 => limits.time_left = Some(ms),
+                "wtime" | "btime" | "winc" | "binc" => {}
+                "nodes" => limits.nodes = Some(value.max(1)),
+                "depth" => limits.depth = Some(value.clamp(1, 64) as u32),
+                _ => {
+                    return Reply::error(format!(
+                        "go: unknown limit '{key}' (expected movetime, wtime, btime, nodes, depth)"
+                    ));
+                }
+            }
+        }
+        if self.state.outcome().is_some() {
+            return Reply::line("bestmove none");
+        }
+        match self.agent.select(&self.state, &limits) {
+            Ok(action) => {
+                let mut lines: Vec<String> = self
+                    .agent
+                    .last_info()
+                    .map(|i| format!("info {i}"))
+                    .into_iter()
+                    .collect();
+                lines.push(format!("bestmove {}", self.state.action_to_string(action)));
+                Reply { lines, quit: false }
+            }
+            Err(e) => Reply::error(format!("go: {e:#}")),
+        }
+    }
+
+    /// Runs the protocol until `quit` or end of input. Only I/O errors end it early.
+    pub fn run(&mut self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+        for line in input.lines() {
+            let line = match line {
+                Ok(l) => l,
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    writeln!(output, "error input is not valid UTF-8")?;
+                    output.flush()?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let reply = self.handle(&line);
+            for l in &reply.lines {
+                writeln!(output, "{l}")?;
+            }
+            output.flush()?;
+            if reply.quit {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

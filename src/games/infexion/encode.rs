@@ -1,0 +1,80 @@
+//! Network input planes for Infexion, from the point of view of the player to move.
+//!
+//! 14 planes of 7×7, cell `(r, q)` at row `r`, column `q`:
+//! - planes 0–5: the mover's stacks of power 1–6 (one-hot by power);
+//! - planes 6–11: the opponent's stacks of power 1–6;
+//! - plane 12: all ones when SPAWN is allowed (total power below 49);
+//! - plane 13: the fraction of the 343-action limit already played.
+//!
+//! Because the board is a torus and every plane is indexed by cell, a symmetry of the
+//! board permutes the cells of every plane the same way (tested below).
+
+use super::board::{Board, cell_owner, cell_power};
+use super::geometry::{CELLS, SIZE};
+use crate::games::EncodingShape;
+
+pub const SHAPE: EncodingShape = EncodingShape {
+    planes: 14,
+    height: SIZE,
+    width: SIZE,
+};
+
+/// Writes the planes into `out` (length `SHAPE.len()`), overwriting all of it.
+pub fn encode(board: &Board, out: &mut [f32]) {
+    assert_eq!(out.len(), SHAPE.len(), "encode: output length");
+    out.fill(0.0);
+    let me = board.to_move();
+    for (c, &code) in board.cells.iter().enumerate() {
+        if code != 0 {
+            let base = if cell_owner(code) == me { 0 } else { 6 };
+            let plane = base + cell_power(code) as usize - 1;
+            out[plane * CELLS + c] = 1.0;
+        }
+    }
+    if board.spawn_allowed() {
+        out[12 * CELLS..13 * CELLS].fill(1.0);
+    }
+    out[13 * CELLS..14 * CELLS].fill(board.ply() as f32 / super::MAX_TURNS as f32);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Game;
+    use crate::games::infexion::geometry::map_cell;
+
+    fn sample() -> Board {
+        super::super::notation::from_notation("r3b1r24/7/7/3b63/7/7/6r1 b 9").unwrap()
+    }
+
+    #[test]
+    fn planes_hold_the_stacks_from_the_movers_view() {
+        let b = sample();
+        let mut x = vec![0.0; SHAPE.len()];
+        encode(&b, &mut x);
+        // Blue to move: Blue's 1-stack at (0,1) is plane 0, Red's 3-stack at (0,0) plane 6+2.
+        assert_eq!(x[1], 1.0);
+        assert_eq!(x[8 * CELLS], 1.0);
+        assert_eq!(x[(5) * CELLS + 3 * SIZE + 3], 1.0);
+        let stacks: f32 = x[..12 * CELLS].iter().sum();
+        assert_eq!(stacks, 5.0);
+        assert!(x[12 * CELLS..13 * CELLS].iter().all(|&v| v == 1.0));
+        assert!((x[13 * CELLS] - 9.0 / 343.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn symmetries_permute_the_planes() {
+        let b = sample();
+        let mut x = vec![0.0; SHAPE.len()];
+        let mut y = vec![0.0; SHAPE.len()];
+        encode(&b, &mut x);
+        for sym in (0..b.num_symmetries()).step_by(7) {
+            encode(&b.transform(sym), &mut y);
+            for plane in 0..SHAPE.planes {
+                for c in 0..CELLS {
+                    assert_eq!(x[plane * CELLS + c], y[plane * CELLS + map_cell(sym, c)]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Infexion (COMP30024 2023, rules v1.1): two players on a 7×7 hex torus, SPAWN and SPREAD.
+//!
+//! - [`board`]: the compact state and the rules, including how the game ends.
+//! - [`geometry`]: cells, directions, SPREAD rays, the 588 symmetries.
+//! - [`notation`]: `SPAWN(r,q)` / `SPREAD(r,q,dr,dq)` and the position notation.
+//! - [`encode`]: the network input planes.
+//!
+//! Action space: 343 indices, `0..49` SPAWN on cell `r*7+q`, `49 + cell*6 + dir` SPREAD.
+
+pub mod board;
+pub mod encode;
+pub mod geometry;
+pub mod notation;
+
+pub use board::{BLUE, Board, MAX_TURNS, Move, RED};
+
+use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
+use geometry::{CELLS, NUM_ACTIONS, NUM_SYMMETRIES, map_cell, map_dir};
+
+/// Infexion behind the [`Game`] trait.
+pub type Infexion = Board;
+
+impl Game for Board {
+    fn name(&self) -> &'static str {
+        "infexion"
+    }
+
+    fn num_players(&self) -> usize {
+        2
+    }
+
+    fn to_move(&self) -> usize {
+        Board::to_move(self)
+    }
+
+    fn player_name(&self, player: usize) -> &'static str {
+        ["Red", "Blue"][player]
+    }
+
+    fn action_space(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        self.for_each_legal(|a| out.push(a));
+    }
+
+    fn is_legal(&self, action: Action) -> bool {
+        Board::is_legal(self, action)
+    }
+
+    fn apply(&mut self, action: Action) -> Result<(), GameError> {
+        Board::apply(self, action)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        Board::outcome(self)
+    }
+
+    fn ply(&self) -> u32 {
+        Board::ply(self)
+    }
+
+    fn max_plies(&self) -> u32 {
+        MAX_TURNS
+    }
+
+    fn hash(&self) -> u64 {
+        Board::hash(self)
+    }
+
+    fn encoding_shape(&self) -> EncodingShape {
+        encode::SHAPE
+    }
+
+    fn encode(&self, out: &mut [f32]) {
+        encode::encode(self, out)
+    }
+
+    fn num_symmetries(&self) -> usize {
+        NUM_SYMMETRIES
+    }
+
+    fn transform(&self, sym: usize) -> Self {
+        let mut cells = [0u8; CELLS];
+        for (c, &code) in self.cells.iter().enumerate() {
+            cells[map_cell(sym, c)] = code;
+        }
+        Board::from_cells(cells, self.ply)
+    }
+
+    fn transform_action(&self, action: Action, sym: usize) -> Action {
+        match Move::from_index(action) {
+            Some(Move::Spawn { cell }) => Move::Spawn {
+                cell: map_cell(sym, cell),
+            }
+            .index(),
+            Some(Move::Spread { cell, dir }) => Move::Spread {
+                cell: map_cell(sym, cell),
+                dir: map_dir(sym, dir),
+            }
+            .index(),
+            None => action,
+        }
+    }
+
+    fn to_notation(&self) -> String {
+        notation::to_notation(self)
+    }
+
+    fn from_notation(text: &str) -> Result<Self, GameError> {
+        notation::from_notation(text)
+    }
+
+    fn action_to_string(&self, action: Action) -> String {
+        match Move::from_index(action) {
+            Some(m) => notation::move_to_string(m),
+            None => format!("#{action}"),
+        }
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        notation::parse_move(text).map(Move::index)
+    }
+
+    fn render(&self) -> String {
+        notation::render(self)
+    }
+}

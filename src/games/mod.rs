@@ -1,0 +1,190 @@
+//! The rules engines, behind one [`Game`] trait.
+//!
+//! Everything above this module (agents, search, arena, the engine protocol) sees a game
+//! only through [`Game`]: a state with a player to move, legal actions as indices into a
+//! fixed action space, `apply`, a terminal [`Outcome`] with one value per player, a tensor
+//! encoding, symmetries and a text notation. Nothing here assumes two players or a hex
+//! board; Infexion is the first implementation.
+
+pub mod infexion;
+pub mod perft;
+
+use std::fmt;
+
+/// The most players any game here has (Chexers has three).
+pub const MAX_PLAYERS: usize = 3;
+
+/// An action: an index into the game's fixed action space `0..action_space()`.
+pub type Action = u16;
+
+/// Why a move or position could not be accepted. Returned, never panicked on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// The text is not a move or position in this game's notation.
+    #[error("cannot parse '{text}': {why}")]
+    Parse { text: String, why: String },
+    /// The move is well formed but not legal in this position.
+    #[error("illegal move {0}")]
+    IllegalMove(String),
+    /// The game is over; no move can be played.
+    #[error("the game is over")]
+    GameOver,
+}
+
+impl GameError {
+    pub fn parse(text: &str, why: impl Into<String>) -> Self {
+        GameError::Parse {
+            text: text.to_string(),
+            why: why.into(),
+        }
+    }
+}
+
+/// The result of a finished game: one value per player in `[-1, 1]`
+/// (+1 a win, -1 a loss, 0 a draw). Entries past `num_players()` are zero.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome(pub [f32; MAX_PLAYERS]);
+
+impl Outcome {
+    /// The outcome where `winner` wins and every other of `num_players` loses.
+    pub fn win(winner: usize, num_players: usize) -> Self {
+        let mut v = [0.0; MAX_PLAYERS];
+        for (p, x) in v.iter_mut().enumerate().take(num_players) {
+            *x = if p == winner { 1.0 } else { -1.0 };
+        }
+        Outcome(v)
+    }
+
+    /// The outcome where nobody wins.
+    pub fn draw() -> Self {
+        Outcome([0.0; MAX_PLAYERS])
+    }
+
+    /// The value for `player`.
+    pub fn value(&self, player: usize) -> f32 {
+        self.0[player]
+    }
+
+    /// The winning player, if there is exactly one with a positive value.
+    pub fn winner(&self) -> Option<usize> {
+        let mut winners = self.0.iter().enumerate().filter(|(_, v)| **v > 0.0);
+        match (winners.next(), winners.next()) {
+            (Some((p, _)), None) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// The shape of a game's input tensor: `planes × height × width`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct EncodingShape {
+    pub planes: usize,
+    pub height: usize,
+    pub width: usize,
+}
+
+impl EncodingShape {
+    pub fn len(&self) -> usize {
+        self.planes * self.height * self.width
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A game state and its rules.
+///
+/// Invariants every implementation keeps (checked by the shared conformance tests):
+/// - `legal_actions` fills the buffer in ascending order, without duplicates, every
+///   index `< action_space()`; it is empty exactly when `outcome()` is `Some`.
+/// - `apply` of an action from `legal_actions` never fails; any other action returns
+///   an error and leaves the state unchanged.
+/// - `hash` is a function of the whole state (two states that compare equal hash equal),
+///   kept incrementally.
+/// - `from_notation(to_notation(s)) == s`, and `parse_action(s, action_to_string(a)) == a`.
+/// - Symmetry 0 is the identity; symmetry `k` maps legal actions of `s` one-to-one onto
+///   legal actions of `transform(s, k)` and commutes with `apply`.
+pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
+    /// The game's name as used on the command line and in files.
+    fn name(&self) -> &'static str;
+
+    /// The number of players (2 or 3); players are numbered `0..num_players()`.
+    fn num_players(&self) -> usize;
+
+    /// The player whose turn it is. Meaningless once the game is over.
+    fn to_move(&self) -> usize;
+
+    /// Player names as used in notation and messages (e.g. "Red", "Blue").
+    fn player_name(&self, player: usize) -> &'static str;
+
+    /// The size of the fixed action space.
+    fn action_space(&self) -> usize;
+
+    /// Clears `out` and fills it with the legal actions, ascending. Does not allocate
+    /// once `out` has grown to its working size.
+    fn legal_actions(&self, out: &mut Vec<Action>);
+
+    /// Whether `action` is legal here.
+    fn is_legal(&self, action: Action) -> bool;
+
+    /// Plays `action`. An illegal action is refused and the state left as it was.
+    fn apply(&mut self, action: Action) -> Result<(), GameError>;
+
+    /// `Some` once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Actions played so far.
+    fn ply(&self) -> u32;
+
+    /// The most actions a game can last (its length cap), used to split a game's time
+    /// budget over the moves left.
+    fn max_plies(&self) -> u32;
+
+    /// A Zobrist-style hash of the whole state.
+    fn hash(&self) -> u64;
+
+    /// The shape of [`Game::encode`]'s output.
+    fn encoding_shape(&self) -> EncodingShape;
+
+    /// Writes the network input for this state, from the point of view of the player
+    /// to move, into `out` (length `encoding_shape().len()`).
+    fn encode(&self, out: &mut [f32]);
+
+    /// The number of symmetries, identity (index 0) included.
+    fn num_symmetries(&self) -> usize;
+
+    /// This state mapped by symmetry `sym`.
+    fn transform(&self, sym: usize) -> Self;
+
+    /// `action` mapped by symmetry `sym`.
+    fn transform_action(&self, action: Action, sym: usize) -> Action;
+
+    /// The position in the game's text notation.
+    fn to_notation(&self) -> String;
+
+    /// Parses a position written by [`Game::to_notation`].
+    fn from_notation(text: &str) -> Result<Self, GameError>;
+
+    /// The action in the game's move notation.
+    fn action_to_string(&self, action: Action) -> String;
+
+    /// Parses a move in this position's context (the result may still be illegal).
+    fn parse_action(&self, text: &str) -> Result<Action, GameError>;
+
+    /// A human-readable picture of the position (several lines).
+    fn render(&self) -> String;
+
+    /// Parses a move and checks that it is legal here.
+    fn parse_legal_action(&self, text: &str) -> Result<Action, GameError> {
+        if self.outcome().is_some() {
+            return Err(GameError::GameOver);
+        }
+        let action = self.parse_action(text)?;
+        if self.is_legal(action) {
+            Ok(action)
+        } else {
+            Err(GameError::IllegalMove(text.trim().to_string()))
+        }
+    }
+}

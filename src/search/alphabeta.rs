@@ -1,0 +1,204 @@
+//! Minimax and alpha-beta search with iterative deepening and depth, node and time limits.
+//!
+//! With more than two players the search is *paranoid*: the root player maximises and
+//! every other player minimises the root player's score. Finished games score by their
+//! true outcome (a win is worth [`WIN_SCORE`] less the plies it takes, so quicker wins
+//! are preferred); leaves at the depth limit by the [`Heuristic`].
+//!
+//! The search deepens iteratively from depth 1 and keeps the result of the last depth it
+//! completed. The root moves keep the heuristic's order in every iteration and ties go
+//! to the first of equally good moves, so whenever depth `D` completes the move is the
+//! one a direct depth-`D` search picks: a depth-limited search is deterministic, and a
+//! time- or node-limited one depends on the machine only through the depth it reaches.
+
+use std::time::Instant;
+
+use super::Heuristic;
+use crate::games::{Action, Game};
+
+/// The score of a won game at the root (less one per ply to reach it).
+pub const WIN_SCORE: f64 = 1e12;
+
+/// When to stop. At least one depth (all root moves, one ply) is always completed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SearchLimits {
+    /// Deepest iteration; `None` deepens until time or nodes run out (or depth 64).
+    pub depth: Option<u32>,
+    /// Stop once this many nodes have been visited.
+    pub nodes: Option<u64>,
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchResult {
+    pub best: Action,
+    /// Score of `best` for the root player.
+    pub score: f64,
+    /// The deepest depth completed.
+    pub depth: u32,
+    /// Nodes visited in all iterations.
+    pub nodes: u64,
+}
+
+/// A reusable searcher (its move buffers survive between searches).
+pub struct AlphaBeta<'h, G: Game> {
+    heuristic: &'h dyn Heuristic<G>,
+    /// `false` gives plain minimax (no cut-offs): the same result, more nodes.
+    pruning: bool,
+    buffers: Vec<Vec<Action>>,
+    nodes: u64,
+    limits: SearchLimits,
+    aborted: bool,
+    next_check: u64,
+    root_player: usize,
+}
+
+const MAX_DEPTH: u32 = 64;
+
+impl<'h, G: Game> AlphaBeta<'h, G> {
+    pub fn new(heuristic: &'h dyn Heuristic<G>, pruning: bool) -> Self {
+        AlphaBeta {
+            heuristic,
+            pruning,
+            buffers: Vec::new(),
+            nodes: 0,
+            limits: SearchLimits::default(),
+            aborted: false,
+            next_check: 0,
+            root_player: 0,
+        }
+    }
+
+    /// Searches `root` (which must not be finished) within `limits`.
+    /// Returns `None` only when the root has no legal move.
+    pub fn search(&mut self, root: &G, limits: SearchLimits) -> Option<SearchResult> {
+        self.nodes = 0;
+        self.limits = limits;
+        self.aborted = false;
+        self.next_check = 0;
+        self.root_player = root.to_move();
+        let mut moves = Vec::new();
+        root.legal_actions(&mut moves);
+        if moves.is_empty() {
+            return None;
+        }
+        self.heuristic.order(root, &mut moves);
+        let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let mut result = None;
+        for depth in 1..=max_depth {
+            let Some((best_index, score)) = self.search_root(root, &moves, depth, result.is_none())
+            else {
+                break;
+            };
+            result = Some(SearchResult {
+                best: moves[best_index],
+                score,
+                depth,
+                nodes: self.nodes,
+            });
+            if score.abs() >= WIN_SCORE - 1e6 {
+                break; // a forced result: deeper search cannot change it
+            }
+        }
+        result.map(|r| SearchResult {
+            nodes: self.nodes,
+            ..r
+        })
+    }
+
+    /// One iteration at the root; `None` if it was aborted (never when `must_finish`).
+    fn search_root(
+        &mut self,
+        root: &G,
+        moves: &[Action],
+        depth: u32,
+        must_finish: bool,
+    ) -> Option<(usize, f64)> {
+        let mut best = (0, f64::NEG_INFINITY);
+        for (i, &a) in moves.iter().enumerate() {
+            let mut child = root.clone();
+            child.apply(a).expect("legal root move");
+            let v = self.node(&child, depth - 1, best.1, f64::INFINITY, 1, must_finish);
+            if self.aborted {
+                return None;
+            }
+            if v > best.1 {
+                best = (i, v);
+            }
+        }
+        Some(best)
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + 1024;
+            let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
+            let over_time = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            self.aborted = over_nodes || over_time;
+        }
+        self.aborted
+    }
+
+    fn node(
+        &mut self,
+        state: &G,
+        depth: u32,
+        mut alpha: f64,
+        mut beta: f64,
+        ply: usize,
+        must_finish: bool,
+    ) -> f64 {
+        self.nodes += 1;
+        if let Some(outcome) = state.outcome() {
+            let v = outcome.value(self.root_player) as f64;
+            return if v > 0.0 {
+                WIN_SCORE - ply as f64
+            } else if v < 0.0 {
+                -(WIN_SCORE - ply as f64)
+            } else {
+                self.heuristic.draw_score()
+            };
+        }
+        if depth == 0 {
+            return self.heuristic.evaluate(state, self.root_player);
+        }
+        if !must_finish && self.out_of_budget() {
+            return 0.0;
+        }
+        if self.buffers.len() <= ply {
+            self.buffers
+                .resize_with(ply + 1, || Vec::with_capacity(512));
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        state.legal_actions(&mut moves);
+        self.heuristic.order(state, &mut moves);
+        let maximising = state.to_move() == self.root_player;
+        let mut best = if maximising {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        for &a in &moves {
+            let mut child = state.clone();
+            child.apply(a).expect("legal move");
+            let v = self.node(&child, depth - 1, alpha, beta, ply + 1, must_finish);
+            if self.aborted {
+                break;
+            }
+            if maximising {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if self.pruning && alpha >= beta {
+                break;
+            }
+        }
+        self.buffers[ply] = moves;
+        best
+    }
+}

@@ -1,0 +1,23 @@
+//! Game-independent search. Knows games only through [`crate::games::Game`].
+//!
+//! - [`alphabeta`]: minimax and alpha-beta (paranoid for more than two players) with
+//!   iterative deepening, node and time limits, over a [`Heuristic`].
+
+pub mod alphabeta;
+
+use crate::games::{Action, Game};
+
+/// A static evaluation and move ordering for a game, used by alpha-beta.
+pub trait Heuristic<G: Game>: Send + Sync {
+    /// How good the (non-terminal) `state` is for `player`; higher is better. Must stay
+    /// well below [`alphabeta::WIN_SCORE`] in magnitude.
+    fn evaluate(&self, state: &G, player: usize) -> f64;
+
+    /// The score of a drawn finished game for `player`, on the same scale as `evaluate`.
+    fn draw_score(&self) -> f64 {
+        0.0
+    }
+
+    /// Reorders the legal `actions` (given ascending), most promising first.
+    fn order(&self, _state: &G, _actions: &mut [Action]) {}
+}
