@@ -78,8 +78,10 @@ mod tests {
         // Golden values: if these change, every seeded baseline result changes meaning.
         let mut r = Rng::new(42);
         let first: Vec<u64> = (0..3).map(|_| r.next_u64()).collect();
-        let mut again = Rng::new(42);
-        assert_eq!(first, (0..3).map(|_| again.next_u64()).collect::<Vec<_>>());
+        assert_eq!(
+            first,
+            [15021278609987233951, 5881210131331364753, 18149643915985481100]
+        );
         assert_ne!(Rng::new(43).next_u64(), first[0]);
     }
 
