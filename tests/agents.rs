@@ -31,10 +31,17 @@ fn game_moves(a: &str, b: &str, seed: u64) -> Vec<u16> {
 
 #[test]
 fn agents_are_deterministic_given_a_seed() {
-    for (a, b) in [("greedy", "random"), ("alphabeta:depth=2", "greedy"), ("minimax:depth=1", "random")] {
+    for (a, b) in [
+        ("greedy", "random"),
+        ("alphabeta:depth=2", "greedy"),
+        ("minimax:depth=1", "random"),
+    ] {
         assert_eq!(game_moves(a, b, 11), game_moves(a, b, 11), "{a} vs {b}");
     }
-    assert_ne!(game_moves("random", "random", 11), game_moves("random", "random", 12));
+    assert_ne!(
+        game_moves("random", "random", 11),
+        game_moves("random", "random", 12)
+    );
 }
 
 #[test]
@@ -50,10 +57,19 @@ fn greedy_spawns_next_to_its_tokens_out_of_the_opponents_reach() {
     // at (3,5) has neighbours inside and outside that reach.
     let b = pos("7/7/7/3b11r11/7/7/7 r 2");
     for seed in 0..20 {
-        let a = agent("greedy", seed).select(&b, &Limits::default()).unwrap();
+        let a = agent("greedy", seed)
+            .select(&b, &Limits::default())
+            .unwrap();
         let text = b.action_to_string(a);
         assert!(
-            ["SPAWN(3,6)", "SPAWN(2,6)", "SPAWN(2,5)", "SPAWN(4,4)", "SPAWN(4,5)"].contains(&text.as_str()),
+            [
+                "SPAWN(3,6)",
+                "SPAWN(2,6)",
+                "SPAWN(2,5)",
+                "SPAWN(4,4)",
+                "SPAWN(4,5)"
+            ]
+            .contains(&text.as_str()),
             "seed {seed}: {text} is not a safe cell next to (3,5)"
         );
     }
@@ -70,7 +86,12 @@ fn greedy_spreads_when_spawning_is_not_allowed() {
 fn alphabeta_and_minimax_take_a_win_in_one() {
     // Red's 2-stack at (0,0) spreading right takes both of Blue's stacks.
     let b = pos("r2b1b14/7/7/7/7/7/7 r 8");
-    for spec in ["alphabeta:depth=1", "alphabeta:depth=3", "minimax:depth=2", "alphabeta:ms=50"] {
+    for spec in [
+        "alphabeta:depth=1",
+        "alphabeta:depth=3",
+        "minimax:depth=2",
+        "alphabeta:ms=50",
+    ] {
         assert_eq!(choose(spec, &b), "SPREAD(0,0,0,1)", "{spec}");
     }
 }
@@ -88,12 +109,21 @@ fn alphabeta_avoids_a_loss_in_two() {
     for reply in replies {
         let mut end = after;
         end.apply(reply).unwrap();
-        assert_ne!(end.outcome().and_then(|o| o.winner()), Some(1), "{} loses", b.action_to_string(chosen));
+        assert_ne!(
+            end.outcome().and_then(|o| o.winner()),
+            Some(1),
+            "{} loses",
+            b.action_to_string(chosen)
+        );
     }
     // The threat is real: the plain spawn next to Blue loses at once.
     let mut blunder = b;
-    blunder.apply(b.parse_action("SPAWN(0,1)").unwrap()).unwrap();
-    blunder.apply(blunder.parse_action("SPREAD(0,2,0,-1)").unwrap()).unwrap();
+    blunder
+        .apply(b.parse_action("SPAWN(0,1)").unwrap())
+        .unwrap();
+    blunder
+        .apply(blunder.parse_action("SPREAD(0,2,0,-1)").unwrap())
+        .unwrap();
     assert_eq!(blunder.outcome().and_then(|o| o.winner()), Some(1));
 }
 
@@ -104,9 +134,20 @@ fn alphabeta_agrees_with_minimax() {
     let mut mm = AlphaBeta::new(&heuristic, false);
     for (depth, count) in [(1, 40), (2, 40), (3, 4)] {
         for p in sample_positions(&Board::new(), count, 10 + depth * 3, depth as u64) {
-            let limits = SearchLimits { depth: Some(depth), ..SearchLimits::default() };
-            let (x, y) = (ab.search(&p, limits).unwrap(), mm.search(&p, limits).unwrap());
-            assert_eq!((x.best, x.score), (y.best, y.score), "depth {depth} at {}", p.to_notation());
+            let limits = SearchLimits {
+                depth: Some(depth),
+                ..SearchLimits::default()
+            };
+            let (x, y) = (
+                ab.search(&p, limits).unwrap(),
+                mm.search(&p, limits).unwrap(),
+            );
+            assert_eq!(
+                (x.best, x.score),
+                (y.best, y.score),
+                "depth {depth} at {}",
+                p.to_notation()
+            );
             assert!(x.nodes <= y.nodes, "pruning never visits more nodes");
         }
     }
@@ -118,7 +159,13 @@ fn a_node_limit_stops_the_search_after_depth_one() {
     let mut ab = AlphaBeta::new(&heuristic, true);
     let p = &sample_positions(&Board::new(), 1, 30, 3)[0];
     let r = ab
-        .search(p, SearchLimits { nodes: Some(5_000), ..SearchLimits::default() })
+        .search(
+            p,
+            SearchLimits {
+                nodes: Some(5_000),
+                ..SearchLimits::default()
+            },
+        )
         .unwrap();
     assert!(r.depth >= 1 && r.nodes < 5_000 + 1_024 + 400, "{r:?}");
     assert!(p.is_legal(r.best));
@@ -129,17 +176,31 @@ fn a_past_deadline_still_gives_a_depth_one_move() {
     let heuristic = PowerRatio;
     let mut ab = AlphaBeta::new(&heuristic, true);
     let p = &sample_positions(&Board::new(), 1, 30, 4)[0];
-    let limits = SearchLimits { deadline: Some(Instant::now()), ..SearchLimits::default() };
+    let limits = SearchLimits {
+        deadline: Some(Instant::now()),
+        ..SearchLimits::default()
+    };
     let r = ab.search(p, limits).unwrap();
     assert_eq!(r.depth, 1);
-    let exact = ab.search(p, SearchLimits { depth: Some(1), ..SearchLimits::default() }).unwrap();
+    let exact = ab
+        .search(
+            p,
+            SearchLimits {
+                depth: Some(1),
+                ..SearchLimits::default()
+            },
+        )
+        .unwrap();
     assert_eq!(r.best, exact.best, "the completed depth-1 result is kept");
 }
 
 #[test]
 fn an_empty_clock_still_gives_a_legal_move() {
     let p = &sample_positions(&Board::new(), 1, 20, 5)[0];
-    let limits = Limits { time_left: Some(Duration::ZERO), ..Limits::default() };
+    let limits = Limits {
+        time_left: Some(Duration::ZERO),
+        ..Limits::default()
+    };
     let a = agent("alphabeta:ms=1000", 1).select(p, &limits).unwrap();
     assert!(p.is_legal(a));
 }
@@ -148,6 +209,17 @@ fn an_empty_clock_still_gives_a_legal_move() {
 fn go_depth_replaces_the_specs_depth() {
     let p = &sample_positions(&Board::new(), 1, 20, 6)[0];
     let mut a = agent("alphabeta:depth=1", 1);
-    a.select(p, &Limits { depth: Some(2), ..Limits::default() }).unwrap();
-    assert!(a.last_info().unwrap().starts_with("depth 2 "), "{:?}", a.last_info());
+    a.select(
+        p,
+        &Limits {
+            depth: Some(2),
+            ..Limits::default()
+        },
+    )
+    .unwrap();
+    assert!(
+        a.last_info().unwrap().starts_with("depth 2 "),
+        "{:?}",
+        a.last_info()
+    );
 }

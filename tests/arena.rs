@@ -26,8 +26,17 @@ fn spec(text: &str) -> AgentSpec {
 fn golden_alphabeta_against_greedy() {
     // A fixed seeded match between fixed baselines: if this changes, the baselines (or
     // the rules) changed, and every past result changes meaning with them.
-    let r = run_match(&Board::new(), &spec("alphabeta:depth=2"), &spec("greedy"), &config(40, 2)).unwrap();
-    assert_eq!((r.overall.wins, r.overall.draws, r.overall.losses), GOLDEN_WDL);
+    let r = run_match(
+        &Board::new(),
+        &spec("alphabeta:depth=2"),
+        &spec("greedy"),
+        &config(40, 2),
+    )
+    .unwrap();
+    assert_eq!(
+        (r.overall.wins, r.overall.draws, r.overall.losses),
+        GOLDEN_WDL
+    );
     assert_eq!(r.mean_plies, GOLDEN_MEAN_PLIES);
     assert_eq!(r.by_seat.iter().map(|s| s.games()).sum::<u32>(), 40);
     assert!(r.a_forfeits.is_empty() && r.b_forfeits.is_empty());
@@ -53,7 +62,10 @@ fn each_opening_is_played_with_both_colours() {
     let r = run_match(&Board::new(), &a, &a, &config(20, 2)).unwrap();
     let (red, blue) = (r.by_seat[0], r.by_seat[1]);
     assert_eq!((red.games(), blue.games()), (10, 10));
-    assert_eq!((red.wins, red.draws, red.losses), (blue.losses, blue.draws, blue.wins));
+    assert_eq!(
+        (red.wins, red.draws, red.losses),
+        (blue.losses, blue.draws, blue.wins)
+    );
     assert_eq!(r.overall.score, 0.5);
 }
 
@@ -68,9 +80,21 @@ fn openings_are_seeded_and_leave_the_game_running() {
 
 #[test]
 fn a_match_needs_a_whole_number_of_colour_pairs() {
-    let e = run_match(&Board::new(), &spec("random"), &spec("random"), &config(3, 1)).unwrap_err();
+    let e = run_match(
+        &Board::new(),
+        &spec("random"),
+        &spec("random"),
+        &config(3, 1),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("multiple of 2"), "{e}");
-    let e = run_match(&Board::new(), &spec("human"), &spec("random"), &config(2, 1)).unwrap_err();
+    let e = run_match(
+        &Board::new(),
+        &spec("human"),
+        &spec("random"),
+        &config(2, 1),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("contagion play"), "{e}");
 }
 
@@ -97,8 +121,14 @@ fn an_illegal_move_forfeits_the_game() {
     let spawn_0_0 = start.parse_action("SPAWN(0,0)").unwrap();
     // Blue repeats SPAWN(0,0) on the now occupied cell.
     let mut agents: Vec<Box<dyn Agent<Board>>> = vec![
-        Box::new(Scripted { action: spawn_0_0, sleep: Duration::ZERO }),
-        Box::new(Scripted { action: spawn_0_0, sleep: Duration::ZERO }),
+        Box::new(Scripted {
+            action: spawn_0_0,
+            sleep: Duration::ZERO,
+        }),
+        Box::new(Scripted {
+            action: spawn_0_0,
+            sleep: Duration::ZERO,
+        }),
     ];
     let r = play_game(&start, &[], &mut agents, None, |_, _, _| {});
     let f = r.forfeit.expect("a forfeit");
@@ -112,10 +142,19 @@ fn an_illegal_move_forfeits_the_game() {
 fn running_out_of_time_forfeits_the_game() {
     let start = Board::new();
     let mut agents: Vec<Box<dyn Agent<Board>>> = vec![
-        Box::new(Scripted { action: start.parse_action("SPAWN(0,0)").unwrap(), sleep: Duration::from_millis(30) }),
+        Box::new(Scripted {
+            action: start.parse_action("SPAWN(0,0)").unwrap(),
+            sleep: Duration::from_millis(30),
+        }),
         "random".parse::<AgentSpec>().unwrap().build::<Board>(1),
     ];
-    let r = play_game(&start, &[], &mut agents, Some(Duration::from_millis(10)), |_, _, _| {});
+    let r = play_game(
+        &start,
+        &[],
+        &mut agents,
+        Some(Duration::from_millis(10)),
+        |_, _, _| {},
+    );
     let f = r.forfeit.expect("a forfeit");
     assert_eq!(f.seat, 0);
     assert!(f.reason.starts_with("out of time"), "{}", f.reason);

@@ -17,7 +17,10 @@ fn random_games_keep_every_invariant() {
         assert_eq!(after.hash(), after.recompute_hash(), "incremental hash");
         for c in 0..CELLS {
             let code = after.cell(c);
-            assert!(code == 0 || (1..=6).contains(&cell_power(code)), "stack power 1-6");
+            assert!(
+                code == 0 || (1..=6).contains(&cell_power(code)),
+                "stack power 1-6"
+            );
         }
         assert!(after.total_power() <= 49);
         let me = before.to_move();
@@ -26,13 +29,19 @@ fn random_games_keep_every_invariant() {
                 spawns += 1;
                 assert_eq!(after.power(me), before.power(me) + 1);
                 assert_eq!(after.power(1 - me), before.power(1 - me));
-                assert_eq!((cell_owner(after.cell(cell)), cell_power(after.cell(cell))), (me, 1));
+                assert_eq!(
+                    (cell_owner(after.cell(cell)), cell_power(after.cell(cell))),
+                    (me, 1)
+                );
             }
             Move::Spread { cell, dir } => {
                 spreads += 1;
                 let k = cell_power(before.cell(cell)) as usize;
                 let targets = &RAYS[cell][dir][..k];
-                let removed = targets.iter().filter(|&&t| cell_power(before.cell(t as usize)) == 6).count() as u32;
+                let removed = targets
+                    .iter()
+                    .filter(|&&t| cell_power(before.cell(t as usize)) == 6)
+                    .count() as u32;
                 removals += removed;
                 // Every token moves one cell; a removed stack takes itself and the token with it.
                 assert_eq!(after.total_power() + 7 * removed, before.total_power());
@@ -62,7 +71,10 @@ fn random_games_keep_every_invariant() {
         }
     });
     // The random games exercised every part of the rules.
-    assert!(spawns > 10_000 && spreads > 100_000, "{spawns} spawns, {spreads} spreads");
+    assert!(
+        spawns > 10_000 && spreads > 100_000,
+        "{spawns} spawns, {spreads} spreads"
+    );
     assert!(removals > 1000, "{removals} stacks removed");
     assert!(ended_early >= 5, "{ended_early} games ended by elimination");
 }
@@ -84,9 +96,15 @@ fn all_588_symmetries_map_legal_moves_to_legal_moves() {
             for sym in 0..NUM_SYMMETRIES {
                 let image = state.transform(sym);
                 assert_eq!(image.hash(), image.recompute_hash());
-                assert_eq!((image.power(0), image.power(1)), (state.power(0), state.power(1)));
+                assert_eq!(
+                    (image.power(0), image.power(1)),
+                    (state.power(0), state.power(1))
+                );
                 image.legal_actions(&mut image_legal);
-                let mut mapped: Vec<u16> = legal.iter().map(|&a| state.transform_action(a, sym)).collect();
+                let mut mapped: Vec<u16> = legal
+                    .iter()
+                    .map(|&a| state.transform_action(a, sym))
+                    .collect();
                 mapped.sort_unstable();
                 assert_eq!(mapped, image_legal, "symmetry {sym}");
             }

@@ -11,7 +11,9 @@ fn pos(notation: &str) -> Board {
 }
 
 fn play(board: &mut Board, mv: &str) {
-    let a = board.parse_legal_action(mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
+    let a = board
+        .parse_legal_action(mv)
+        .unwrap_or_else(|e| panic!("{mv}: {e}"));
     board.apply(a).unwrap();
 }
 
@@ -52,7 +54,11 @@ fn figure_4a_spread_of_power_5_at_6_3_up() {
     for r in [5, 3, 2, 1] {
         assert_eq!(at(&b, r, 3), Some((1, 1)), "({r},3)");
     }
-    assert_eq!(at(&b, 4, 3), Some((1, 2)), "Red's 1-stack is captured and grows");
+    assert_eq!(
+        at(&b, 4, 3),
+        Some((1, 2)),
+        "Red's 1-stack is captured and grows"
+    );
     assert_eq!((b.power(0), b.power(1)), (2, 6));
 }
 
@@ -152,7 +158,11 @@ fn after_343_actions_blue_can_win_on_power() {
     let mut b = pos("r6r6r64/b6b6b6b23/7/7/7/7/7 r 342");
     play(&mut b, "SPAWN(3,3)");
     assert_eq!((b.power(0), b.power(1)), (19, 20));
-    assert_eq!(b.outcome(), Some(Outcome::draw()), "a lead of 1 either way is a draw");
+    assert_eq!(
+        b.outcome(),
+        Some(Outcome::draw()),
+        "a lead of 1 either way is a draw"
+    );
     let mut b = pos("r6r6r64/b6b6b6b33/7/7/7/7/7 r 342");
     play(&mut b, "SPAWN(3,3)");
     assert_eq!(b.outcome(), Some(Outcome::win(1, 2)), "19 against 21");

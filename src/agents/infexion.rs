@@ -15,7 +15,6 @@
 
 use super::Baselines;
 use crate::games::Action;
-use crate::games::infexion::board::{cell_owner, cell_power};
 use crate::games::infexion::geometry::{CELLS, DIRS, RAYS};
 use crate::games::infexion::{Board, Move};
 use crate::rng::Rng;
@@ -48,33 +47,18 @@ impl Heuristic<Board> for PowerRatio {
 
 /// Cells that some SPREAD of `player` would place a token on, as a 49-bit mask.
 fn reach(board: &Board, player: usize) -> u64 {
-    let mut mask = 0u64;
-    for c in 0..CELLS {
-        let code = board.cell(c);
-        if code != 0 && cell_owner(code) == player {
-            let k = cell_power(code) as usize;
-            for ray in &RAYS[c] {
-                for &t in &ray[..k] {
-                    mask |= 1 << t;
-                }
-            }
-        }
-    }
-    mask
+    board
+        .stacks(player)
+        .flat_map(|(c, k)| RAYS[c].iter().flat_map(move |ray| &ray[..k]))
+        .fold(0, |mask, &t| mask | 1 << t)
 }
 
 /// Cells next to a stack of `player`, as a mask.
 fn neighbourhood(board: &Board, player: usize) -> u64 {
-    let mut mask = 0u64;
-    for c in 0..CELLS {
-        let code = board.cell(c);
-        if code != 0 && cell_owner(code) == player {
-            for ray in &RAYS[c] {
-                mask |= 1 << ray[0];
-            }
-        }
-    }
-    mask
+    board
+        .stacks(player)
+        .flat_map(|(c, _)| RAYS[c].iter().map(|ray| ray[0]))
+        .fold(0, |mask, t| mask | 1 << t)
 }
 
 impl Baselines for Board {
@@ -85,11 +69,7 @@ impl Baselines for Board {
         let opp = 1 - me;
         let mut best = Vec::new();
         let mut best_gain = -1i64;
-        for c in 0..CELLS {
-            let code = self.cell(c);
-            if code == 0 || cell_owner(code) != me {
-                continue;
-            }
+        for (c, _) in self.stacks(me) {
             for dir in 0..DIRS.len() {
                 let a = Move::Spread { cell: c, dir }.index();
                 let mut next = *self;

@@ -7,7 +7,12 @@ use contagion::rng::Rng;
 
 /// Plays `games` seeded random games from `start`, checking the `Game` contract at every
 /// position, and calls `each(before, action, after)` for every action played.
-pub fn conformance<G: Game>(start: &G, games: usize, seed: u64, mut each: impl FnMut(&G, Action, &G)) {
+pub fn conformance<G: Game>(
+    start: &G,
+    games: usize,
+    seed: u64,
+    mut each: impl FnMut(&G, Action, &G),
+) {
     let mut rng = Rng::new(seed);
     let mut legal = Vec::new();
     let mut mapped = Vec::new();
@@ -17,15 +22,24 @@ pub fn conformance<G: Game>(start: &G, games: usize, seed: u64, mut each: impl F
         while state.outcome().is_none() {
             state.legal_actions(&mut legal);
             assert!(!legal.is_empty(), "a live position has a legal move");
-            assert!(legal.windows(2).all(|w| w[0] < w[1]), "legal actions ascending, no duplicates");
+            assert!(
+                legal.windows(2).all(|w| w[0] < w[1]),
+                "legal actions ascending, no duplicates"
+            );
             assert!(legal.iter().all(|&a| (a as usize) < state.action_space()));
             assert!(legal.iter().all(|&a| state.is_legal(a)));
-            assert_eq!(G::from_notation(&state.to_notation()).as_ref(), Ok(&state), "notation round trip");
+            assert_eq!(
+                G::from_notation(&state.to_notation()).as_ref(),
+                Ok(&state),
+                "notation round trip"
+            );
 
             // A fuller check on a sample of positions: is_legal agrees with the list over
             // the whole action space, and a random symmetry maps legal moves to legal moves.
             if rng.below(40) == 0 {
-                let all = (0..state.action_space() as Action).filter(|&a| state.is_legal(a)).count();
+                let all = (0..state.action_space() as Action)
+                    .filter(|&a| state.is_legal(a))
+                    .count();
                 assert_eq!(all, legal.len());
                 let sym = rng.below(state.num_symmetries());
                 let image = state.transform(sym);
@@ -34,7 +48,10 @@ pub fn conformance<G: Game>(start: &G, games: usize, seed: u64, mut each: impl F
                 mapped.clear();
                 mapped.extend(legal.iter().map(|&a| state.transform_action(a, sym)));
                 mapped.sort_unstable();
-                assert_eq!(mapped, sym_legal, "symmetry {sym} maps legal moves onto legal moves");
+                assert_eq!(
+                    mapped, sym_legal,
+                    "symmetry {sym} maps legal moves onto legal moves"
+                );
                 let a = legal[rng.below(legal.len())];
                 let mut x = state.clone();
                 x.apply(a).unwrap();
@@ -55,7 +72,10 @@ pub fn conformance<G: Game>(start: &G, games: usize, seed: u64, mut each: impl F
             each(&before, a, &state);
         }
         state.legal_actions(&mut legal);
-        assert!(legal.is_empty(), "game {game}: a finished game has no moves");
+        assert!(
+            legal.is_empty(),
+            "game {game}: a finished game has no moves"
+        );
         assert!(state.apply(0).is_err());
     }
 }

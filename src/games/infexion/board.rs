@@ -190,6 +190,13 @@ impl Board {
         self.cells[cell]
     }
 
+    /// The stacks of `player` as `(cell, power)`, by ascending cell.
+    pub fn stacks(&self, player: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.cells.iter().enumerate().filter_map(move |(c, &code)| {
+            (code != 0 && cell_owner(code) == player).then_some((c, cell_power(code) as usize))
+        })
+    }
+
     /// Total power of `player`.
     pub fn power(&self, player: usize) -> u32 {
         self.power[player] as u32

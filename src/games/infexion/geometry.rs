@@ -139,9 +139,9 @@ mod tests {
     #[test]
     fn symmetries_preserve_adjacency() {
         for sym in 0..NUM_SYMMETRIES {
-            for c in 0..CELLS {
-                for d in 0..6 {
-                    let n = RAYS[c][d][0] as usize;
+            for (c, rays) in RAYS.iter().enumerate() {
+                for (d, ray) in rays.iter().enumerate() {
+                    let n = ray[0] as usize;
                     let (mc, mn) = (map_cell(sym, c), map_cell(sym, n));
                     assert_eq!(RAYS[mc][map_dir(sym, d)][0] as usize, mn);
                 }

@@ -1,0 +1,236 @@
+//! The engine protocol, driven through pipes against the real `contagion` binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use contagion::games::Game;
+use contagion::games::infexion::Board;
+
+/// A running `contagion engine` with line-at-a-time access.
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// Set once the engine has exited, so the watchdog never signals a reused pid.
+    done: Arc<AtomicBool>,
+}
+
+impl Engine {
+    fn start(agent: &str) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_contagion"))
+            .args(["engine", "--agent", agent])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the engine");
+        // A watchdog: a hung engine fails the test (its output closes) instead of hanging it.
+        let pid = child.id().to_string();
+        let done = Arc::new(AtomicBool::new(false));
+        let watched = Arc::clone(&done);
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            if !watched.load(Ordering::SeqCst) {
+                let _ = Command::new("kill").args(["-9", &pid]).status();
+            }
+        });
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Engine {
+            child,
+            stdin,
+            stdout,
+            done,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> String {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "engine closed its output"
+        );
+        line.trim_end().to_string()
+    }
+
+    /// Sends a command that must be answered by exactly one line.
+    fn ask(&mut self, line: &str) -> String {
+        self.send(line);
+        self.read()
+    }
+
+    /// Sends a command with no reply, then proves nothing was printed by pinging.
+    fn silent(&mut self, line: &str) {
+        self.send(line);
+        assert_eq!(
+            self.ask("isready"),
+            "readyok",
+            "'{line}' should print nothing"
+        );
+    }
+
+    /// Sends `go …`; returns the info lines and the move.
+    fn go(&mut self, line: &str) -> (Vec<String>, String) {
+        self.send(line);
+        let mut info = Vec::new();
+        loop {
+            let reply = self.read();
+            if let Some(m) = reply.strip_prefix("bestmove ") {
+                return (info, m.to_string());
+            }
+            assert!(reply.starts_with("info "), "unexpected reply '{reply}'");
+            info.push(reply);
+        }
+    }
+
+    fn position(&mut self) -> String {
+        self.send("show");
+        loop {
+            let line = self.read();
+            if let Some(p) = line.strip_prefix("position ") {
+                return p.to_string();
+            }
+        }
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let status = self.child.wait().unwrap();
+        self.done.store(true, Ordering::SeqCst);
+        assert!(status.success(), "engine exit status {status}");
+    }
+}
+
+#[test]
+fn handshake_perft_and_quit() {
+    let mut e = Engine::start("alphabeta:depth=2");
+    assert_eq!(e.ask("isready"), "readyok");
+    assert_eq!(e.ask("perft 1"), "49");
+    assert_eq!(e.ask("perft 2"), "2352");
+    assert_eq!(e.ask("perft 3"), "124656");
+    e.silent("position startpos moves SPAWN(3,3) SPAWN(2,2)");
+    assert_eq!(e.ask("perft 1"), "53", "47 spawns and 6 spreads");
+    e.quit();
+}
+
+#[test]
+fn go_returns_a_legal_move_for_each_kind_of_limit() {
+    let mut e = Engine::start("alphabeta:depth=2");
+    e.silent("position startpos moves SPAWN(3,3) SPAWN(2,2)");
+    let board = Board::from_notation(&e.position()).unwrap();
+    for go in [
+        "go",
+        "go depth 3",
+        "go nodes 2000",
+        "go movetime 50",
+        "go wtime 1000 btime 1000",
+    ] {
+        let (info, mv) = e.go(go);
+        assert!(
+            board.parse_legal_action(&mv).is_ok(),
+            "{go}: '{mv}' is not legal"
+        );
+        assert_eq!(info.len(), 1, "{go}: one info line");
+    }
+    let (info, _) = e.go("go depth 3");
+    assert!(info[0].starts_with("info depth 3 nodes "), "{}", info[0]);
+    e.quit();
+}
+
+#[test]
+fn position_accepts_notation_with_and_without_fen() {
+    let mut e = Engine::start("greedy");
+    e.silent("position 7/1r25/7/3b33/7/7/7 r 4 moves SPAWN(5,4)");
+    assert_eq!(e.position(), "7/1r25/7/3b33/7/4r12/7 b 5");
+    e.silent("position fen r2b1b14/7/7/7/7/7/7 r 8");
+    let (_, mv) = e.go("go");
+    assert_eq!(mv, "SPREAD(0,0,0,1)", "greedy takes both Blue stacks");
+    e.silent("position r2b1b14/7/7/7/7/7/7 r 8 moves SPREAD(0,0,0,1)");
+    let (_, mv) = e.go("go");
+    assert_eq!(mv, "none", "the game is over");
+    assert_eq!(e.ask("moves"), "");
+    e.silent("newgame");
+    assert_eq!(e.position(), "7/7/7/7/7/7/7 r 0");
+    e.quit();
+}
+
+#[test]
+fn malformed_lines_get_one_error_and_change_nothing() {
+    let mut e = Engine::start("alphabeta:depth=1");
+    e.silent("position startpos moves SPAWN(1,1)");
+    let before = e.position();
+    for bad in [
+        "hello",
+        "go movetime",
+        "go movetime -5",
+        "go sideways 3",
+        "perft",
+        "perft x",
+        "perft 99",
+        "position",
+        "position 7/7/7 r 0",
+        "position startpos moves SPAWN(9,9)",
+        "position startpos moves SPAWN(0,0) SPREAD(0,0,0,1)",
+        "position startpos moves SPAWN(0,0) SPAWN(0,1) SPREAD(0,0,0,1) SPAWN(3,3)",
+        "SPAWN(0,0)",
+    ] {
+        let reply = e.ask(bad);
+        assert!(reply.starts_with("error "), "'{bad}' got '{reply}'");
+        assert_eq!(
+            e.ask("isready"),
+            "readyok",
+            "'{bad}' printed more than one line"
+        );
+    }
+    assert_eq!(
+        e.position(),
+        before,
+        "failed commands leave the position alone"
+    );
+    e.silent("");
+    e.silent("   ");
+    e.quit();
+}
+
+#[test]
+fn illegal_moves_in_position_name_the_move_and_the_reason() {
+    let mut e = Engine::start("random");
+    let reply = e.ask("position startpos moves SPAWN(0,0) SPREAD(0,0,0,1)");
+    assert_eq!(
+        reply,
+        "error position: move 2 'SPREAD(0,0,0,1)': illegal move SPREAD(0,0,0,1)"
+    );
+    let reply = e.ask("position startpos moves SPAWN(0,0) SPAWN(0,1) SPREAD(0,0,0,1) SPAWN(3,3)");
+    assert_eq!(
+        reply,
+        "error position: move 4 'SPAWN(3,3)': the game is over"
+    );
+    e.quit();
+}
+
+#[test]
+fn invalid_utf8_is_an_error_not_a_crash() {
+    let mut e = Engine::start("random");
+    e.stdin.write_all(b"isre\xffady\n").unwrap();
+    e.stdin.flush().unwrap();
+    assert_eq!(e.read(), "error input is not valid UTF-8");
+    assert_eq!(e.ask("isready"), "readyok");
+    e.quit();
+}
+
+#[test]
+fn end_of_input_ends_the_engine_cleanly() {
+    let mut e = Engine::start("random");
+    assert_eq!(e.ask("isready"), "readyok");
+    drop(e.stdin);
+    let status = e.child.wait().unwrap();
+    e.done.store(true, Ordering::SeqCst);
+    assert!(status.success());
+}
