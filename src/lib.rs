@@ -11,6 +11,7 @@
 //! - [`engine`]: the line protocol (`position`, `go`, `perft`, …) for other programs.
 //! - [`bench`]: the speed figures printed by `contagion bench`.
 //! - [`cli`]: one file per subcommand; `main.rs` only wires them.
+//! - [`progress`]: progress bars on a terminal, plain lines otherwise.
 //! - [`rng`]: the small seeded generator every random choice uses (stable across versions).
 
 pub mod agents;
@@ -19,5 +20,6 @@ pub mod bench;
 pub mod cli;
 pub mod engine;
 pub mod games;
+pub mod progress;
 pub mod rng;
 pub mod search;

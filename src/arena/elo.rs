@@ -20,7 +20,18 @@ fn wilson(s: f64, var: f64, n: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let centre = (s + z2 / (2.0 * n)) / denom;
     let half = Z95 * (var / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At a score of exactly 0 or 1 one end is exactly 0 or 1 in theory; snap the
+    // rounding error so that it reads as unbounded, not as +6000 Elo.
+    let snap = |x: f64| {
+        if x < 1e-9 {
+            0.0
+        } else if x > 1.0 - 1e-9 {
+            1.0
+        } else {
+            x
+        }
+    };
+    (snap(centre - half), snap(centre + half))
 }
 
 /// W/D/L from one side's point of view, with derived figures.
@@ -109,6 +120,16 @@ mod tests {
             "{lo} {hi}"
         );
         assert_eq!(s.elo_low, elo_from_score(lo));
+    }
+
+    #[test]
+    fn a_sweep_of_100_games_is_unbounded_above_not_6000_elo() {
+        let s = Stats::new(100, 0, 0);
+        assert_eq!(s.elo_high, None);
+        assert!(s.elo_low.unwrap() > 500.0);
+        let s = Stats::new(0, 0, 100);
+        assert_eq!(s.elo_low, None);
+        assert!(s.elo_high.unwrap() < -500.0);
     }
 
     #[test]

@@ -12,12 +12,12 @@ pub mod elo;
 
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::agents::{AgentSpec, Baselines, Limits};
 use crate::games::{Action, Game, Outcome};
+use crate::progress::Progress;
 use crate::rng::Rng;
 use elo::Stats;
 
@@ -33,7 +33,7 @@ pub struct MatchConfig {
     pub opening_plies: u32,
     /// Each agent's clock for a whole game; `None` for no limit.
     pub time_per_game: Option<Duration>,
-    /// Show a progress bar (only drawn when stderr is a terminal).
+    /// Report progress: a bar on a terminal, plain lines otherwise.
     pub progress: bool,
 }
 
@@ -216,19 +216,12 @@ pub fn run_match<G: Baselines>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads.max(1))
         .build()?;
-    let bar = if config.progress {
-        let bar = ProgressBar::new(config.games as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} games {msg} ({elapsed}, eta {eta})",
-            )?
-            .progress_chars("=> "),
-        );
-        bar.set_prefix(format!("{a} vs {b}"));
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let progress = Progress::new(
+        format!("{a} vs {b}"),
+        config.games as u64,
+        "games",
+        config.progress,
+    );
     let t0 = Instant::now();
     let records: Vec<(usize, GameRecord)> = pool.install(|| {
         (0..config.games)
@@ -254,12 +247,12 @@ pub fn run_match<G: Baselines>(
                     config.time_per_game,
                     |_, _, _| {},
                 );
-                bar.inc(1);
+                progress.inc();
                 (seat_a, record)
             })
             .collect()
     });
-    bar.finish_and_clear();
+    progress.finish();
     Ok(summarise(a, b, config, &records, t0.elapsed()))
 }
 

@@ -270,27 +270,6 @@ impl Board {
         }
     }
 
-    /// The number of legal actions, without listing them.
-    pub fn count_legal(&self) -> usize {
-        if self.is_over() {
-            return 0;
-        }
-        let me = self.to_move();
-        let mut spawns = 0;
-        let mut stacks = 0;
-        for &code in &self.cells {
-            if code == 0 {
-                spawns += 1;
-            } else if cell_owner(code) == me {
-                stacks += 1;
-            }
-        }
-        if !self.spawn_allowed() {
-            spawns = 0;
-        }
-        spawns + stacks * DIRS.len()
-    }
-
     pub fn is_legal(&self, action: Action) -> bool {
         if self.is_over() {
             return false;
