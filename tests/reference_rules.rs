@@ -146,7 +146,7 @@ fn the_engine_agrees_with_a_naive_transcription_of_the_rules() {
             for r in 0..7 {
                 for q in 0..7 {
                     let code = board.cell((r * 7 + q) as usize);
-                    let cell = (code != 0).then(|| ((code >> 3) as usize, (code & 7) as u32));
+                    let cell = (code != 0).then_some(((code >> 3) as usize, (code & 7) as u32));
                     assert_eq!(
                         cell,
                         reference.cells.get(&(r, q)).copied(),
