@@ -140,10 +140,7 @@ pub fn search<G: Baselines>(start: &G, depth: u32, positions: usize, rounds: usi
     let heuristic = G::Heuristic::default();
     let positions = sample_positions(start, positions, 12, 2023);
     let mut ab = AlphaBeta::new(&heuristic, true);
-    let limits = SearchLimits {
-        depth: Some(depth),
-        ..SearchLimits::default()
-    };
+    let limits = SearchLimits::depth(depth);
     vec![measure(
         &format!("alpha-beta depth {depth} nodes"),
         "nodes",

@@ -134,10 +134,7 @@ fn alphabeta_agrees_with_minimax() {
     let mut mm = AlphaBeta::new(&heuristic, false);
     for (depth, count) in [(1, 40), (2, 40), (3, 4)] {
         for p in sample_positions(&Board::new(), count, 10 + depth * 3, depth as u64) {
-            let limits = SearchLimits {
-                depth: Some(depth),
-                ..SearchLimits::default()
-            };
+            let limits = SearchLimits::depth(depth);
             let (x, y) = (
                 ab.search(&p, limits).unwrap(),
                 mm.search(&p, limits).unwrap(),
@@ -158,15 +155,7 @@ fn a_node_limit_stops_the_search_after_depth_one() {
     let heuristic = PowerRatio;
     let mut ab = AlphaBeta::new(&heuristic, true);
     let p = &sample_positions(&Board::new(), 1, 30, 3)[0];
-    let r = ab
-        .search(
-            p,
-            SearchLimits {
-                nodes: Some(5_000),
-                ..SearchLimits::default()
-            },
-        )
-        .unwrap();
+    let r = ab.search(p, SearchLimits::nodes(5_000)).unwrap();
     assert!(r.depth >= 1 && r.nodes < 5_000 + 1_024 + 400, "{r:?}");
     assert!(p.is_legal(r.best));
 }
@@ -176,21 +165,10 @@ fn a_past_deadline_still_gives_a_depth_one_move() {
     let heuristic = PowerRatio;
     let mut ab = AlphaBeta::new(&heuristic, true);
     let p = &sample_positions(&Board::new(), 1, 30, 4)[0];
-    let limits = SearchLimits {
-        deadline: Some(Instant::now()),
-        ..SearchLimits::default()
-    };
+    let limits = SearchLimits::deadline(Instant::now());
     let r = ab.search(p, limits).unwrap();
     assert_eq!(r.depth, 1);
-    let exact = ab
-        .search(
-            p,
-            SearchLimits {
-                depth: Some(1),
-                ..SearchLimits::default()
-            },
-        )
-        .unwrap();
+    let exact = ab.search(p, SearchLimits::depth(1)).unwrap();
     assert_eq!(r.best, exact.best, "the completed depth-1 result is kept");
 }
 

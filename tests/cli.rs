@@ -11,6 +11,13 @@ fn contagion(args: &[&str]) -> Output {
         .expect("run contagion")
 }
 
+/// `contagion eval --a greedy --b random` with more arguments.
+fn eval_greedy_random(extra: &[&str]) -> Output {
+    let mut args = vec!["eval", "--a", "greedy", "--b", "random"];
+    args.extend_from_slice(extra);
+    contagion(&args)
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -21,18 +28,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn eval_json_reports_a_consistent_match() {
-    let o = contagion(&[
-        "eval",
-        "--a",
-        "greedy",
-        "--b",
-        "random",
-        "--games",
-        "10",
-        "--json",
-        "--threads",
-        "2",
-    ]);
+    let o = eval_greedy_random(&["--games", "10", "--json", "--threads", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON on stdout");
     assert_eq!(v["games"], 10);
@@ -76,18 +72,11 @@ fn bad_arguments_are_clear_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no parameter 'dept'"), "{}", stderr(&o));
 
-    let o = contagion(&["eval", "--a", "greedy", "--b", "random", "--games", "3"]);
+    let o = eval_greedy_random(&["--games", "3"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("multiple of 2"), "{}", stderr(&o));
 
-    let o = contagion(&[
-        "eval",
-        "--a",
-        "greedy",
-        "--b",
-        "random",
-        "--time-per-game=-1",
-    ]);
+    let o = eval_greedy_random(&["--time-per-game=-1"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--time-per-game"), "{}", stderr(&o));
 

@@ -30,6 +30,32 @@ pub struct SearchLimits {
     pub deadline: Option<Instant>,
 }
 
+impl SearchLimits {
+    /// Exactly `depth` plies.
+    pub fn depth(depth: u32) -> Self {
+        SearchLimits {
+            depth: Some(depth),
+            ..Self::default()
+        }
+    }
+
+    /// Iterative deepening until `nodes` nodes.
+    pub fn nodes(nodes: u64) -> Self {
+        SearchLimits {
+            nodes: Some(nodes),
+            ..Self::default()
+        }
+    }
+
+    /// Iterative deepening until `deadline`.
+    pub fn deadline(deadline: Instant) -> Self {
+        SearchLimits {
+            deadline: Some(deadline),
+            ..Self::default()
+        }
+    }
+}
+
 /// What a search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SearchResult {
