@@ -6,7 +6,7 @@
 //! | `position startpos [moves M…]` | nothing (or `error …`) |
 //! | `position [fen] NOTATION [moves M…]` | nothing (or `error …`) |
 //! | `go [movetime MS] [wtime MS] [btime MS] [nodes N] [depth D]` | `info …` (search agents) then `bestmove MOVE` (`bestmove none` when the game is over) |
-//! | `perft N` | the number of leaf positions N actions ahead |
+//! | `perft N` | the number of leaf positions N actions ahead (N ≤ 6) |
 //! | `moves` | the legal moves, space-separated |
 //! | `show` | the board, then `position NOTATION` |
 //! | `newgame` | nothing; back to the start position |
@@ -21,6 +21,10 @@ use std::time::Duration;
 use crate::agents::{Agent, Baselines, Limits};
 use crate::games::Game;
 use crate::games::perft::perft;
+
+/// The deepest `perft` served: depth 5 from the start takes about a second, and each
+/// level multiplies that by about 50, while the engine answers nothing else.
+pub const MAX_PERFT: u32 = 6;
 
 /// The engine's state: a position and the agent that answers `go`.
 pub struct Engine<G: Game> {
@@ -83,8 +87,12 @@ impl<G: Baselines> Engine<G> {
             "go" => self.go(args),
             "perft" => match args {
                 [n] => match n.parse::<u32>() {
-                    Ok(depth) if depth <= 8 => Reply::line(perft(&self.state, depth).to_string()),
-                    _ => Reply::error(format!("perft: depth must be an integer 0-8, got '{n}'")),
+                    Ok(depth) if depth <= MAX_PERFT => {
+                        Reply::line(perft(&self.state, depth).to_string())
+                    }
+                    _ => Reply::error(format!(
+                        "perft: depth must be an integer 0-{MAX_PERFT}, got '{n}'"
+                    )),
                 },
                 _ => Reply::error("perft: usage 'perft N'"),
             },

@@ -72,10 +72,12 @@ fn each_opening_is_played_with_both_colours() {
 #[test]
 fn openings_are_seeded_and_leave_the_game_running() {
     let start = Board::new();
-    let o = random_opening(&start, 4, 9);
-    assert_eq!(o, random_opening(&start, 4, 9));
-    assert_ne!(o, random_opening(&start, 4, 10));
+    let o = random_opening(&start, 4, 9).unwrap();
+    assert_eq!(o, random_opening(&start, 4, 9).unwrap());
+    assert_ne!(o, random_opening(&start, 4, 10).unwrap());
     assert_eq!(o.len(), 4);
+    let e = random_opening(&start, 400, 9).unwrap_err();
+    assert!(e.to_string().contains("use fewer opening plies"), "{e}");
 }
 
 #[test]

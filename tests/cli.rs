@@ -80,6 +80,15 @@ fn bad_arguments_are_clear_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--time-per-game"), "{}", stderr(&o));
 
+    // Too large for a clock: refused, not a panic.
+    let o = eval_greedy_random(&["--time-per-game", "1e30"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("from 0 to 1e9"), "{}", stderr(&o));
+
+    let o = eval_greedy_random(&["--opening-plies", "400"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("fewer opening plies"), "{}", stderr(&o));
+
     let o = contagion(&["engine", "--agent", "human"]);
     assert_eq!(o.status.code(), Some(1));
 

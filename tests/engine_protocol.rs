@@ -174,6 +174,7 @@ fn malformed_lines_get_one_error_and_change_nothing() {
         "perft",
         "perft x",
         "perft 99",
+        "perft 7",
         "position",
         "position 7/7/7 r 0",
         "position startpos moves SPAWN(9,9)",

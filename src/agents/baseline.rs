@@ -102,7 +102,8 @@ impl<G: Baselines> AlphaBetaAgent<G> {
         SearchLimits {
             depth: limits.depth.or(self.depth),
             nodes: limits.nodes.or(self.nodes),
-            deadline: budget.map(|b| start + b),
+            // A budget too large to add to the clock means no deadline at all.
+            deadline: budget.and_then(|b| start.checked_add(b)),
         }
     }
 }

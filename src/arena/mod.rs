@@ -142,8 +142,9 @@ fn forfeit_outcome(seat: usize, n: usize) -> Outcome {
     Outcome(v)
 }
 
-/// A seeded random opening of `plies` actions that does not finish the game.
-pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Vec<Action> {
+/// A seeded random opening of `plies` actions that does not finish the game; an error
+/// when 1000 tries all finish it (the opening is too long for the game).
+pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> anyhow::Result<Vec<Action>> {
     let mut buf = Vec::new();
     for attempt in 0..1000u64 {
         let mut rng = Rng::new(Rng::derive(seed, attempt));
@@ -156,10 +157,12 @@ pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Vec<Action> 
             line.push(a);
         }
         if state.outcome().is_none() {
-            return line;
+            return Ok(line);
         }
     }
-    Vec::new()
+    anyhow::bail!(
+        "no random opening of {plies} plies leaves the game running (1000 tries); use fewer opening plies"
+    )
 }
 
 /// Results from one side's point of view (A's, or A's in one seat).
@@ -216,6 +219,15 @@ pub fn run_match<G: Baselines>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads.max(1))
         .build()?;
+    let openings = (0..config.games / n)
+        .map(|group| {
+            random_opening(
+                start,
+                config.opening_plies,
+                Rng::derive(config.seed, group as u64),
+            )
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let progress = Progress::new(
         format!("{a} vs {b}"),
         config.games as u64,
@@ -227,10 +239,8 @@ pub fn run_match<G: Baselines>(
         (0..config.games)
             .into_par_iter()
             .map(|g| {
-                let group = (g / n) as u64;
+                let opening = &openings[(g / n) as usize];
                 let seat_a = (g % n) as usize;
-                let opening =
-                    random_opening(start, config.opening_plies, Rng::derive(config.seed, group));
                 let mut agents: Vec<Box<dyn crate::agents::Agent<G>>> = (0..n as usize)
                     .map(|seat| {
                         let spec = if seat == seat_a { a } else { b };
@@ -242,7 +252,7 @@ pub fn run_match<G: Baselines>(
                     .collect();
                 let record = play_game(
                     start,
-                    &opening,
+                    opening,
                     &mut agents,
                     config.time_per_game,
                     |_, _, _| {},

@@ -1,10 +1,8 @@
 //! `contagion eval`: a seat-balanced match between two agent specs.
 
-use std::time::Duration;
-
 use clap::Args;
 
-use super::GameKind;
+use super::{GameKind, clock_from_secs};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::{MatchConfig, MatchReport, run_match};
 use crate::games::Game;
@@ -44,11 +42,6 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.time_per_game.is_finite() && args.time_per_game >= 0.0,
-        "--time-per-game must be a number of seconds >= 0, got {}",
-        args.time_per_game
-    );
     let config = MatchConfig {
         games: args.games,
         seed: args.seed,
@@ -56,8 +49,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         opening_plies: args.opening_plies,
-        time_per_game: (args.time_per_game > 0.0)
-            .then(|| Duration::from_secs_f64(args.time_per_game)),
+        time_per_game: clock_from_secs(args.time_per_game)?,
         progress: !args.quiet && !args.json,
     };
     match args.game {

@@ -36,6 +36,18 @@ pub enum GameKind {
     Infexion,
 }
 
+/// A per-game clock from a number of seconds: `None` for 0 (no clock); an error for a
+/// negative, non-finite or absurdly large value, never a panic.
+pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>> {
+    if secs == 0.0 {
+        return Ok(None);
+    }
+    match std::time::Duration::try_from_secs_f64(secs) {
+        Ok(d) if secs <= 1e9 => Ok(Some(d)),
+        _ => anyhow::bail!("--time-per-game must be a number of seconds from 0 to 1e9, got {secs}"),
+    }
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

@@ -1,10 +1,8 @@
 //! `contagion play`: one game in the terminal, each move and the final board shown.
 
-use std::time::Duration;
-
 use clap::Args;
 
-use super::GameKind;
+use super::{GameKind, clock_from_secs};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::{play_game, random_opening};
 use crate::games::infexion::Board;
@@ -36,16 +34,12 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
 }
 
 fn play<G: Baselines>(start: &G, args: &PlayArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.time_per_game.is_finite() && args.time_per_game >= 0.0,
-        "--time-per-game must be a number of seconds >= 0"
-    );
+    let clock = clock_from_secs(args.time_per_game)?;
     let specs = [&args.a, &args.b];
     let mut agents: Vec<_> = (0..start.num_players())
         .map(|seat| specs[seat % 2].build::<G>(args.seed.wrapping_add(seat as u64)))
         .collect();
-    let opening = random_opening(start, args.opening_plies, args.seed);
-    let clock = (args.time_per_game > 0.0).then(|| Duration::from_secs_f64(args.time_per_game));
+    let opening = random_opening(start, args.opening_plies, args.seed)?;
     let record = play_game(
         start,
         &opening,
