@@ -8,10 +8,12 @@ use crate::engine::Engine;
 use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
+#[command(after_help = super::SPECS_HELP)]
 pub struct EngineArgs {
     /// The agent that answers `go` (e.g. alphabeta:ms=100).
-    #[arg(long, default_value = "alphabeta:depth=3")]
+    #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub agent: AgentSpec,
+    /// The game.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
     /// Seed for the agent's random choices.

@@ -9,16 +9,18 @@ use crate::games::Game;
 use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
+#[command(after_help = super::SPECS_HELP)]
 pub struct EvalArgs {
     /// The agent measured (e.g. alphabeta:depth=3).
-    #[arg(long)]
+    #[arg(long, value_name = "SPEC")]
     pub a: AgentSpec,
     /// Its opponent (e.g. greedy).
-    #[arg(long)]
+    #[arg(long, value_name = "SPEC")]
     pub b: AgentSpec,
     /// Number of games; a multiple of the number of players (each opening is played with A in every seat).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
+    /// The game.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
     /// Seed for openings and every agent's random choices.

@@ -28,6 +28,11 @@ pub enum Command {
     Bench(bench::BenchArgs),
 }
 
+/// Shown under the help of every subcommand that takes agent specs.
+pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
+alphabeta[:depth=D][,ms=M][,nodes=N] | human (play only). \
+Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2";
+
 /// The games this build knows. Registered here, dispatched with a `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum GameKind {

@@ -8,13 +8,15 @@ use crate::arena::{play_game, random_opening};
 use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
+#[command(after_help = super::SPECS_HELP)]
 pub struct PlayArgs {
     /// The first player (Red in Infexion); `human` to type moves.
-    #[arg(long, default_value = "human")]
+    #[arg(long, value_name = "SPEC", default_value = "human")]
     pub a: AgentSpec,
     /// The second player.
-    #[arg(long, default_value = "alphabeta:depth=3")]
+    #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub b: AgentSpec,
+    /// The game.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
     #[arg(long, default_value_t = 1)]
