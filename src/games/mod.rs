@@ -5,6 +5,22 @@
 //! fixed action space, `apply`, a terminal [`Outcome`] with one value per player, a tensor
 //! encoding, symmetries and a text notation. Nothing here assumes two players or a hex
 //! board; Infexion is the first implementation.
+//!
+//! ```
+//! use contagion::games::Game;
+//! use contagion::games::infexion::Board;
+//!
+//! let mut game = Board::new();
+//! let mut moves = Vec::new();
+//! game.legal_actions(&mut moves);
+//! assert_eq!(moves.len(), 49); // SPAWN anywhere on the empty board
+//! for text in ["SPAWN(0,0)", "SPAWN(0,1)", "SPREAD(0,0,0,1)"] {
+//!     let action = game.parse_legal_action(text).unwrap();
+//!     game.apply(action).unwrap();
+//! }
+//! assert_eq!(game.outcome().unwrap().winner(), Some(0)); // Red took Blue's only token
+//! assert_eq!(game.to_notation(), "1r25/7/7/7/7/7/7 b 3"); // a 2-stack at (0,1)
+//! ```
 
 pub mod infexion;
 pub mod perft;
