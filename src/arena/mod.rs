@@ -49,17 +49,17 @@ pub struct Forfeit {
 pub struct GameRecord {
     pub outcome: Outcome,
     pub moves: Vec<Action>,
-    /// Actions played by the agents (opening plies excluded).
-    pub agent_plies: u32,
     pub forfeit: Option<Forfeit>,
     /// Thinking time used by each seat.
     pub time_used: Vec<Duration>,
-    /// Moves chosen by each seat.
+    /// Moves chosen by each seat (opening plies excluded).
     pub moves_by_seat: Vec<u32>,
 }
 
 /// Plays one game from `start` after `opening`, `agents[seat]` moving for each seat.
-/// `observe(state_after, seat, action)` is called after every agent move.
+/// `observe(state_after, seat, action)` is called after every agent move. The opening
+/// must be legal from `start` (as [`random_opening`] makes them); the agents' moves are
+/// checked, and a bad one forfeits the game.
 pub fn play_game<G: Game>(
     start: &G,
     opening: &[Action],
@@ -75,7 +75,6 @@ pub fn play_game<G: Game>(
     }
     let mut time_used = vec![Duration::ZERO; n];
     let mut moves_by_seat = vec![0; n];
-    let mut agent_plies = 0;
     let mut forfeit = None;
     while state.outcome().is_none() {
         let seat = state.to_move();
@@ -94,19 +93,12 @@ pub fn play_game<G: Game>(
                     time_used[seat].as_secs_f64(),
                     t.as_secs_f64()
                 )),
-                _ => {
-                    let text = state.action_to_string(a);
-                    state
-                        .apply(a)
-                        .map(|_| a)
-                        .map_err(|e| format!("{e} ({text})"))
-                }
+                _ => state.apply(a).map(|_| a).map_err(|e| e.to_string()),
             });
         match played {
             Ok(a) => {
                 observe(&state, seat, a);
                 moves.push(a);
-                agent_plies += 1;
                 moves_by_seat[seat] += 1;
             }
             Err(reason) => {
@@ -122,7 +114,6 @@ pub fn play_game<G: Game>(
     GameRecord {
         outcome,
         moves,
-        agent_plies,
         forfeit,
         time_used,
         moves_by_seat,
@@ -175,6 +166,7 @@ pub struct MatchReport {
     pub overall: Stats,
     /// A's results with A in each seat (seat 0 moves first).
     pub by_seat: Vec<Stats>,
+    /// Mean game length in plies, opening plies included.
     pub mean_plies: f64,
     /// Mean thinking time per move, A then B, in milliseconds.
     pub a_ms_per_move: f64,
@@ -186,10 +178,10 @@ pub struct MatchReport {
     pub wall_seconds: f64,
 }
 
-/// Tallies W/D/L for one side from `(value, ...)` results.
-fn tally<'a>(values: impl Iterator<Item = &'a f32>) -> Stats {
+/// Tallies W/D/L from one side's outcome values.
+fn tally(values: impl Iterator<Item = f32>) -> Stats {
     let (mut w, mut d, mut l) = (0, 0, 0);
-    for &v in values {
+    for v in values {
         match v {
             v if v > 0.0 => w += 1,
             v if v < 0.0 => l += 1,
@@ -274,16 +266,9 @@ fn summarise(
     wall: Duration,
 ) -> MatchReport {
     let n = records.first().map_or(2, |(_, r)| r.time_used.len());
-    let a_values: Vec<f32> = records.iter().map(|(s, r)| r.outcome.value(*s)).collect();
+    let a_value = |(seat, r): &(usize, GameRecord)| r.outcome.value(*seat);
     let by_seat = (0..n)
-        .map(|seat| {
-            let vals: Vec<f32> = records
-                .iter()
-                .filter(|(s, _)| *s == seat)
-                .map(|(s, r)| r.outcome.value(*s))
-                .collect();
-            tally(vals.iter())
-        })
+        .map(|seat| tally(records.iter().filter(|(s, _)| *s == seat).map(a_value)))
         .collect();
     let (mut a_time, mut a_moves, mut b_time, mut b_moves) = (0.0, 0u32, 0.0, 0u32);
     let (mut a_forfeits, mut b_forfeits) = (Vec::new(), Vec::new());
@@ -308,7 +293,7 @@ fn summarise(
         a: a.to_string(),
         b: b.to_string(),
         games: records.len() as u32,
-        overall: tally(a_values.iter()),
+        overall: tally(records.iter().map(a_value)),
         by_seat,
         mean_plies: records
             .iter()
