@@ -20,6 +20,7 @@ use crate::games::{Action, Game};
 pub const WIN_SCORE: f64 = 1e12;
 
 /// When to stop. At least one depth (all root moves, one ply) is always completed.
+/// With no limit at all (`default()`) the search deepens to depth 64: give one.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SearchLimits {
     /// Deepest iteration; `None` deepens until time or nodes run out (or depth 64).
