@@ -58,11 +58,6 @@ impl Rng {
         }
     }
 
-    /// A uniform float in `[0, 1)`.
-    pub fn unit_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
     /// A uniformly chosen element, `None` for an empty slice.
     pub fn choose<T: Copy>(&mut self, items: &[T]) -> Option<T> {
         (!items.is_empty()).then(|| items[self.below(items.len())])

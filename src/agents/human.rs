@@ -16,10 +16,6 @@ impl HumanAgent {
             input: Box::new(std::io::BufReader::new(std::io::stdin())),
         }
     }
-
-    pub fn from_reader(input: Box<dyn BufRead + Send>) -> Self {
-        HumanAgent { input }
-    }
 }
 
 impl<G: Game> Agent<G> for HumanAgent {
