@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::agents::Baselines;
+use crate::arena::random_opening;
 use crate::games::perft::perft;
 use crate::games::{Action, Game};
 use crate::rng::Rng;
@@ -117,22 +118,23 @@ pub fn rules<G: Game>(start: &G, playouts: usize, perft_depth: u32, rounds: usiz
     ]
 }
 
-/// Mid-game positions for search benchmarks: seeded random playouts stopped at `ply`.
+/// Mid-game positions for search benchmarks and tests: `count` seeded random openings of
+/// `ply` actions ([`random_opening`]) that leave the game running.
+///
+/// # Panics
+/// When `ply` is too long for a random game to survive (see [`random_opening`]).
 pub fn sample_positions<G: Game>(start: &G, count: usize, ply: u32, seed: u64) -> Vec<G> {
-    let mut rng = Rng::new(seed);
-    let mut buf = Vec::new();
-    let mut out = Vec::new();
-    while out.len() < count {
-        let mut s = start.clone();
-        while s.outcome().is_none() && s.ply() < ply {
-            s.legal_actions(&mut buf);
-            s.apply(buf[rng.below(buf.len())]).expect("legal");
-        }
-        if s.outcome().is_none() {
-            out.push(s);
-        }
-    }
-    out
+    (0..count as u64)
+        .map(|i| {
+            let line =
+                random_opening(start, ply, Rng::derive(seed, i)).expect("a live random line");
+            let mut s = start.clone();
+            for a in line {
+                s.apply(a).expect("legal");
+            }
+            s
+        })
+        .collect()
 }
 
 /// Alpha-beta nodes per second at a fixed depth over sampled positions.
