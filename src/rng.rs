@@ -58,6 +58,56 @@ impl Rng {
         }
     }
 
+    /// A uniform float in `[0, 1)` (53 random bits).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A standard normal sample (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.unit();
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    /// A Gamma(`alpha`, 1) sample (Marsaglia–Tsang; boosted for `alpha < 1`).
+    pub fn gamma(&mut self, alpha: f64) -> f64 {
+        if alpha < 1.0 {
+            let u = 1.0 - self.unit();
+            return self.gamma(alpha + 1.0) * u.powf(1.0 / alpha);
+        }
+        let d = alpha - 1.0 / 3.0;
+        let c = 1.0 / (9.0 * d).sqrt();
+        loop {
+            let x = self.normal();
+            let v = (1.0 + c * x).powi(3);
+            if v <= 0.0 {
+                continue;
+            }
+            let u = 1.0 - self.unit();
+            if u.ln() < 0.5 * x * x + d - d * v.ln() {
+                return d * v;
+            }
+        }
+    }
+
+    /// A sample of the symmetric Dirichlet(`alpha`) distribution over `n` outcomes.
+    pub fn dirichlet(&mut self, alpha: f64, n: usize) -> Vec<f32> {
+        let g: Vec<f64> = (0..n).map(|_| self.gamma(alpha)).collect();
+        let sum: f64 = g.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        g.iter().map(|x| (x / sum) as f32).collect()
+    }
+
+    /// The generator's state, to save and resume a stream.
+    pub fn state(&self) -> [u64; 4] {
+        self.s
+    }
+
+    /// A generator resumed from [`Rng::state`].
+    pub fn from_state(s: [u64; 4]) -> Rng {
+        Rng { s }
+    }
+
     /// A uniformly chosen element, `None` for an empty slice.
     pub fn choose<T: Copy>(&mut self, items: &[T]) -> Option<T> {
         (!items.is_empty()).then(|| items[self.below(items.len())])
@@ -67,6 +117,31 @@ impl Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gamma_and_dirichlet_have_the_right_moments() {
+        let mut rng = Rng::new(5);
+        for alpha in [0.3, 1.0, 4.0] {
+            let n = 40_000;
+            let xs: Vec<f64> = (0..n).map(|_| rng.gamma(alpha)).collect();
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+            // Gamma(alpha, 1): mean = variance = alpha.
+            assert!(
+                (mean - alpha).abs() < 0.05 * alpha.max(1.0),
+                "mean {mean} for {alpha}"
+            );
+            assert!(
+                (var - alpha).abs() < 0.1 * alpha.max(1.0),
+                "var {var} for {alpha}"
+            );
+        }
+        let d = rng.dirichlet(0.3, 10);
+        assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(d.iter().all(|&p| p >= 0.0));
+        let resumed = Rng::from_state(rng.state());
+        assert_eq!(resumed, rng);
+    }
 
     #[test]
     fn the_stream_is_fixed_by_the_seed() {

@@ -92,13 +92,7 @@ impl<G: Baselines> AlphaBetaAgent<G> {
     /// The search limits for one move: the `go` command's limits replace the spec's of
     /// the same kind, and the whole-game clock caps the move at `time_left / turns_left`.
     fn search_limits(&self, state: &G, limits: &Limits, start: Instant) -> SearchLimits {
-        let mut budget = limits.movetime.or(self.ms.map(Duration::from_millis));
-        if let Some(left) = limits.time_left {
-            let plies_left = state.max_plies().saturating_sub(state.ply());
-            let turns_left = plies_left.div_ceil(state.num_players() as u32).max(1);
-            let slice = left / turns_left;
-            budget = Some(budget.map_or(slice, |b| b.min(slice)));
-        }
+        let budget = super::move_budget(state, limits, self.ms.map(Duration::from_millis));
         SearchLimits {
             depth: limits.depth.or(self.depth),
             nodes: limits.nodes.or(self.nodes),

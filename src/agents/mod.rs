@@ -6,6 +6,7 @@
 //! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
 //! - [`infexion`]: Infexion's greedy policy and alpha-beta evaluation (the seed's).
 //! - [`human`]: moves typed at a terminal.
+//! - [`mcts`]: MCTS guided by a trained network (`model:PATH`).
 //!
 //! The baselines are the fixed yardstick the trainer gates against: deterministic given
 //! a seed (time-limited search excepted, which depends on the machine's speed) and meant
@@ -14,6 +15,7 @@
 pub mod baseline;
 pub mod human;
 pub mod infexion;
+pub mod mcts;
 pub mod spec;
 
 use std::time::Duration;
@@ -36,6 +38,23 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Search depth for this move.
     pub depth: Option<u32>,
+}
+
+/// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,
+/// capped by the whole-game clock at `time_left / turns_left` (as the seed does).
+pub fn move_budget<G: Game>(
+    state: &G,
+    limits: &Limits,
+    fallback: Option<Duration>,
+) -> Option<Duration> {
+    let mut budget = limits.movetime.or(fallback);
+    if let Some(left) = limits.time_left {
+        let plies_left = state.max_plies().saturating_sub(state.ply());
+        let turns_left = plies_left.div_ceil(state.num_players() as u32).max(1);
+        let slice = left / turns_left;
+        budget = Some(budget.map_or(slice, |b| b.min(slice)));
+    }
+    budget
 }
 
 /// Picks moves. One agent plays one game at a time; `Send` so matches run in parallel.

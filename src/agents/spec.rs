@@ -7,6 +7,7 @@
 //! | `minimax[:depth=D]` | full-width minimax, depth `D` (default 2) |
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
 //! | `human` | moves typed at the terminal |
+//! | `model:PATH[,sims=N]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100) |
 //!
 //! Every search agent also splits its whole-game clock over the moves left, as the
 //! seed does with `time_remaining / turns_left`.
@@ -32,6 +33,10 @@ pub enum AgentSpec {
         nodes: Option<u64>,
     },
     Human,
+    Model {
+        path: std::path::PathBuf,
+        sims: u32,
+    },
 }
 
 /// A spec that could not be parsed; the message says what is allowed.
@@ -42,7 +47,7 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human";
+const KINDS: &str = "random, greedy, minimax[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N]";
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -56,8 +61,16 @@ impl FromStr for AgentSpec {
             Some((k, p)) => (k, p),
             None => (text.trim(), ""),
         };
+        let mut items: Vec<&str> = params.split(',').map(str::trim).collect();
+        let mut path = None;
+        if kind == "model" {
+            path = Some(items.remove(0)).filter(|p| !p.is_empty() && !p.contains('='));
+            if path.is_none() {
+                return Err(err("model needs a path: model:PATH[,sims=N]".into()));
+            }
+        }
         let mut pairs = Vec::new();
-        for item in params.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for item in items.into_iter().filter(|s| !s.is_empty()) {
             let (key, value) = item
                 .split_once('=')
                 .ok_or_else(|| err(format!("'{item}' should be KEY=VALUE")))?;
@@ -67,6 +80,7 @@ impl FromStr for AgentSpec {
             "random" | "greedy" | "human" => &[],
             "minimax" => &["depth"],
             "alphabeta" => &["depth", "ms", "nodes"],
+            "model" => &["sims"],
             _ => {
                 return Err(err(format!(
                     "unknown agent '{kind}'; expected one of: {KINDS}"
@@ -76,6 +90,7 @@ impl FromStr for AgentSpec {
         let mut depth = None;
         let mut ms = None;
         let mut nodes = None;
+        let mut sims = None;
         for (key, value) in pairs {
             if !allowed.contains(&key) {
                 let keys = if allowed.is_empty() {
@@ -90,6 +105,7 @@ impl FromStr for AgentSpec {
             let (lo, hi) = match key {
                 "depth" => (1, 64),
                 "ms" => (1, 3_600_000),
+                "sims" => (1, 1_000_000),
                 _ => (1, 1_000_000_000_000),
             };
             let n: u64 = value
@@ -100,6 +116,7 @@ impl FromStr for AgentSpec {
             match key {
                 "depth" => depth = Some(n as u32),
                 "ms" => ms = Some(n),
+                "sims" => sims = Some(n as u32),
                 _ => nodes = Some(n),
             }
         }
@@ -107,6 +124,10 @@ impl FromStr for AgentSpec {
             "random" => AgentSpec::Random,
             "greedy" => AgentSpec::Greedy,
             "human" => AgentSpec::Human,
+            "model" => AgentSpec::Model {
+                path: path.unwrap_or_default().into(),
+                sims: sims.unwrap_or(100),
+            },
             "minimax" => AgentSpec::Minimax {
                 depth: depth.unwrap_or(2),
             },
@@ -125,6 +146,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Greedy => write!(f, "greedy"),
             AgentSpec::Human => write!(f, "human"),
+            AgentSpec::Model { path, sims } => write!(f, "model:{},sims={sims}", path.display()),
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
                 let parts: Vec<String> = [
@@ -147,10 +169,11 @@ impl AgentSpec {
         matches!(self, AgentSpec::Human)
     }
 
-    /// Builds the agent; `seed` fixes every random choice it makes.
-    pub fn build<G: Baselines>(&self, seed: u64) -> Box<dyn Agent<G>> {
+    /// Builds the agent; `seed` fixes every random choice it makes. Fails when a model
+    /// file cannot be loaded.
+    pub fn build<G: Baselines>(&self, seed: u64) -> anyhow::Result<Box<dyn Agent<G>>> {
         let name = self.to_string();
-        match *self {
+        Ok(match *self {
             AgentSpec::Random => Box::new(RandomAgent::new(seed)),
             AgentSpec::Greedy => Box::new(GreedyAgent::new(seed)),
             AgentSpec::Human => Box::new(HumanAgent::stdin()),
@@ -160,7 +183,11 @@ impl AgentSpec {
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
                 Box::new(AlphaBetaAgent::new(name, true, depth, ms, nodes))
             }
-        }
+            AgentSpec::Model { ref path, sims } => {
+                let net = super::mcts::cached_net(path)?;
+                Box::new(super::mcts::MctsAgent::new(name, net, sims, seed))
+            }
+        })
     }
 }
 

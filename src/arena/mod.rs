@@ -227,6 +227,9 @@ pub fn run_match<G: Baselines>(
         config.progress,
     );
     let t0 = Instant::now();
+    // Build once up front so a model that cannot be loaded fails before any game.
+    a.build::<G>(0)?;
+    b.build::<G>(0)?;
     let records: Vec<(usize, GameRecord)> = pool.install(|| {
         (0..config.games)
             .into_par_iter()
@@ -241,7 +244,7 @@ pub fn run_match<G: Baselines>(
                             g as u64 * 8 + seat as u64,
                         ))
                     })
-                    .collect();
+                    .collect::<anyhow::Result<_>>()?;
                 let record = play_game(
                     start,
                     opening,
@@ -250,10 +253,10 @@ pub fn run_match<G: Baselines>(
                     |_, _, _| {},
                 );
                 progress.inc();
-                (seat_a, record)
+                Ok((seat_a, record))
             })
-            .collect()
-    });
+            .collect::<anyhow::Result<_>>()
+    })?;
     progress.finish();
     Ok(summarise(a, b, config, &records, t0.elapsed()))
 }

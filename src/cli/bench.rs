@@ -39,6 +39,16 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 20)]
         positions: usize,
     },
+    /// Network inference: positions per second by batch size.
+    Nn {
+        #[arg(long, default_value_t = 6)]
+        blocks: usize,
+        #[arg(long, default_value_t = 32)]
+        channels: usize,
+        /// Batch sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "1,8,32,64,128")]
+        batch: Vec<usize>,
+    },
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -59,6 +69,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             anyhow::ensure!((1..=8).contains(&depth), "--depth must be 1-8");
             anyhow::ensure!(positions >= 1, "--positions must be at least 1");
             bench::search(&start, depth, positions, args.rounds)
+        }
+        BenchKind::Nn {
+            blocks,
+            channels,
+            batch,
+        } => {
+            let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
+            bench::learning::nn(&start, &shape, &batch, args.rounds)
         }
     };
     for r in rates {

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod play;
+pub mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -18,6 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Train a network by self-play from a config (resumes an existing run).
+    Train(train::TrainArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
     Eval(eval::EvalArgs),
     /// Play one game in the terminal (a human against an agent, or two agents).
@@ -30,8 +33,9 @@ pub enum Command {
 
 /// Shown under the help of every subcommand that takes agent specs.
 pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
-alphabeta[:depth=D][,ms=M][,nodes=N] | human (play only). \
-Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2";
+alphabeta[:depth=D][,ms=M][,nodes=N] | model:PATH[,sims=N] (a checkpoint file or a run \
+directory's best) | human (play only). \
+Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:checkpoints/infexion,sims=200";
 
 /// The games this build knows. Registered here, dispatched with a `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -56,6 +60,7 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Train(args) => train::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),

@@ -40,7 +40,7 @@ fn play<G: Baselines>(start: &G, args: &PlayArgs) -> anyhow::Result<()> {
     let specs = [&args.a, &args.b];
     let mut agents: Vec<_> = (0..start.num_players())
         .map(|seat| specs[seat % 2].build::<G>(args.seed.wrapping_add(seat as u64)))
-        .collect();
+        .collect::<anyhow::Result<_>>()?;
     let opening = random_opening(start, args.opening_plies, args.seed)?;
     let record = play_game(
         start,

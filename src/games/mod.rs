@@ -167,6 +167,26 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// to move, into `out` (length `encoding_shape().len()`).
     fn encode(&self, out: &mut [f32]);
 
+    /// The network's policy head layout: `policy_planes()` planes over the encoding's
+    /// board. Action `a`'s logit sits at flat index `policy_index(a)` of
+    /// `[plane, row, column]`; every action has its own index.
+    fn policy_planes(&self) -> usize;
+
+    /// See [`Game::policy_planes`].
+    fn policy_index(&self, action: Action) -> usize;
+
+    /// Whether the board wraps around (a torus); the network then pads circularly.
+    fn wraps(&self) -> bool {
+        false
+    }
+
+    /// Training augments with symmetries `0..augmentation_symmetries()`; a game whose
+    /// network is equivariant to some symmetries by construction (translations on a
+    /// torus) lists the others first and counts only those.
+    fn augmentation_symmetries(&self) -> usize {
+        self.num_symmetries()
+    }
+
     /// The number of symmetries, identity (index 0) included.
     fn num_symmetries(&self) -> usize;
 

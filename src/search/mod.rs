@@ -2,8 +2,10 @@
 //!
 //! - [`alphabeta`]: minimax and alpha-beta (paranoid for more than two players) with
 //!   iterative deepening, node and time limits, over a [`Heuristic`].
+//! - [`mcts`]: PUCT Monte Carlo tree search for N players, batched across trees.
 
 pub mod alphabeta;
+pub mod mcts;
 
 use crate::games::{Action, Game};
 

@@ -78,6 +78,28 @@ impl Game for Board {
         encode::encode(self, out)
     }
 
+    /// Plane 0: SPAWN on the cell; plane `1 + d`: SPREAD from the cell in direction `d`.
+    fn policy_planes(&self) -> usize {
+        7
+    }
+
+    fn policy_index(&self, action: Action) -> usize {
+        match Move::from_index(action) {
+            Some(Move::Spawn { cell }) => cell,
+            Some(Move::Spread { cell, dir }) => (1 + dir) * CELLS + cell,
+            None => panic!("policy_index: action {action} out of range"),
+        }
+    }
+
+    fn wraps(&self) -> bool {
+        true
+    }
+
+    /// The 12 point symmetries; translations need no augmentation (circular padding).
+    fn augmentation_symmetries(&self) -> usize {
+        geometry::POINT_SYMMETRIES
+    }
+
     fn num_symmetries(&self) -> usize {
         NUM_SYMMETRIES
     }

@@ -1,0 +1,128 @@
+//! `model:PATH[,sims=N]`: MCTS guided by a trained network.
+//!
+//! `PATH` is a checkpoint file or a run directory (its `best.ckpt`). Each move runs `N`
+//! simulations (fewer if a time limit from `go movetime`, `go wtime/btime` or the match
+//! clock runs out first), collecting 8 leaves per network batch with virtual loss, with
+//! no noise and no sampling: the most visited move is played. The tree is kept between
+//! moves when the new position lies below it.
+//!
+//! Loaded networks are cached by path and modification time, so a match that builds an
+//! agent per game reads each file once.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Instant, SystemTime};
+
+use super::{Agent, Limits, move_budget};
+use crate::games::{Action, Game};
+use crate::nn::checkpoint::load_net;
+use crate::nn::{Net, NetEvaluator};
+use crate::rng::Rng;
+use crate::search::mcts::{MctsParams, Tree, search_batched};
+
+/// Leaves evaluated together per batch within one search.
+const LEAVES_PER_BATCH: u32 = 8;
+
+type NetCache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Net)>>;
+
+/// The network at `path`, read once per modification.
+pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
+    static CACHE: OnceLock<NetCache> = OnceLock::new();
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some((m, net)) = cache.lock().expect("net cache").get(path)
+        && *m == modified
+    {
+        return Ok(net.clone());
+    }
+    let net = load_net(path)?;
+    cache
+        .lock()
+        .expect("net cache")
+        .insert(path.to_path_buf(), (modified, net.clone()));
+    Ok(net)
+}
+
+pub struct MctsAgent<G: Game> {
+    name: String,
+    eval: NetEvaluator,
+    sims: u32,
+    params: MctsParams,
+    tree: Option<Tree<G>>,
+    rng: Rng,
+    last: Option<String>,
+}
+
+impl<G: Game> MctsAgent<G> {
+    pub fn new(name: String, net: Net, sims: u32, seed: u64) -> MctsAgent<G> {
+        MctsAgent {
+            name,
+            eval: NetEvaluator::new(net, 100_000),
+            sims,
+            params: MctsParams {
+                leaves_per_tree: LEAVES_PER_BATCH,
+                ..MctsParams::default()
+            },
+            tree: None,
+            rng: Rng::new(seed),
+            last: None,
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for MctsAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
+        let start = Instant::now();
+        let shape = &self.eval.net().shape;
+        anyhow::ensure!(
+            shape.game == state.name() && shape.input_len() == state.encoding_shape().len(),
+            "{}: a network for '{}' cannot play '{}'",
+            self.name,
+            shape.game,
+            state.name()
+        );
+        anyhow::ensure!(state.outcome().is_none(), "no legal move: the game is over");
+        let tree = self.tree.get_or_insert_with(|| Tree::new(state.clone()));
+        tree.reroot(state);
+        let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
+        let sims = limits
+            .nodes
+            .map_or(self.sims, |n| n.clamp(1, u32::MAX as u64) as u32);
+        let target = tree.root_visits().saturating_add(sims);
+        search_batched(
+            &mut [tree],
+            target,
+            &self.params,
+            &mut self.eval,
+            |_, _| {},
+            || deadline.is_some_and(|d| Instant::now() >= d),
+        );
+        let action = tree
+            .choose(false, &mut self.rng)
+            .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?;
+        let mut best = tree.root_children();
+        best.sort_by(|a, b| b.1.cmp(&a.1));
+        let me = state.to_move();
+        self.last = Some(format!(
+            "sims {} value {:+.3} time {} ms pv {}",
+            tree.root_visits(),
+            tree.root_values()[me],
+            start.elapsed().as_millis(),
+            best.iter()
+                .take(3)
+                .map(|(a, n, _)| format!("{}:{n}", state.action_to_string(*a)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+        Ok(action)
+    }
+
+    fn last_info(&self) -> Option<String> {
+        self.last.clone()
+    }
+}

@@ -1,0 +1,388 @@
+//! The training configuration: TOML, typed and validated.
+//!
+//! Every section and field is documented in `configs/infexion.toml`. Unknown fields are
+//! refused by serde (the message names the field and lists the known ones); numbers out
+//! of range are refused by [`Config::validate`] with the field, the value and the range.
+//! A missing field takes the default shown in [`Config::default`].
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::agents::AgentSpec;
+use crate::search::mcts::MctsParams;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub run: RunConfig,
+    pub network: NetworkConfig,
+    pub mcts: MctsConfig,
+    pub selfplay: SelfPlayConfig,
+    pub replay: ReplayConfig,
+    pub train: TrainConfig,
+    pub gating: GatingConfig,
+    pub baseline: BaselineConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    pub name: String,
+    pub game: String,
+    pub seed: u64,
+    /// Stop after this many iterations in all (resumes count the earlier ones).
+    pub iterations: u32,
+    /// Stop starting new iterations after this many minutes of this process (0: none).
+    pub max_minutes: f64,
+    /// Numbered checkpoints kept (older ones are deleted; `best` always stays).
+    pub keep_checkpoints: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    pub blocks: usize,
+    pub channels: usize,
+    pub value_hidden: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MctsConfig {
+    pub simulations: u32,
+    pub c_puct: f32,
+    pub fpu_reduction: f32,
+    pub dirichlet_alpha: f32,
+    pub dirichlet_fraction: f32,
+    /// Moves sampled in proportion to visits for this many plies, then the best.
+    pub temperature_plies: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    pub games_per_iteration: u32,
+    pub workers: usize,
+    pub concurrent_games: usize,
+    pub cache_size: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplayConfig {
+    /// Positions kept (the most recent).
+    pub window: usize,
+    /// No training before the buffer holds this many positions.
+    pub min_positions: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    pub batch_size: usize,
+    /// Samples trained per new self-play position; sets the steps per iteration.
+    pub replay_ratio: f64,
+    pub max_steps_per_iteration: u32,
+    /// "adam" or "sgd".
+    pub optimizer: String,
+    pub learning_rate: f64,
+    /// Cosine decay from `learning_rate` to `lr_min` over `lr_decay_steps` (0: constant).
+    pub lr_min: f64,
+    pub lr_decay_steps: u64,
+    pub momentum: f64,
+    pub weight_decay: f64,
+    pub value_weight: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatingConfig {
+    /// Candidate-vs-best games per iteration (0: always promote).
+    pub games: u32,
+    pub threshold: f64,
+    pub simulations: u32,
+    pub opening_plies: u32,
+    /// Stop gating early with a sequential probability ratio test.
+    pub sprt: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BaselineConfig {
+    /// Measure the best against the baselines every this many iterations (0: never).
+    pub every: u32,
+    pub spec: String,
+    pub games: u32,
+    pub simulations: u32,
+    pub opening_plies: u32,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            name: "infexion".into(),
+            game: "infexion".into(),
+            seed: 1,
+            iterations: 100,
+            max_minutes: 0.0,
+            keep_checkpoints: 3,
+        }
+    }
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            blocks: 4,
+            channels: 32,
+            value_hidden: 64,
+        }
+    }
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            simulations: 100,
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+            temperature_plies: 16,
+        }
+    }
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_iteration: 32,
+            workers: 2,
+            concurrent_games: 16,
+            cache_size: 200_000,
+        }
+    }
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            window: 100_000,
+            min_positions: 1_000,
+        }
+    }
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 128,
+            replay_ratio: 2.0,
+            max_steps_per_iteration: 1_000,
+            optimizer: "adam".into(),
+            learning_rate: 1e-3,
+            lr_min: 1e-4,
+            lr_decay_steps: 0,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+            value_weight: 1.0,
+        }
+    }
+}
+
+impl Default for GatingConfig {
+    fn default() -> Self {
+        GatingConfig {
+            games: 20,
+            threshold: 0.55,
+            simulations: 50,
+            opening_plies: 4,
+            sprt: false,
+        }
+    }
+}
+
+impl Default for BaselineConfig {
+    fn default() -> Self {
+        BaselineConfig {
+            every: 2,
+            spec: "alphabeta:depth=2".into(),
+            games: 20,
+            simulations: 100,
+            opening_plies: 4,
+        }
+    }
+}
+
+fn range<T: PartialOrd + std::fmt::Display>(field: &str, v: T, lo: T, hi: T) -> anyhow::Result<()> {
+    if v < lo || v > hi || v != v {
+        bail!("{field} = {v} is out of range: allowed {lo} ..= {hi}");
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Parses and validates TOML text; `source` names it in errors.
+    pub fn parse(text: &str, source: &str) -> anyhow::Result<Config> {
+        let config: Config = toml::from_str(text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+        config
+            .validate()
+            .with_context(|| format!("{source}: invalid configuration"))?;
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading config {}", path.display()))?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config serialises")
+    }
+
+    /// Checks every numeric range and every enumerated value.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let r = &self.run;
+        if r.name.is_empty()
+            || !r
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || r.name.starts_with('.')
+        {
+            bail!(
+                "run.name = {:?}: use letters, digits, '-', '_' or '.' (it names the run directory)",
+                r.name
+            );
+        }
+        if r.game != "infexion" {
+            bail!("run.game = {:?}: allowed games are: infexion", r.game);
+        }
+        range("run.iterations", r.iterations, 1, 1_000_000)?;
+        range("run.max_minutes", r.max_minutes, 0.0, 1e6)?;
+        range("run.keep_checkpoints", r.keep_checkpoints, 1, 1000)?;
+        let n = &self.network;
+        range("network.blocks", n.blocks, 0, 40)?;
+        range("network.channels", n.channels, 4, 512)?;
+        range("network.value_hidden", n.value_hidden, 4, 1024)?;
+        let m = &self.mcts;
+        range("mcts.simulations", m.simulations, 1, 100_000)?;
+        range("mcts.c_puct", m.c_puct, 0.0, 100.0)?;
+        range("mcts.fpu_reduction", m.fpu_reduction, 0.0, 2.0)?;
+        range("mcts.dirichlet_alpha", m.dirichlet_alpha, 0.001, 100.0)?;
+        range("mcts.dirichlet_fraction", m.dirichlet_fraction, 0.0, 1.0)?;
+        range("mcts.temperature_plies", m.temperature_plies, 0, 10_000)?;
+        let s = &self.selfplay;
+        range(
+            "selfplay.games_per_iteration",
+            s.games_per_iteration,
+            1,
+            1_000_000,
+        )?;
+        range("selfplay.workers", s.workers, 1, 256)?;
+        range("selfplay.concurrent_games", s.concurrent_games, 1, 4096)?;
+        range("selfplay.cache_size", s.cache_size, 0, 100_000_000)?;
+        let b = &self.replay;
+        range("replay.window", b.window, 1, 100_000_000)?;
+        range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;
+        let t = &self.train;
+        range("train.batch_size", t.batch_size, 1, 65_536)?;
+        range("train.replay_ratio", t.replay_ratio, 0.0, 1000.0)?;
+        range(
+            "train.max_steps_per_iteration",
+            t.max_steps_per_iteration,
+            0,
+            10_000_000,
+        )?;
+        if !["adam", "sgd"].contains(&t.optimizer.as_str()) {
+            bail!(
+                "train.optimizer = {:?}: allowed \"adam\" or \"sgd\"",
+                t.optimizer
+            );
+        }
+        range("train.learning_rate", t.learning_rate, 1e-7, 10.0)?;
+        range("train.lr_min", t.lr_min, 0.0, t.learning_rate)?;
+        range("train.lr_decay_steps", t.lr_decay_steps, 0, u64::MAX / 2)?;
+        range("train.momentum", t.momentum, 0.0, 0.999)?;
+        range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
+        range("train.value_weight", t.value_weight, 0.0, 100.0)?;
+        let g = &self.gating;
+        range("gating.games", g.games, 0, 100_000)?;
+        if g.games % 2 != 0 {
+            bail!(
+                "gating.games = {}: must be even (each opening is played with both colours)",
+                g.games
+            );
+        }
+        range("gating.threshold", g.threshold, 0.0, 1.0)?;
+        range("gating.simulations", g.simulations, 1, 100_000)?;
+        range("gating.opening_plies", g.opening_plies, 0, 40)?;
+        let bl = &self.baseline;
+        range("baseline.every", bl.every, 0, 1_000_000)?;
+        bl.spec
+            .parse::<AgentSpec>()
+            .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
+        range("baseline.games", bl.games, 0, 100_000)?;
+        if bl.games % 2 != 0 {
+            bail!("baseline.games = {}: must be even", bl.games);
+        }
+        range("baseline.simulations", bl.simulations, 1, 100_000)?;
+        range("baseline.opening_plies", bl.opening_plies, 0, 40)?;
+        Ok(())
+    }
+
+    /// The fields a resumed run may not change, as `(field, old, new)` for the first
+    /// difference with `other`.
+    pub fn incompatible_change(&self, other: &Config) -> Option<(String, String, String)> {
+        let pairs = [
+            ("run.game", self.run.game.clone(), other.run.game.clone()),
+            ("run.name", self.run.name.clone(), other.run.name.clone()),
+            (
+                "network.blocks",
+                self.network.blocks.to_string(),
+                other.network.blocks.to_string(),
+            ),
+            (
+                "network.channels",
+                self.network.channels.to_string(),
+                other.network.channels.to_string(),
+            ),
+            (
+                "network.value_hidden",
+                self.network.value_hidden.to_string(),
+                other.network.value_hidden.to_string(),
+            ),
+            (
+                "train.optimizer",
+                self.train.optimizer.clone(),
+                other.train.optimizer.clone(),
+            ),
+        ];
+        pairs
+            .into_iter()
+            .find(|(_, a, b)| a != b)
+            .map(|(f, a, b)| (f.to_string(), a, b))
+    }
+
+    pub fn mcts_params(&self, noise: bool) -> MctsParams {
+        MctsParams {
+            c_puct: self.mcts.c_puct,
+            fpu_reduction: self.mcts.fpu_reduction,
+            dirichlet_alpha: self.mcts.dirichlet_alpha,
+            dirichlet_fraction: if noise {
+                self.mcts.dirichlet_fraction
+            } else {
+                0.0
+            },
+            leaves_per_tree: 1,
+        }
+    }
+
+    /// A short digest of the whole config (CRC-32 of its TOML), for provenance.
+    pub fn digest(&self) -> String {
+        format!("{:08x}", crc32fast::hash(self.to_toml().as_bytes()))
+    }
+}

@@ -1,0 +1,107 @@
+//! Checkpoint files: the network, the optimizer state and the training state in one
+//! atomic, versioned, checksummed file (see [`crate::storage`]).
+//!
+//! The weights and the optimizer state are burn's burnpack bytes; around them a bincode
+//! record holds the network shape (so a checkpoint is self-describing: `model:PATH`
+//! needs nothing else) and the counters and random state a resumed run continues from.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device};
+
+use super::{Net, NetShape, PolicyValueNet};
+use crate::storage;
+
+pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
+pub const VERSION: u32 = 1;
+
+/// Where a training run stands; saved in every checkpoint.
+#[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
+pub struct TrainState {
+    /// Iterations completed.
+    pub iteration: u32,
+    pub games: u64,
+    pub positions: u64,
+    pub steps: u64,
+    /// The run's random generator state.
+    pub rng: [u64; 4],
+    /// The iteration whose network is `best` (0: the initial network).
+    pub best_iteration: u32,
+    /// Training wall time so far, over all sessions.
+    pub wall_seconds: f64,
+    pub config_digest: String,
+}
+
+#[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
+pub struct Checkpoint {
+    pub shape: NetShape,
+    pub state: TrainState,
+    /// Burnpack bytes of the network's parameters.
+    pub model: Vec<u8>,
+    /// Burnpack bytes of the optimizer state (empty in a network-only checkpoint).
+    pub optimizer: Vec<u8>,
+}
+
+/// The network's parameters as burnpack bytes.
+pub fn model_bytes(model: &PolicyValueNet) -> anyhow::Result<Vec<u8>> {
+    let bytes = model
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| anyhow::anyhow!("serialising the network: {e}"))?;
+    Ok(bytes.to_vec())
+}
+
+/// A network of `shape` with the parameters from `bytes`, on `device`.
+pub fn model_from_bytes(
+    shape: &NetShape,
+    bytes: &[u8],
+    device: &Device,
+) -> anyhow::Result<PolicyValueNet> {
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
+        .map_err(|e| anyhow::anyhow!("network parameters: {e}"))?;
+    PolicyValueNet::new(shape, device)
+        .try_load_record(record)
+        .map_err(|e| anyhow::anyhow!("network parameters do not fit the shape: {e}"))
+}
+
+impl Checkpoint {
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        storage::save(path, MAGIC, VERSION, self)
+            .with_context(|| format!("saving checkpoint {}", path.display()))
+    }
+
+    /// Reads and checks a checkpoint: header, checksum, shape and parameters.
+    pub fn load(path: &Path) -> anyhow::Result<Checkpoint> {
+        let ckpt: Checkpoint = storage::load(path, MAGIC, VERSION)?;
+        if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {
+            bail!("{}: the network shape is empty", path.display());
+        }
+        Ok(ckpt)
+    }
+
+    /// The network ready for inference.
+    pub fn net(&self) -> anyhow::Result<Net> {
+        let model = model_from_bytes(&self.shape, &self.model, &super::device())?;
+        Ok(Net::new(self.shape.clone(), &model))
+    }
+}
+
+/// Loads the network of a checkpoint file for inference. A directory is taken to be a
+/// run directory and its `best` checkpoint is used.
+pub fn load_net(path: &Path) -> anyhow::Result<Net> {
+    let file = if path.is_dir() {
+        path.join(BEST)
+    } else {
+        path.to_path_buf()
+    };
+    Checkpoint::load(&file)?
+        .net()
+        .with_context(|| format!("loading {}", file.display()))
+}
+
+/// The file name of a run's best network.
+pub const BEST: &str = "best.ckpt";

@@ -1,0 +1,193 @@
+//! The residual policy-value network (burn).
+//!
+//! Input: the game's planes `[batch, planes, height, width]`. A 3×3 convolution stem and
+//! `blocks` residual blocks of `channels` channels (conv–BN–ReLU–conv–BN, skip, ReLU).
+//! On a wrapping board (the Infexion torus) every 3×3 convolution pads circularly, so
+//! the network is translation-equivariant by construction; otherwise it pads with zeros.
+//!
+//! - Policy head: a 1×1 convolution to `policy_planes` logits per cell, flattened and
+//!   reordered into action order with the game's `policy_index` (so logit `a` belongs to
+//!   action `a`).
+//! - Value head: a 1×1 convolution to `value_channels`, global average pooling, a hidden
+//!   layer and one `tanh` output per player, **relative to the player to move** (output
+//!   0 is the mover, 1 the next player, …). Two-player games are the special case.
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::{relu, tanh};
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+
+use crate::games::Game;
+
+/// Everything that fixes the network's shape; saved with every checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, bincode::Encode, bincode::Decode)]
+pub struct NetShape {
+    pub game: String,
+    pub in_planes: usize,
+    pub height: usize,
+    pub width: usize,
+    pub wraps: bool,
+    pub policy_planes: usize,
+    /// `action_order[a]` = flat policy-head index of action `a`.
+    pub action_order: Vec<usize>,
+    pub num_players: usize,
+    pub blocks: usize,
+    pub channels: usize,
+    pub value_channels: usize,
+    pub value_hidden: usize,
+}
+
+impl NetShape {
+    /// The shape for game `G` with the given trunk and value-head sizes.
+    pub fn for_game<G: Game>(
+        start: &G,
+        blocks: usize,
+        channels: usize,
+        value_hidden: usize,
+    ) -> NetShape {
+        let enc = start.encoding_shape();
+        NetShape {
+            game: start.name().to_string(),
+            in_planes: enc.planes,
+            height: enc.height,
+            width: enc.width,
+            wraps: start.wraps(),
+            policy_planes: start.policy_planes(),
+            action_order: (0..start.action_space())
+                .map(|a| start.policy_index(a as u16))
+                .collect(),
+            num_players: start.num_players(),
+            blocks,
+            channels,
+            value_channels: 4,
+            value_hidden,
+        }
+    }
+
+    pub fn actions(&self) -> usize {
+        self.action_order.len()
+    }
+
+    pub fn input_len(&self) -> usize {
+        self.in_planes * self.height * self.width
+    }
+}
+
+/// A 3×3 convolution with batch norm, padded circularly or with zeros.
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+    #[module(skip)]
+    wraps: bool,
+}
+
+impl ConvBn {
+    fn new(cin: usize, cout: usize, wraps: bool, device: &Device) -> ConvBn {
+        let padding = if wraps {
+            PaddingConfig2d::Valid
+        } else {
+            PaddingConfig2d::Explicit(1, 1, 1, 1)
+        };
+        ConvBn {
+            conv: Conv2dConfig::new([cin, cout], [3, 3])
+                .with_padding(padding)
+                .with_bias(false)
+                .init(device),
+            bn: BatchNormConfig::new(cout).init(device),
+            wraps,
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let x = if self.wraps { pad_circular(x) } else { x };
+        self.bn.forward(self.conv.forward(x))
+    }
+}
+
+/// Pads height and width by one cell on each side with the opposite edge (a torus).
+pub fn pad_circular(x: Tensor<4>) -> Tensor<4> {
+    let [_, _, h, w] = x.dims();
+    let x = Tensor::cat(
+        vec![x.clone().narrow(2, h - 1, 1), x.clone(), x.narrow(2, 0, 1)],
+        2,
+    );
+    Tensor::cat(
+        vec![x.clone().narrow(3, w - 1, 1), x.clone(), x.narrow(3, 0, 1)],
+        3,
+    )
+}
+
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+impl ResBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.a.forward(x.clone()));
+        relu(self.b.forward(y) + x)
+    }
+}
+
+/// The policy-value network. Build with [`PolicyValueNet::new`].
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    stem: ConvBn,
+    blocks: Vec<ResBlock>,
+    policy: Conv2d,
+    value_conv: Conv2d,
+    value_bn: BatchNorm,
+    value_hidden: Linear,
+    value_out: Linear,
+    #[module(skip)]
+    action_order: Vec<i64>,
+}
+
+impl PolicyValueNet {
+    /// A freshly initialised network (burn's default initialisers, seeded by the device).
+    pub fn new(shape: &NetShape, device: &Device) -> PolicyValueNet {
+        let c = shape.channels;
+        PolicyValueNet {
+            stem: ConvBn::new(shape.in_planes, c, shape.wraps, device),
+            blocks: (0..shape.blocks)
+                .map(|_| ResBlock {
+                    a: ConvBn::new(c, c, shape.wraps, device),
+                    b: ConvBn::new(c, c, shape.wraps, device),
+                })
+                .collect(),
+            policy: Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device),
+            value_conv: Conv2dConfig::new([c, shape.value_channels], [1, 1])
+                .with_bias(false)
+                .init(device),
+            value_bn: BatchNormConfig::new(shape.value_channels).init(device),
+            value_hidden: LinearConfig::new(shape.value_channels, shape.value_hidden).init(device),
+            value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
+            action_order: shape.action_order.iter().map(|&i| i as i64).collect(),
+        }
+    }
+
+    /// `x`: `[batch, planes, height, width]` → (policy logits `[batch, actions]` in action
+    /// order, values `[batch, players]` in `(-1, 1)` relative to the mover).
+    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let mut h = relu(self.stem.forward(x));
+        for block in &self.blocks {
+            h = block.forward(h);
+        }
+        let [b, _, height, width] = h.dims();
+        let p = self.policy.forward(h.clone());
+        let planes = p.dims()[1];
+        let order = Tensor::<1, Int>::from_data(
+            TensorData::new(self.action_order.clone(), [self.action_order.len()]),
+            &p.device(),
+        );
+        let logits = p.reshape([b, planes * height * width]).select(1, order);
+        let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
+        let v = v.mean_dims(&[2, 3]).flatten::<2>(1, 3);
+        let v = relu(self.value_hidden.forward(v));
+        (logits, tanh(self.value_out.forward(v)))
+    }
+}

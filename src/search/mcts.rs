@@ -1,0 +1,450 @@
+//! Monte Carlo tree search with PUCT, for any number of players.
+//!
+//! - **Values**: every node keeps the sum of backed-up outcome vectors (one value per
+//!   player, in `[-1, 1]`). A parent picks among its children by the value *for the
+//!   player to move at the parent*, i.e. the player who moves into the child. There is
+//!   no two-player negation trick: three-player games back up the same way (max^n).
+//! - **Selection**: `Q + c_puct · P · √N_parent / (1 + N)`. Unvisited children get the
+//!   first-play urgency `Q_parent − fpu_reduction`.
+//! - **Noise**: Dirichlet(`alpha`) mixed into the root priors with weight `fraction`,
+//!   once per search (on [`Tree::add_noise`]), at the root only.
+//! - **Batching**: [`Tree::select_leaf`] hands out a leaf to evaluate and marks its path
+//!   with a virtual loss, so several leaves of one tree (and leaves of many trees) can
+//!   be evaluated as one network batch; [`Tree::expand`] puts the evaluation in and
+//!   backs it up. Terminal leaves are scored by the true outcome straight away.
+//! - **Tree reuse**: [`Tree::advance`] keeps the subtree under the move played.
+//!
+//! [`search_batched`] drives many trees to a simulation count with one evaluator.
+
+use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::rng::Rng;
+
+/// The network's (or any evaluator's) judgement of a position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Prior probabilities of the legal actions, in the order given.
+    pub priors: Vec<f32>,
+    /// Expected outcome for each player (absolute seats).
+    pub values: [f32; MAX_PLAYERS],
+}
+
+/// Evaluates positions in batches. `batch[i]` is a position and its legal actions.
+pub trait Evaluator<G: Game> {
+    fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<Evaluation>;
+}
+
+/// Uniform priors and a draw value everywhere: MCTS with it is pure tree search.
+pub struct UniformEvaluator;
+
+impl<G: Game> Evaluator<G> for UniformEvaluator {
+    fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<Evaluation> {
+        batch
+            .iter()
+            .map(|(_, legal)| Evaluation {
+                priors: vec![1.0 / legal.len().max(1) as f32; legal.len()],
+                values: [0.0; MAX_PLAYERS],
+            })
+            .collect()
+    }
+}
+
+/// Search parameters.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MctsParams {
+    pub c_puct: f32,
+    pub fpu_reduction: f32,
+    pub dirichlet_alpha: f32,
+    /// Weight of the noise in the root priors; 0 turns noise off.
+    pub dirichlet_fraction: f32,
+    /// Leaves collected per tree per batch (with virtual loss).
+    pub leaves_per_tree: u32,
+}
+
+impl Default for MctsParams {
+    fn default() -> Self {
+        MctsParams {
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.0,
+            leaves_per_tree: 1,
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+struct Node {
+    action: Action,
+    prior: f32,
+    visits: u32,
+    /// Leaves below this node being evaluated (virtual loss).
+    pending: u32,
+    value_sum: [f32; MAX_PLAYERS],
+    first_child: u32,
+    num_children: u16,
+    expanded: bool,
+}
+
+impl Node {
+    fn new(action: Action, prior: f32) -> Node {
+        Node {
+            action,
+            prior,
+            visits: 0,
+            pending: 0,
+            value_sum: [0.0; MAX_PLAYERS],
+            first_child: NONE,
+            num_children: 0,
+            expanded: false,
+        }
+    }
+}
+
+/// A leaf handed out by [`Tree::select_leaf`] for evaluation.
+#[derive(Debug, Clone)]
+pub struct Leaf<G> {
+    pub state: G,
+    pub legal: Vec<Action>,
+    path: Vec<u32>,
+}
+
+/// One search tree, rooted at a position.
+#[derive(Debug, Clone)]
+pub struct Tree<G: Game> {
+    root: G,
+    nodes: Vec<Node>,
+    noised: bool,
+    scratch: Vec<Action>,
+}
+
+impl<G: Game> Tree<G> {
+    pub fn new(root: G) -> Tree<G> {
+        Tree {
+            root,
+            nodes: vec![Node::new(0, 1.0)],
+            noised: false,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn root(&self) -> &G {
+        &self.root
+    }
+
+    /// Completed simulations through the root (reused ones included).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].visits
+    }
+
+    /// Nodes in the tree.
+    pub fn size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The root's mean value for each player (zeros before the first simulation).
+    pub fn root_values(&self) -> [f32; MAX_PLAYERS] {
+        mean(&self.nodes[0])
+    }
+
+    fn children(&self, node: u32) -> std::ops::Range<usize> {
+        let n = &self.nodes[node as usize];
+        if n.first_child == NONE {
+            return 0..0;
+        }
+        n.first_child as usize..n.first_child as usize + n.num_children as usize
+    }
+
+    /// `(action, visits, mean value for the player to move)` of each root child.
+    pub fn root_children(&self) -> Vec<(Action, u32, f32)> {
+        let me = self.root.to_move();
+        self.children(0)
+            .map(|i| {
+                let n = &self.nodes[i];
+                (n.action, n.visits, mean(n)[me])
+            })
+            .collect()
+    }
+
+    /// Mixes Dirichlet noise into the root priors, once per search; a no-op until the
+    /// root is expanded or when it was already noised.
+    pub fn add_noise(&mut self, rng: &mut Rng, alpha: f32, fraction: f32) {
+        let range = self.children(0);
+        if self.noised || fraction <= 0.0 || range.is_empty() {
+            return;
+        }
+        let noise = rng.dirichlet(alpha as f64, range.len());
+        for (i, eta) in range.zip(noise) {
+            let p = &mut self.nodes[i].prior;
+            *p = (1.0 - fraction) * *p + fraction * eta;
+        }
+        self.noised = true;
+    }
+
+    /// Walks down by PUCT to a leaf. Returns `None` when the leaf was terminal (its
+    /// outcome is already backed up); otherwise the leaf to evaluate, its path marked
+    /// with a virtual loss until [`Tree::expand`].
+    pub fn select_leaf(&mut self, params: &MctsParams) -> Option<Leaf<G>> {
+        let mut state = self.root.clone();
+        let mut path = vec![0u32];
+        let mut node = 0u32;
+        loop {
+            if let Some(outcome) = state.outcome() {
+                self.backup(&path, &outcome.0, false);
+                return None;
+            }
+            if !self.nodes[node as usize].expanded {
+                break;
+            }
+            let child = self.pick_child(node, state.to_move(), params);
+            state
+                .apply(self.nodes[child as usize].action)
+                .expect("tree actions are legal");
+            path.push(child);
+            node = child;
+        }
+        for &i in &path {
+            self.nodes[i as usize].pending += 1;
+        }
+        state.legal_actions(&mut self.scratch);
+        Some(Leaf {
+            legal: self.scratch.clone(),
+            state,
+            path,
+        })
+    }
+
+    fn pick_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
+        let parent = &self.nodes[node as usize];
+        let parent_n = (parent.visits + parent.pending) as f32;
+        let parent_q = if parent.visits > 0 {
+            parent.value_sum[me] / parent.visits as f32
+        } else {
+            0.0
+        };
+        let fpu = parent_q - params.fpu_reduction;
+        let scale = params.c_puct * parent_n.max(1.0).sqrt();
+        let mut best = (f32::NEG_INFINITY, NONE);
+        for i in self.children(node) {
+            let c = &self.nodes[i];
+            let n = c.visits + c.pending;
+            // A pending visit counts as a loss for the mover (virtual loss).
+            let q = if n == 0 {
+                fpu
+            } else {
+                (c.value_sum[me] - c.pending as f32) / n as f32
+            };
+            let u = q + scale * c.prior / (1.0 + n as f32);
+            if u > best.0 {
+                best = (u, i as u32);
+            }
+        }
+        best.1
+    }
+
+    /// Puts the evaluation of `leaf` in (children with their priors) and backs up its
+    /// values. A leaf expanded meanwhile (selected twice in one batch) is only backed up.
+    pub fn expand(&mut self, leaf: Leaf<G>, eval: &Evaluation) {
+        let node = *leaf.path.last().expect("a path has the root");
+        if !self.nodes[node as usize].expanded {
+            let first = self.nodes.len() as u32;
+            self.nodes.extend(
+                leaf.legal
+                    .iter()
+                    .zip(&eval.priors)
+                    .map(|(&a, &p)| Node::new(a, p)),
+            );
+            let n = &mut self.nodes[node as usize];
+            n.first_child = first;
+            n.num_children = leaf.legal.len() as u16;
+            n.expanded = true;
+        }
+        self.backup(&leaf.path, &eval.values, true);
+    }
+
+    fn backup(&mut self, path: &[u32], values: &[f32; MAX_PLAYERS], pending: bool) {
+        for &i in path {
+            let n = &mut self.nodes[i as usize];
+            n.visits += 1;
+            if pending {
+                n.pending -= 1;
+            }
+            for (sum, v) in n.value_sum.iter_mut().zip(values) {
+                *sum += v;
+            }
+        }
+    }
+
+    /// The root's visit distribution as `(action, probability)` pairs.
+    pub fn policy(&self) -> Vec<(Action, f32)> {
+        let total: u32 = self.children(0).map(|i| self.nodes[i].visits).sum();
+        self.children(0)
+            .map(|i| {
+                let n = &self.nodes[i];
+                (n.action, n.visits as f32 / total.max(1) as f32)
+            })
+            .collect()
+    }
+
+    /// The move to play: sampled in proportion to visits when `sample`, else the most
+    /// visited (ties to the higher prior). `None` before the root is expanded.
+    pub fn choose(&self, sample: bool, rng: &mut Rng) -> Option<Action> {
+        let children: Vec<&Node> = self.children(0).map(|i| &self.nodes[i]).collect();
+        let total: u64 = children.iter().map(|n| n.visits as u64).sum();
+        if sample && total > 0 {
+            let mut pick = (rng.unit() * total as f64) as u64;
+            for n in &children {
+                if pick < n.visits as u64 {
+                    return Some(n.action);
+                }
+                pick -= n.visits as u64;
+            }
+        }
+        children
+            .iter()
+            .max_by(|a, b| {
+                (a.visits, a.prior)
+                    .partial_cmp(&(b.visits, b.prior))
+                    .expect("finite priors")
+            })
+            .map(|n| n.action)
+    }
+
+    /// Re-roots the tree at the position after `action`, keeping that subtree.
+    pub fn advance(&mut self, action: Action) {
+        let mut next = self.root.clone();
+        next.apply(action).expect("advance: a legal action");
+        let child = self.children(0).find(|&i| self.nodes[i].action == action);
+        let mut tree = Tree::new(next);
+        if let Some(child) = child {
+            tree.nodes[0] = self.nodes[child].clone();
+            tree.nodes[0].first_child = NONE;
+            // Copy the subtree breadth-first, children kept contiguous.
+            let mut queue = vec![(child as u32, 0u32)];
+            while let Some((old, new)) = queue.pop() {
+                let range = self.children(old);
+                if range.is_empty() {
+                    continue;
+                }
+                let first = tree.nodes.len() as u32;
+                tree.nodes[new as usize].first_child = first;
+                for (k, i) in range.enumerate() {
+                    let mut n = self.nodes[i].clone();
+                    n.first_child = NONE;
+                    tree.nodes.push(n);
+                    queue.push((i as u32, first + k as u32));
+                }
+            }
+            for n in &mut tree.nodes {
+                n.pending = 0;
+            }
+        }
+        tree.scratch = std::mem::take(&mut self.scratch);
+        *self = tree;
+    }
+
+    /// Re-roots at `state` if it is the root or a position one or two moves below it
+    /// (our move, then the opponent's); otherwise starts a fresh tree.
+    pub fn reroot(&mut self, state: &G) {
+        if self.root == *state {
+            return;
+        }
+        for i in self.children(0) {
+            let a = self.nodes[i].action;
+            let mut s = self.root.clone();
+            s.apply(a).expect("tree actions are legal");
+            if s == *state {
+                return self.advance(a);
+            }
+            for j in self.children(i as u32) {
+                let b = self.nodes[j].action;
+                let mut t = s.clone();
+                t.apply(b).expect("tree actions are legal");
+                if t == *state {
+                    self.advance(a);
+                    return self.advance(b);
+                }
+            }
+        }
+        *self = Tree::new(state.clone());
+    }
+}
+
+fn mean(n: &Node) -> [f32; MAX_PLAYERS] {
+    let mut v = [0.0; MAX_PLAYERS];
+    if n.visits > 0 {
+        for (x, s) in v.iter_mut().zip(n.value_sum) {
+            *x = s / n.visits as f32;
+        }
+    }
+    v
+}
+
+/// Figures from one [`search_batched`] call.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BatchStats {
+    pub batches: u64,
+    pub leaves: u64,
+}
+
+/// Runs simulations on every tree until each has `sims` root visits, evaluating the
+/// leaves of all trees together (up to `params.leaves_per_tree` per tree per batch).
+/// `stop()` is asked between batches (time limits). Trees whose root is terminal are
+/// left alone.
+pub fn search_batched<G: Game>(
+    trees: &mut [&mut Tree<G>],
+    sims: u32,
+    params: &MctsParams,
+    evaluator: &mut dyn Evaluator<G>,
+    mut on_root_expanded: impl FnMut(usize, &mut Tree<G>),
+    stop: impl Fn() -> bool,
+) -> BatchStats {
+    let mut stats = BatchStats::default();
+    loop {
+        let mut leaves: Vec<(usize, Leaf<G>)> = Vec::new();
+        for (t, tree) in trees.iter_mut().enumerate() {
+            if tree.root.outcome().is_some() {
+                continue;
+            }
+            let mut budget = sims.saturating_sub(tree.root_visits());
+            let per_tree = if tree.nodes[0].expanded {
+                params.leaves_per_tree.max(1)
+            } else {
+                1
+            };
+            for _ in 0..per_tree.min(budget) {
+                if let Some(leaf) = tree.select_leaf(params) {
+                    leaves.push((t, leaf));
+                }
+                budget -= 1;
+            }
+        }
+        if leaves.is_empty() {
+            if trees
+                .iter()
+                .all(|t| t.root.outcome().is_some() || t.root_visits() >= sims)
+            {
+                return stats;
+            }
+            continue;
+        }
+        let requests: Vec<(&G, &[Action])> = leaves
+            .iter()
+            .map(|(_, l)| (&l.state, l.legal.as_slice()))
+            .collect();
+        let evals = evaluator.evaluate(&requests);
+        stats.batches += 1;
+        stats.leaves += leaves.len() as u64;
+        for ((t, leaf), eval) in leaves.into_iter().zip(&evals) {
+            let was_expanded = trees[t].nodes[0].expanded;
+            trees[t].expand(leaf, eval);
+            if !was_expanded && trees[t].nodes[0].expanded {
+                on_root_expanded(t, trees[t]);
+            }
+        }
+        if stop() {
+            return stats;
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Self-play: workers that play many games at once with MCTS guided by the network.
+//!
+//! `workers` threads (rayon) each keep `concurrent` games in flight. Each step of a
+//! worker runs one batched search over all its games ([`search_batched`]): every tree
+//! contributes a leaf, the leaves go through the network as one batch, and the results
+//! are backed up. When the searches are done every game plays its move (sampled in
+//! proportion to visits for the first `temperature_plies` plies, the most visited after
+//! that), keeps the subtree below it, and a finished game is handed to `on_game` and
+//! replaced by a new one.
+//!
+//! - [`replay`]: the replay buffer and its shards on disk.
+
+pub mod replay;
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::nn::evaluator::EvalStats;
+use crate::nn::{Net, NetEvaluator};
+use crate::progress::Progress;
+use crate::rng::Rng;
+use crate::search::mcts::{MctsParams, Tree, search_batched};
+
+/// One self-play game, stored compactly: the moves from the start position and, for
+/// each position, the root's visit counts (the policy target).
+#[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
+pub struct SelfPlayGame {
+    pub moves: Vec<Action>,
+    /// `visits[i]`: `(action, visits)` of the root's children before move `i`.
+    pub visits: Vec<Vec<(Action, u32)>>,
+    /// Final result for each player.
+    pub outcome: [f32; MAX_PLAYERS],
+    pub sims: u32,
+    pub seed: u64,
+}
+
+impl SelfPlayGame {
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+}
+
+/// How self-play games are played.
+#[derive(Debug, Clone)]
+pub struct SelfPlaySettings {
+    pub sims: u32,
+    pub params: MctsParams,
+    pub temperature_plies: u32,
+    pub workers: usize,
+    pub concurrent: usize,
+    pub cache_size: usize,
+    pub progress: bool,
+}
+
+/// Throughput figures of one [`play`] call.
+#[derive(Debug, Clone, Default)]
+pub struct SelfPlayStats {
+    pub games: u64,
+    pub positions: u64,
+    pub wall: Duration,
+    pub eval: EvalStats,
+}
+
+impl SelfPlayStats {
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Share of the workers' time spent in the network forward pass.
+    pub fn forward_share(&self, workers: usize) -> f64 {
+        self.eval.forward_time.as_secs_f64() / (self.wall.as_secs_f64() * workers as f64).max(1e-9)
+    }
+}
+
+struct Slot<G> {
+    moves: Vec<Action>,
+    visits: Vec<Vec<(Action, u32)>>,
+    seed: u64,
+    rng: Rng,
+    _state: std::marker::PhantomData<G>,
+}
+
+/// Plays `games` games from `start` (game `i` seeded by `Rng::derive(seed, i)`),
+/// calling `on_game` with each finished one (from worker threads).
+pub fn play<G: Game>(
+    start: &G,
+    net: &Net,
+    settings: &SelfPlaySettings,
+    games: u32,
+    seed: u64,
+    on_game: impl Fn(SelfPlayGame) + Sync,
+) -> anyhow::Result<SelfPlayStats> {
+    let t0 = Instant::now();
+    let workers = settings.workers.max(1).min(games.max(1) as usize);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()?;
+    let progress = Progress::new("self-play", games as u64, "games", settings.progress);
+    let total = Mutex::new(SelfPlayStats::default());
+    pool.install(|| {
+        (0..workers).into_par_iter().for_each(|w| {
+            let ids: Vec<u64> = (w as u64..games as u64).step_by(workers).collect();
+            let stats = worker(start, net, settings, &ids, seed, &|g| {
+                progress.inc();
+                on_game(g)
+            });
+            let mut t = total.lock().expect("stats lock");
+            t.games += stats.games;
+            t.positions += stats.positions;
+            t.eval.add(&stats.eval);
+        })
+    });
+    progress.finish();
+    let mut stats = total.into_inner().expect("stats lock");
+    stats.wall = t0.elapsed();
+    Ok(stats)
+}
+
+fn worker<G: Game>(
+    start: &G,
+    net: &Net,
+    settings: &SelfPlaySettings,
+    ids: &[u64],
+    seed: u64,
+    on_game: &dyn Fn(SelfPlayGame),
+) -> SelfPlayStats {
+    let mut eval = NetEvaluator::new(net.clone(), settings.cache_size);
+    let mut stats = SelfPlayStats::default();
+    let mut next = ids.iter();
+    let new_slot = |id: u64| {
+        let seed = Rng::derive(seed, id);
+        Slot::<G> {
+            moves: Vec::new(),
+            visits: Vec::new(),
+            seed,
+            rng: Rng::new(seed),
+            _state: std::marker::PhantomData,
+        }
+    };
+    let mut trees: Vec<Tree<G>> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
+    for &id in next.by_ref().take(settings.concurrent.max(1)) {
+        trees.push(Tree::new(start.clone()));
+        slots.push(new_slot(id));
+    }
+    let p = &settings.params;
+    while !trees.is_empty() {
+        for (tree, slot) in trees.iter_mut().zip(&mut slots) {
+            tree.add_noise(&mut slot.rng, p.dirichlet_alpha, p.dirichlet_fraction);
+        }
+        {
+            let mut refs: Vec<&mut Tree<G>> = trees.iter_mut().collect();
+            let mut noise_rngs: Vec<Rng> = slots.iter().map(|s| s.rng.clone()).collect();
+            search_batched(
+                &mut refs,
+                settings.sims,
+                p,
+                &mut eval,
+                |t, tree| {
+                    tree.add_noise(&mut noise_rngs[t], p.dirichlet_alpha, p.dirichlet_fraction)
+                },
+                || false,
+            );
+            for (slot, rng) in slots.iter_mut().zip(noise_rngs) {
+                slot.rng = rng;
+            }
+        }
+        let mut finished = 0;
+        let mut k = 0;
+        while k < trees.len() {
+            let (tree, slot) = (&mut trees[k], &mut slots[k]);
+            let sample = (tree.root().ply()) < settings.temperature_plies;
+            let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
+            slot.visits.push(
+                tree.root_children()
+                    .into_iter()
+                    .filter(|c| c.1 > 0)
+                    .map(|(a, n, _)| (a, n))
+                    .collect(),
+            );
+            slot.moves.push(action);
+            tree.advance(action);
+            if let Some(outcome) = tree.root().outcome() {
+                let slot = slots.swap_remove(k);
+                trees.swap_remove(k);
+                stats.games += 1;
+                stats.positions += slot.moves.len() as u64;
+                on_game(SelfPlayGame {
+                    moves: slot.moves,
+                    visits: slot.visits,
+                    outcome: outcome.0,
+                    sims: settings.sims,
+                    seed: slot.seed,
+                });
+                finished += 1;
+                continue;
+            }
+            k += 1;
+        }
+        for &id in next.by_ref().take(finished) {
+            trees.push(Tree::new(start.clone()));
+            slots.push(new_slot(id));
+        }
+    }
+    stats.eval = eval.stats;
+    stats
+}

@@ -1,0 +1,87 @@
+//! `metrics.jsonl`: one JSON object per iteration, appended and fsynced.
+//!
+//! A line cut short by a crash is skipped when reading (and reported), so the log
+//! never stops a run from resuming.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+/// A match result from the trained side's point of view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub opponent: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+}
+
+impl MatchResult {
+    pub fn win_rate(&self) -> f64 {
+        self.wins as f64 / self.games.max(1) as f64
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IterationMetrics {
+    pub iteration: u32,
+    /// Training wall time so far, all sessions, in minutes.
+    pub minutes: f64,
+    pub iteration_seconds: f64,
+    pub games: u32,
+    pub positions: u64,
+    pub mean_game_plies: f64,
+    pub buffer_positions: usize,
+    pub selfplay_positions_per_second: f64,
+    pub selfplay_forward_share: f64,
+    pub mean_batch: f64,
+    pub cache_hit_rate: f64,
+    pub train_steps: u64,
+    pub train_samples_per_second: f64,
+    pub learning_rate: f64,
+    pub loss_policy: f64,
+    pub loss_value: f64,
+    pub loss_total: f64,
+    /// Candidate (this iteration) against the best so far.
+    pub gating: Option<MatchResult>,
+    pub promoted: bool,
+    pub best_iteration: u32,
+    /// The best network against the fixed baseline and against greedy.
+    pub vs_baseline: Option<MatchResult>,
+    pub vs_greedy: Option<MatchResult>,
+}
+
+/// Appends one record as a line, fsynced.
+pub fn append(path: &Path, m: &IterationMetrics) -> anyhow::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let line = serde_json::to_string(m)? + "\n";
+    f.write_all(line.as_bytes())
+        .and_then(|_| f.sync_all())
+        .with_context(|| format!("appending to {}", path.display()))
+}
+
+/// Reads every complete record; returns them and the number of unreadable lines.
+pub fn read(path: &Path) -> anyhow::Result<(Vec<IterationMetrics>, usize)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    let mut bad = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str(line) {
+            Ok(m) => out.push(m),
+            Err(_) => bad += 1,
+        }
+    }
+    Ok((out, bad))
+}

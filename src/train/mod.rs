@@ -1,0 +1,258 @@
+//! The trainer: batches from the replay buffer, the loss, the optimizer and its schedule.
+//!
+//! - **Batch**: positions drawn uniformly from the window, each mapped through a random
+//!   augmentation symmetry (for Infexion one of the 12 point symmetries), encoded from
+//!   the mover's view. The policy target is the visit distribution, mapped by the same
+//!   symmetry; the value target is the final result rotated to the mover's view.
+//! - **Loss**: policy cross-entropy over the legal actions (illegal logits masked out)
+//!   + `value_weight` × value MSE (averaged over players); weight decay is applied by the
+//!   optimizer (L2 on every parameter).
+//! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
+//!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
+//!
+//! - [`run`]: the whole training loop (self-play → buffer → train → gate), run
+//!   directory, checkpoints and resume.
+//! - [`metrics`]: the per-iteration metrics record.
+
+pub mod metrics;
+pub mod run;
+
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
+
+use crate::config::TrainConfig;
+use crate::games::Game;
+use crate::nn::checkpoint::{model_bytes, model_from_bytes};
+use crate::nn::{Net, NetShape, PolicyValueNet};
+use crate::rng::Rng;
+use crate::selfplay::replay::{ReplayBuffer, Sample};
+
+/// One training batch, row-major.
+pub struct Batch {
+    pub size: usize,
+    pub input: Vec<f32>,
+    /// `[size, actions]` target probabilities (zero on illegal actions).
+    pub policy: Vec<f32>,
+    /// `[size, actions]`: 0 on legal actions, a large negative number on illegal ones.
+    pub mask: Vec<f32>,
+    /// `[size, players]` results relative to the mover.
+    pub value: Vec<f32>,
+}
+
+/// Mean losses over some steps.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Losses {
+    pub policy: f64,
+    pub value: f64,
+    pub total: f64,
+}
+
+const ILLEGAL: f32 = -1.0e9;
+
+/// Builds a batch of `size` augmented samples.
+pub fn make_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape, rng: &mut Rng) -> Batch {
+    let (len, na, np) = (shape.input_len(), shape.actions(), shape.num_players);
+    let size = samples.len();
+    let mut b = Batch {
+        size,
+        input: vec![0.0; size * len],
+        policy: vec![0.0; size * na],
+        mask: vec![ILLEGAL; size * na],
+        value: vec![0.0; size * np],
+    };
+    let mut legal = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        let sym = rng.below(s.state.augmentation_symmetries().max(1));
+        let state = s.state.transform(sym);
+        state.encode(&mut b.input[i * len..(i + 1) * len]);
+        state.legal_actions(&mut legal);
+        for &a in &legal {
+            b.mask[i * na + a as usize] = 0.0;
+        }
+        for &(a, p) in &s.policy {
+            b.policy[i * na + s.state.transform_action(a, sym) as usize] = p;
+        }
+        let mover = state.to_move();
+        for rel in 0..np {
+            b.value[i * np + rel] = s.outcome[(mover + rel) % np];
+        }
+    }
+    b
+}
+
+pub struct Trainer {
+    pub shape: NetShape,
+    model: PolicyValueNet,
+    optim: ModuleOptimizer,
+    config: TrainConfig,
+    device: Device,
+    /// Optimizer steps taken (drives the schedule).
+    pub steps: u64,
+}
+
+fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
+    let decay =
+        (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
+    if config.optimizer == "sgd" {
+        SgdConfig::new()
+            .with_weight_decay(decay)
+            .with_momentum(Some(
+                MomentumConfig::new()
+                    .with_momentum(config.momentum)
+                    .with_dampening(0.0),
+            ))
+            .init()
+    } else {
+        AdamConfig::new().with_weight_decay(decay).init()
+    }
+}
+
+impl Trainer {
+    /// A trainer over a fresh network.
+    pub fn new(shape: NetShape, config: &TrainConfig) -> Trainer {
+        let device = crate::nn::device().autodiff();
+        let model = PolicyValueNet::new(&shape, &device);
+        Trainer {
+            shape,
+            model,
+            optim: optimizer(config),
+            config: config.clone(),
+            device,
+            steps: 0,
+        }
+    }
+
+    /// A trainer resumed from saved parameters and optimizer state.
+    pub fn restore(
+        shape: NetShape,
+        config: &TrainConfig,
+        model: &[u8],
+        optim: &[u8],
+        steps: u64,
+    ) -> anyhow::Result<Trainer> {
+        let device = crate::nn::device().autodiff();
+        let model = model_from_bytes(&shape, model, &device)?;
+        let mut opt = optimizer(config);
+        if !optim.is_empty() {
+            opt = opt
+                .from_bytes(Bytes::from_bytes_vec(optim.to_vec()))
+                .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
+        }
+        Ok(Trainer {
+            shape,
+            model,
+            optim: opt,
+            config: config.clone(),
+            device,
+            steps,
+        })
+    }
+
+    /// The current learning rate.
+    pub fn learning_rate(&self) -> f64 {
+        let c = &self.config;
+        if c.lr_decay_steps == 0 {
+            return c.learning_rate;
+        }
+        let t = (self.steps as f64 / c.lr_decay_steps as f64).min(1.0);
+        c.lr_min + 0.5 * (c.learning_rate - c.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
+    }
+
+    /// The network's parameters and the optimizer state, as burnpack bytes.
+    pub fn save_bytes(&self) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+        let optim = self
+            .optim
+            .into_bytes()
+            .map_err(|e| anyhow::anyhow!("serialising the optimizer: {e}"))?;
+        Ok((model_bytes(&self.model)?, optim.to_vec()))
+    }
+
+    /// The current network for inference.
+    pub fn net(&self) -> Net {
+        Net::new(self.shape.clone(), &self.model)
+    }
+
+    /// The losses on `batch` without training (evaluation mode).
+    pub fn evaluate(&self, batch: &Batch) -> Losses {
+        let model = self.model.valid();
+        let device = crate::nn::device();
+        let (p, v, t) = self.loss(&model, batch, &device);
+        Losses {
+            policy: p.into_scalar::<f32>() as f64,
+            value: v.into_scalar::<f32>() as f64,
+            total: t.into_scalar::<f32>() as f64,
+        }
+    }
+
+    fn loss(
+        &self,
+        model: &PolicyValueNet,
+        b: &Batch,
+        device: &Device,
+    ) -> (Tensor<1>, Tensor<1>, Tensor<1>) {
+        let s = &self.shape;
+        let tensor2 = |data: &[f32], cols: usize| {
+            Tensor::<2>::from_data(TensorData::new(data.to_vec(), [b.size, cols]), device)
+        };
+        let x = Tensor::<4>::from_data(
+            TensorData::new(b.input.clone(), [b.size, s.in_planes, s.height, s.width]),
+            device,
+        );
+        let (logits, values) = model.forward(x);
+        let logp = log_softmax(logits + tensor2(&b.mask, s.actions()), 1);
+        let policy = (logp * tensor2(&b.policy, s.actions()))
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let value = (values - tensor2(&b.value, s.num_players)).square().mean();
+        let total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
+        (policy, value, total)
+    }
+
+    /// One optimizer step on `batch`; returns its losses (before the step).
+    pub fn step(&mut self, batch: &Batch) -> Losses {
+        let (p, v, total) = self.loss(&self.model, batch, &self.device);
+        let losses = Losses {
+            policy: p.into_scalar::<f32>() as f64,
+            value: v.into_scalar::<f32>() as f64,
+            total: total.clone().into_scalar::<f32>() as f64,
+        };
+        let grads = GradientsParams::from_grads(total.backward(), &self.model);
+        let lr = self.learning_rate();
+        self.model = self.optim.step(lr, self.model.clone(), grads);
+        self.steps += 1;
+        losses
+    }
+
+    /// `steps` steps on batches drawn from `buffer`; mean losses. `tick` after each.
+    pub fn train<G: Game>(
+        &mut self,
+        buffer: &ReplayBuffer<G>,
+        steps: u64,
+        rng: &mut Rng,
+        tick: impl Fn(),
+    ) -> Losses {
+        let mut sum = Losses::default();
+        for _ in 0..steps {
+            let samples: Vec<&Sample<G>> = (0..self.config.batch_size)
+                .map(|_| buffer.sample(rng))
+                .collect();
+            let batch = make_batch(&samples, &self.shape, rng);
+            let l = self.step(&batch);
+            sum.policy += l.policy;
+            sum.value += l.value;
+            sum.total += l.total;
+            tick();
+        }
+        let n = steps.max(1) as f64;
+        Losses {
+            policy: sum.policy / n,
+            value: sum.value / n,
+            total: sum.total / n,
+        }
+    }
+}
