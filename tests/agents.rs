@@ -16,7 +16,10 @@ fn pos(notation: &str) -> Board {
 }
 
 fn agent(spec: &str, seed: u64) -> Box<dyn Agent<Board>> {
-    spec.parse::<AgentSpec>().unwrap().build::<Board>(seed)
+    spec.parse::<AgentSpec>()
+        .unwrap()
+        .build::<Board>(seed)
+        .unwrap()
 }
 
 fn choose(spec: &str, board: &Board) -> String {

@@ -45,10 +45,11 @@ pub struct Checkpoint {
     pub optimizer: Vec<u8>,
 }
 
-/// The network's parameters as burnpack bytes.
+/// The network's parameters as burnpack bytes. (Taken from `valid()`, which first syncs
+/// batch norm's running statistics; a plain `into_record` could save stale ones.)
 pub fn model_bytes(model: &PolicyValueNet) -> anyhow::Result<Vec<u8>> {
     let bytes = model
-        .clone()
+        .valid()
         .into_record()
         .into_bytes()
         .map_err(|e| anyhow::anyhow!("serialising the network: {e}"))?;

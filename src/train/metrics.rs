@@ -18,9 +18,10 @@ pub struct MatchResult {
     pub draws: u32,
     pub losses: u32,
     pub score: f64,
-    pub elo: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
+    /// Elo difference and its 95% interval; `None` where infinite (a clean sweep).
+    pub elo: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
 }
 
 impl MatchResult {

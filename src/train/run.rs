@@ -112,9 +112,9 @@ fn match_result(opponent: &str, r: &crate::arena::MatchReport) -> MatchResult {
         draws: s.draws,
         losses: s.losses,
         score: s.score,
-        elo: s.elo.unwrap_or(f64::NAN),
-        elo_low: s.elo_low.unwrap_or(f64::NAN),
-        elo_high: s.elo_high.unwrap_or(f64::NAN),
+        elo: s.elo,
+        elo_low: s.elo_low,
+        elo_high: s.elo_high,
     }
 }
 

@@ -1,0 +1,193 @@
+//! MCTS: finds a win in one with no network, concentrates its visits on the winning
+//! move, and backs up one value per player (max^n) in a three-player toy game.
+
+use contagion::games::infexion::Board;
+use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
+use contagion::rng::Rng;
+use contagion::search::mcts::{MctsParams, Tree, UniformEvaluator, search_batched};
+
+fn search<G: Game>(state: &G, sims: u32, leaves: u32) -> Tree<G> {
+    let mut tree = Tree::new(state.clone());
+    let params = MctsParams {
+        leaves_per_tree: leaves,
+        ..MctsParams::default()
+    };
+    search_batched(
+        &mut [&mut tree],
+        sims,
+        &params,
+        &mut UniformEvaluator,
+        |_, _| {},
+        || false,
+    );
+    tree
+}
+
+/// Red's 1-stack at (3,3) next to Blue's only stack at (3,4): SPREAD east wins at once.
+const WIN_IN_ONE: &str = "7/7/7/3r1b12/7/7/7 r 10";
+
+#[test]
+fn uniform_mcts_finds_the_immediate_winning_spread() {
+    let board = Board::from_notation(WIN_IN_ONE).unwrap();
+    let mut legal = Vec::new();
+    board.legal_actions(&mut legal);
+    assert!(legal.len() > 40, "many moves to choose from");
+    for leaves in [1, 8] {
+        let tree = search(&board, 400, leaves);
+        let best = tree.choose(false, &mut Rng::new(1)).unwrap();
+        assert_eq!(
+            board.action_to_string(best),
+            "SPREAD(3,3,0,1)",
+            "leaves {leaves}"
+        );
+        // Visits concentrate on it: the rest share what is left.
+        let policy = tree.policy();
+        let share = policy.iter().find(|(a, _)| *a == best).unwrap().1;
+        assert!(share > 0.5, "winning move has {share:.2} of the visits");
+        assert!(
+            tree.root_values()[0] > 0.3,
+            "the root is judged good for Red"
+        );
+    }
+}
+
+#[test]
+fn tree_reuse_keeps_the_subtree_and_counts() {
+    let board = Board::from_notation(WIN_IN_ONE).unwrap();
+    let mut tree = search(&board, 200, 1);
+    let spawn = board.parse_action("SPAWN(0,0)").unwrap();
+    let child_visits = tree
+        .root_children()
+        .into_iter()
+        .find(|c| c.0 == spawn)
+        .unwrap()
+        .1;
+    tree.advance(spawn);
+    assert_eq!(tree.root_visits(), child_visits);
+    let mut after = board.clone();
+    after.apply(spawn).unwrap();
+    assert_eq!(tree.root(), &after);
+}
+
+/// A three-player game two plies deep with arbitrary result vectors. Player 0 picks A or
+/// B, then player 1 picks 0 or 1. Max^n (each player maximises their own value):
+/// after A player 1 prefers A0 (0 > -0.5), worth +1 to player 0; after B player 0
+/// gets 0.2 either way, so player 0 should play A. A two-player negation (player 1
+/// minimising player 0) would pick A1 after A and make B look better.
+#[derive(Debug, Clone, PartialEq)]
+struct Toy {
+    moves: Vec<Action>,
+}
+
+const RESULTS: [[f32; 3]; 4] = [
+    [1.0, 0.0, -1.0],  // A0
+    [-1.0, -0.5, 1.0], // A1
+    [0.2, 0.2, -0.4],  // B0
+    [0.2, 0.0, -0.2],  // B1
+];
+
+impl Game for Toy {
+    fn name(&self) -> &'static str {
+        "toy"
+    }
+    fn num_players(&self) -> usize {
+        3
+    }
+    fn to_move(&self) -> usize {
+        self.moves.len()
+    }
+    fn player_name(&self, p: usize) -> &'static str {
+        ["P0", "P1", "P2"][p]
+    }
+    fn action_space(&self) -> usize {
+        2
+    }
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.moves.len() < 2 {
+            out.extend([0, 1]);
+        }
+    }
+    fn is_legal(&self, a: Action) -> bool {
+        a < 2 && self.moves.len() < 2
+    }
+    fn apply(&mut self, a: Action) -> Result<(), GameError> {
+        if !self.is_legal(a) {
+            return Err(GameError::IllegalMove(a.to_string()));
+        }
+        self.moves.push(a);
+        Ok(())
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        (self.moves.len() == 2)
+            .then(|| Outcome(RESULTS[(self.moves[0] * 2 + self.moves[1]) as usize]))
+    }
+    fn ply(&self) -> u32 {
+        self.moves.len() as u32
+    }
+    fn max_plies(&self) -> u32 {
+        2
+    }
+    fn hash(&self) -> u64 {
+        self.moves.iter().fold(1, |h, &m| h * 3 + m as u64)
+    }
+    fn encoding_shape(&self) -> EncodingShape {
+        EncodingShape {
+            planes: 1,
+            height: 1,
+            width: 2,
+        }
+    }
+    fn encode(&self, out: &mut [f32]) {
+        out.fill(0.0);
+    }
+    fn policy_planes(&self) -> usize {
+        1
+    }
+    fn policy_index(&self, a: Action) -> usize {
+        a as usize
+    }
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+    fn transform(&self, _: usize) -> Self {
+        self.clone()
+    }
+    fn transform_action(&self, a: Action, _: usize) -> Action {
+        a
+    }
+    fn to_notation(&self) -> String {
+        format!("{:?}", self.moves)
+    }
+    fn from_notation(_: &str) -> Result<Self, GameError> {
+        Ok(Toy { moves: vec![] })
+    }
+    fn action_to_string(&self, a: Action) -> String {
+        a.to_string()
+    }
+    fn parse_action(&self, t: &str) -> Result<Action, GameError> {
+        t.parse().map_err(|_| GameError::parse(t, "a number"))
+    }
+    fn render(&self) -> String {
+        self.to_notation()
+    }
+}
+
+#[test]
+fn three_player_backup_is_max_n() {
+    let tree = search(&Toy { moves: vec![] }, 2000, 1);
+    assert_eq!(
+        tree.choose(false, &mut Rng::new(0)),
+        Some(0),
+        "player 0 plays A"
+    );
+    let v = tree.root_values();
+    // The root's values converge on A0's result vector.
+    assert!((v[0] - 1.0).abs() < 0.15, "{v:?}");
+    assert!(v[1].abs() < 0.15, "{v:?}");
+    assert!((v[2] + 1.0).abs() < 0.15, "{v:?}");
+    // Below A, player 1 (to move) prefers A0: its own value 0 beats -0.5.
+    let mut below = tree.clone();
+    below.advance(0);
+    assert_eq!(below.choose(false, &mut Rng::new(0)), Some(0));
+}

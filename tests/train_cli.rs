@@ -1,0 +1,174 @@
+//! `contagion train` through the real binary: one full iteration of a small config,
+//! resume with counters and buffer intact, refusal of incompatible configs and damaged
+//! checkpoints, `--fresh`, and the trained network used as an agent.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use contagion::nn::checkpoint::Checkpoint;
+use contagion::train::metrics;
+
+fn contagion(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run contagion")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn train(config: &Path, root: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--checkpoints",
+        root.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    contagion(&args)
+}
+
+/// The test config with some lines replaced, written into `dir`.
+fn config_with(dir: &Path, name: &str, edits: &[(&str, &str)]) -> PathBuf {
+    let mut text = std::fs::read_to_string("tests/data/test-run.toml").unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replacen(from, to, 1);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn shards(run: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(run.join("replay"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_iteration_runs_resumes_and_refuses_bad_state() {
+    let root = std::env::temp_dir().join(format!("contagion-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let one = Path::new("tests/data/test-run.toml");
+    let run = root.join("test-run");
+
+    // One full iteration: self-play, training, gating, baselines, metrics.
+    let o = train(one, &root, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("iter    1"), "{}", text(&o));
+    let (m, bad) = metrics::read(&run.join("metrics.jsonl")).unwrap();
+    assert_eq!((m.len(), bad), (1, 0));
+    assert_eq!(m[0].iteration, 1);
+    assert_eq!(m[0].games, 4);
+    assert!(m[0].train_steps > 0, "trained: {:?}", m[0]);
+    assert_eq!(m[0].gating.as_ref().unwrap().games, 2);
+    assert_eq!(m[0].vs_baseline.as_ref().unwrap().games, 2);
+    assert_eq!(m[0].vs_greedy.as_ref().unwrap().opponent, "greedy");
+    let first = Checkpoint::load(&run.join("ckpt-000001.ckpt")).unwrap();
+    assert_eq!((first.state.iteration, first.state.games), (1, 4));
+    assert!(!first.optimizer.is_empty());
+    assert!(run.join("best.ckpt").exists());
+    assert!(shards(&run).iter().all(|s| s.starts_with("shard-000001-")));
+
+    // Resume to two iterations: counters continue and the buffer keeps iteration 1.
+    let two = config_with(&root, "two.toml", &[("iterations = 1 ", "iterations = 2 ")]);
+    let o = train(&two, &root, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("resuming"), "{}", text(&o));
+    let (m, _) = metrics::read(&run.join("metrics.jsonl")).unwrap();
+    assert_eq!(m.iter().map(|m| m.iteration).collect::<Vec<_>>(), [1, 2]);
+    let second = Checkpoint::load(&run.join("ckpt-000002.ckpt")).unwrap();
+    assert_eq!((second.state.iteration, second.state.games), (2, 8));
+    assert!(second.state.steps > first.state.steps);
+    assert!(second.state.positions > first.state.positions);
+    assert_eq!(m[1].buffer_positions as u64, second.state.positions);
+    let names = shards(&run);
+    assert!(
+        names.iter().any(|s| s.starts_with("shard-000001-")),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|s| s.starts_with("shard-000002-")),
+        "{names:?}"
+    );
+
+    // A finished run does nothing more; an incompatible config is refused by name.
+    let wider = config_with(&root, "wider.toml", &[("channels = 8 ", "channels = 12")]);
+    let o = train(&wider, &root, &[]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("network.channels = 8"), "{}", text(&o));
+
+    // The trained network plays through `eval` as an agent spec.
+    let spec = format!("model:{},sims=4", run.display());
+    let o = contagion(&[
+        "eval", "--a", &spec, "--b", "random", "--games", "2", "--seed", "3",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("model:"), "{}", text(&o));
+
+    // A damaged checkpoint stops the resume with a clear error, not a panic.
+    let three = config_with(
+        &root,
+        "three.toml",
+        &[("iterations = 1 ", "iterations = 3 ")],
+    );
+    let latest = run.join("ckpt-000002.ckpt");
+    let mut bytes = std::fs::read(&latest).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 0xFF;
+    std::fs::write(&latest, &bytes).unwrap();
+    let o = train(&three, &root, &[]);
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(
+        t.contains("error:") && t.contains("checksum") && !t.contains("panicked"),
+        "{t}"
+    );
+    let o = contagion(&[
+        "eval",
+        "--a",
+        &format!("model:{}", latest.display()),
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    assert!(
+        !o.status.success() && text(&o).contains("checksum"),
+        "{}",
+        text(&o)
+    );
+
+    // --fresh moves the old run aside and starts over.
+    let o = train(one, &root, &["--fresh"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("moved to"), "{}", text(&o));
+    let aside = std::fs::read_dir(&root)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("test-run-old-")
+        })
+        .count();
+    assert_eq!(aside, 1);
+    let (m, _) = metrics::read(&run.join("metrics.jsonl")).unwrap();
+    assert_eq!(m.len(), 1);
+    let _ = std::fs::remove_dir_all(&root);
+}
