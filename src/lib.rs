@@ -23,6 +23,7 @@ pub mod engine;
 pub mod games;
 pub mod nn;
 pub mod progress;
+pub mod report;
 pub mod rng;
 pub mod search;
 pub mod selfplay;

@@ -93,10 +93,9 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let sims = limits
             .nodes
             .map_or(self.sims, |n| n.clamp(1, u32::MAX as u64) as u32);
-        let target = tree.root_visits().saturating_add(sims);
         search_batched(
             &mut [tree],
-            target,
+            sims,
             &self.params,
             &mut self.eval,
             |_, _| {},

@@ -28,3 +28,59 @@ pub fn nn<G: Game>(start: &G, shape: &NetShape, batches: &[usize], rounds: usize
         })
         .collect()
 }
+
+/// Self-play figures from one timed run: `games` games of `moves` moves each from the
+/// start, `sims` simulations per move, with a freshly initialised network.
+pub struct SelfPlayFigures {
+    pub positions_per_second: f64,
+    pub simulations_per_second: f64,
+    pub forward_share: f64,
+    pub mean_batch: f64,
+    pub cache_hit_rate: f64,
+}
+
+pub fn selfplay<G: Game>(
+    start: &G,
+    shape: &NetShape,
+    settings: &crate::selfplay::SelfPlaySettings,
+    games: u32,
+) -> anyhow::Result<SelfPlayFigures> {
+    let net = Net::init(shape.clone());
+    let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
+    Ok(SelfPlayFigures {
+        positions_per_second: stats.positions_per_second(),
+        simulations_per_second: stats.positions_per_second() * settings.sims as f64,
+        forward_share: stats.forward_share(settings.workers.min(games as usize)),
+        mean_batch: stats.eval.mean_batch(),
+        cache_hit_rate: stats.eval.hit_rate(),
+    })
+}
+
+/// Training steps: samples per second at `batch` samples per step.
+pub fn train<G: Game>(start: &G, shape: &NetShape, batch: usize, steps: usize, rounds: usize) -> Vec<Rate> {
+    use crate::selfplay::replay::Sample;
+    let mut rng = crate::rng::Rng::new(9);
+    let mut legal = Vec::new();
+    let data: Vec<Sample<G>> = sample_positions(start, 256, 20, 11)
+        .into_iter()
+        .map(|state| {
+            state.legal_actions(&mut legal);
+            let a = legal[rng.below(legal.len())];
+            Sample { state, policy: vec![(a, 1.0)], outcome: [1.0, -1.0, 0.0] }
+        })
+        .collect();
+    let mut trainer = crate::train::Trainer::new(shape.clone(), &crate::config::TrainConfig::default());
+    let batches: Vec<_> = (0..steps)
+        .map(|i| {
+            let refs: Vec<&Sample<G>> = (0..batch).map(|k| &data[(i * batch + k) % data.len()]).collect();
+            crate::train::make_batch(&refs, shape, &mut rng)
+        })
+        .collect();
+    trainer.step(&batches[0]); // warm-up
+    vec![measure(&format!("training, batch {batch}"), "samples", rounds, |_| {
+        for b in &batches {
+            trainer.step(b);
+        }
+        (steps * batch) as u64
+    })]
+}

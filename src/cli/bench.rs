@@ -46,8 +46,38 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 32)]
         channels: usize,
         /// Batch sizes, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "1,8,32,64,128")]
+        #[arg(long, value_delimiter = ',', default_value = "1,8,16,32,64,128")]
         batch: Vec<usize>,
+    },
+    /// Self-play: positions per second, network share of the time, batch size, cache hits.
+    Selfplay {
+        #[arg(long, default_value_t = 4)]
+        blocks: usize,
+        #[arg(long, default_value_t = 32)]
+        channels: usize,
+        #[arg(long, default_value_t = 64)]
+        sims: u32,
+        /// Worker threads.
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Games in flight per worker.
+        #[arg(long, default_value_t = 16)]
+        concurrent: usize,
+        /// Moves played per game (from the start).
+        #[arg(long, default_value_t = 24)]
+        moves: u32,
+    },
+    /// Training steps: samples per second.
+    Train {
+        #[arg(long, default_value_t = 4)]
+        blocks: usize,
+        #[arg(long, default_value_t = 32)]
+        channels: usize,
+        #[arg(long, default_value_t = 128)]
+        batch: usize,
+        /// Steps per round.
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
     },
 }
 
@@ -77,6 +107,60 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } => {
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
             bench::learning::nn(&start, &shape, &batch, args.rounds)
+        }
+        BenchKind::Train {
+            blocks,
+            channels,
+            batch,
+            steps,
+        } => {
+            anyhow::ensure!(batch >= 1 && steps >= 1, "--batch and --steps must be at least 1");
+            let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
+            bench::learning::train(&start, &shape, batch, steps, args.rounds)
+        }
+        BenchKind::Selfplay {
+            blocks,
+            channels,
+            sims,
+            workers,
+            concurrent,
+            moves,
+        } => {
+            anyhow::ensure!(sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1, "--sims, --workers, --concurrent and --moves must be at least 1");
+            let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
+            let settings = crate::selfplay::SelfPlaySettings {
+                sims,
+                params: crate::search::mcts::MctsParams {
+                    dirichlet_fraction: 0.25,
+                    ..Default::default()
+                },
+                temperature_plies: 16,
+                workers,
+                concurrent,
+                cache_size: 200_000,
+                progress: false,
+                move_limit: moves,
+            };
+            let games = (workers * concurrent) as u32;
+            let f = bench::learning::selfplay(&start, &shape, &settings, games)?;
+            let line = format!(
+                "self-play, {blocks}x{channels} net, {sims} sims, {workers} workers x {concurrent} games: {:.1} positions/s ({:.0} simulations/s); network forward {:.0}% of worker time; mean batch {:.1}; cache hits {:.1}%",
+                f.positions_per_second,
+                f.simulations_per_second,
+                100.0 * f.forward_share,
+                f.mean_batch,
+                100.0 * f.cache_hit_rate
+            );
+            if args.json {
+                println!("{}", serde_json::json!({
+                    "what": "selfplay", "positions_per_second": f.positions_per_second,
+                    "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
+                    "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
+                }));
+            } else {
+                println!("{line}");
+            }
+            return Ok(());
         }
     };
     for r in rates {

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod play;
+pub mod report;
 pub mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -21,6 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Train a network by self-play from a config (resumes an existing run).
     Train(train::TrainArgs),
+    /// Learning curves (SVG) and a summary table from a run's metrics.
+    Report(report::ReportArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
     Eval(eval::EvalArgs),
     /// Play one game in the terminal (a human against an agent, or two agents).
@@ -61,6 +64,7 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args),
+        Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),

@@ -108,6 +108,7 @@ impl ConvBn {
 }
 
 /// Pads height and width by one cell on each side with the opposite edge (a torus).
+/// (Slicing and concatenating measured twice as fast as one `select` gather on flex.)
 pub fn pad_circular(x: Tensor<4>) -> Tensor<4> {
     let [_, _, h, w] = x.dims();
     let x = Tensor::cat(

@@ -388,10 +388,10 @@ pub struct BatchStats {
     pub leaves: u64,
 }
 
-/// Runs simulations on every tree until each has `sims` root visits, evaluating the
-/// leaves of all trees together (up to `params.leaves_per_tree` per tree per batch).
-/// `stop()` is asked between batches (time limits). Trees whose root is terminal are
-/// left alone.
+/// Runs `sims` more simulations on every tree (on top of what a reused tree already
+/// holds), evaluating the leaves of all trees together (up to `params.leaves_per_tree`
+/// per tree per batch), so the trees advance in step and batches stay full. `stop()` is
+/// asked between batches (time limits). Trees whose root is terminal are left alone.
 pub fn search_batched<G: Game>(
     trees: &mut [&mut Tree<G>],
     sims: u32,
@@ -401,13 +401,17 @@ pub fn search_batched<G: Game>(
     stop: impl Fn() -> bool,
 ) -> BatchStats {
     let mut stats = BatchStats::default();
+    let targets: Vec<u32> = trees
+        .iter()
+        .map(|t| t.root_visits().saturating_add(sims))
+        .collect();
     loop {
         let mut leaves: Vec<(usize, Leaf<G>)> = Vec::new();
         for (t, tree) in trees.iter_mut().enumerate() {
             if tree.root.outcome().is_some() {
                 continue;
             }
-            let mut budget = sims.saturating_sub(tree.root_visits());
+            let mut budget = targets[t].saturating_sub(tree.root_visits());
             let per_tree = if tree.nodes[0].expanded {
                 params.leaves_per_tree.max(1)
             } else {
@@ -423,7 +427,8 @@ pub fn search_batched<G: Game>(
         if leaves.is_empty() {
             if trees
                 .iter()
-                .all(|t| t.root.outcome().is_some() || t.root_visits() >= sims)
+                .zip(&targets)
+                .all(|(t, &target)| t.root.outcome().is_some() || t.root_visits() >= target)
             {
                 return stats;
             }

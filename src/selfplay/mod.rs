@@ -53,6 +53,9 @@ pub struct SelfPlaySettings {
     pub concurrent: usize,
     pub cache_size: usize,
     pub progress: bool,
+    /// Stop each game after this many moves without recording it (0: play to the end).
+    /// For benchmarks only.
+    pub move_limit: u32,
 }
 
 /// Throughput figures of one [`play`] call.
@@ -183,18 +186,22 @@ fn worker<G: Game>(
             );
             slot.moves.push(action);
             tree.advance(action);
-            if let Some(outcome) = tree.root().outcome() {
+            let cut = settings.move_limit > 0 && slot.moves.len() >= settings.move_limit as usize;
+            let outcome = tree.root().outcome();
+            if outcome.is_some() || cut {
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 stats.games += 1;
                 stats.positions += slot.moves.len() as u64;
-                on_game(SelfPlayGame {
-                    moves: slot.moves,
-                    visits: slot.visits,
-                    outcome: outcome.0,
-                    sims: settings.sims,
-                    seed: slot.seed,
-                });
+                if let Some(outcome) = outcome {
+                    on_game(SelfPlayGame {
+                        moves: slot.moves,
+                        visits: slot.visits,
+                        outcome: outcome.0,
+                        sims: settings.sims,
+                        seed: slot.seed,
+                    });
+                }
                 finished += 1;
                 continue;
             }

@@ -274,6 +274,7 @@ fn iteration<G: Baselines>(
         concurrent: c.selfplay.concurrent_games,
         cache_size: c.selfplay.cache_size,
         progress,
+        move_limit: 0,
     };
     let pending: Mutex<(
         Vec<SelfPlayGame>,

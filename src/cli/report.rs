@@ -1,0 +1,32 @@
+//! `contagion report`: learning curves (SVG) and a summary table from a run directory.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::report;
+use crate::train::metrics;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run directory (e.g. checkpoints/infexion).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// Where to write the SVG; default: <run>/curves.svg.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let (m, bad) = metrics::read(&args.run.join("metrics.jsonl"))?;
+    anyhow::ensure!(!m.is_empty(), "{}: no iterations recorded yet", args.run.display());
+    if bad > 0 {
+        eprintln!("note: skipped {bad} unreadable line(s) in metrics.jsonl");
+    }
+    print!("{}", report::table(&m));
+    let out = args.out.unwrap_or_else(|| args.run.join("curves.svg"));
+    let title = format!("{} — learning curves", args.run.display());
+    report::plot(&m, &title, &out)?;
+    println!("curves written to {}", out.display());
+    Ok(())
+}
