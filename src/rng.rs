@@ -85,7 +85,7 @@ impl Rng {
                 continue;
             }
             let u = 1.0 - self.unit();
-            if u.ln() < 0.5 * x * x + d - d * v.ln() {
+            if u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
                 return d * v;
             }
         }

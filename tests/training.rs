@@ -267,3 +267,48 @@ fn configs_name_the_bad_field_and_the_allowed_range() {
     }
     Config::load(std::path::Path::new("tests/data/test-run.toml")).unwrap();
 }
+
+#[test]
+fn the_network_is_translation_equivariant_on_the_torus() {
+    // Circular padding + per-cell policy head: translating the board translates the
+    // policy logits and leaves the values unchanged. Symmetries 12k are translations.
+    let net = contagion::nn::Net::init(shape(2, 8));
+    let positions = sample_positions(&Board::new(), 4, 15, 9);
+    let len = net.shape.input_len();
+    let na = net.shape.actions();
+    for t in [12, 12 * 8, 12 * 30] {
+        let moved: Vec<Board> = positions.iter().map(|b| b.transform(t)).collect();
+        let encode = |boards: &[Board]| {
+            let mut x = vec![0.0; boards.len() * len];
+            for (i, b) in boards.iter().enumerate() {
+                b.encode(&mut x[i * len..(i + 1) * len]);
+            }
+            x
+        };
+        let a = net.infer(encode(&positions), positions.len());
+        let b = net.infer(encode(&moved), moved.len());
+        let mut worst = 0.0f32;
+        for (i, board) in positions.iter().enumerate() {
+            for action in 0..na as u16 {
+                let j = board.transform_action(action, t) as usize;
+                worst = worst.max((a.logits[i * na + action as usize] - b.logits[i * na + j]).abs());
+            }
+        }
+        for (x, y) in a.values.iter().zip(&b.values) {
+            worst = worst.max((x - y).abs());
+        }
+        assert!(worst < 1e-4, "translation {t}: outputs differ by {worst}");
+    }
+    // A rotation is not built in (the network learns it from augmentation): sanity check
+    // that the test above could fail.
+    let r = positions[0].transform(1);
+    let mut x = vec![0.0; len];
+    let mut y = vec![0.0; len];
+    positions[0].encode(&mut x);
+    r.encode(&mut y);
+    let (a, b) = (net.infer(x, 1), net.infer(y, 1));
+    let differs = (0..na as u16).any(|act| {
+        (a.logits[act as usize] - b.logits[positions[0].transform_action(act, 1) as usize]).abs() > 1e-4
+    });
+    assert!(differs, "a rotation gave identical outputs: the check has no power");
+}
