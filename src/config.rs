@@ -216,8 +216,13 @@ impl Default for BaselineConfig {
     }
 }
 
-fn range<T: PartialOrd + std::fmt::Display>(field: &str, v: T, lo: T, hi: T) -> anyhow::Result<()> {
-    if v < lo || v > hi || v != v {
+fn range<T: PartialOrd + Copy + std::fmt::Display>(
+    field: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> anyhow::Result<()> {
+    if !(lo..=hi).contains(&v) {
         bail!("{field} = {v} is out of range: allowed {lo} ..= {hi}");
     }
     Ok(())
@@ -311,7 +316,7 @@ impl Config {
         range("train.value_weight", t.value_weight, 0.0, 100.0)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
-        if g.games % 2 != 0 {
+        if !g.games.is_multiple_of(2) {
             bail!(
                 "gating.games = {}: must be even (each opening is played with both colours)",
                 g.games
@@ -326,7 +331,7 @@ impl Config {
             .parse::<AgentSpec>()
             .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
         range("baseline.games", bl.games, 0, 100_000)?;
-        if bl.games % 2 != 0 {
+        if !bl.games.is_multiple_of(2) {
             bail!("baseline.games = {}: must be even", bl.games);
         }
         range("baseline.simulations", bl.simulations, 1, 100_000)?;

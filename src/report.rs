@@ -19,7 +19,10 @@ fn series(
     color: RGBColor,
     f: impl Fn(&IterationMetrics) -> Option<f64>,
 ) -> Series {
-    let points = m.iter().filter_map(|x| f(x).map(|y| (x.minutes, y))).collect();
+    let points = m
+        .iter()
+        .filter_map(|x| f(x).map(|y| (x.minutes, y)))
+        .collect();
     (name.to_string(), points, color)
 }
 
@@ -51,7 +54,10 @@ where
     for (name, points, color) in all {
         let color = *color;
         chart
-            .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(2),
+            ))
             .map_err(|e| anyhow::anyhow!("plotting: {e}"))?
             .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
@@ -87,16 +93,24 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<(
         "training loss",
         0.0..loss_max * 1.05,
         &[
-            series("policy", m, BLUE, |x| (x.train_steps > 0).then_some(x.loss_policy)),
-            series("value", m, RED, |x| (x.train_steps > 0).then_some(x.loss_value)),
-            series("total", m, BLACK, |x| (x.train_steps > 0).then_some(x.loss_total)),
+            series("policy", m, BLUE, |x| {
+                (x.train_steps > 0).then_some(x.loss_policy)
+            }),
+            series("value", m, RED, |x| {
+                (x.train_steps > 0).then_some(x.loss_value)
+            }),
+            series("total", m, BLACK, |x| {
+                (x.train_steps > 0).then_some(x.loss_total)
+            }),
         ],
     )?;
     panel(
         &panels[1],
         "gating: candidate's score against the best",
         0.0..1.0,
-        &[series("score", m, BLUE, |x| x.gating.as_ref().map(|g| g.score))],
+        &[series("score", m, BLUE, |x| {
+            x.gating.as_ref().map(|g| g.score)
+        })],
     )?;
     let baseline = m
         .iter()
@@ -130,7 +144,17 @@ fn wdl(r: &Option<MatchResult>) -> String {
 pub fn table(m: &[IterationMetrics]) -> String {
     let mut out = format!(
         "{:>5} {:>7} {:>6} {:>6} {:>7} {:>7} {:>7} {:>9} {:>5} {:>9} {:>9}\n",
-        "iter", "minutes", "games", "plies", "pos/s", "loss_p", "loss_v", "gate", "best", "baseline", "greedy"
+        "iter",
+        "minutes",
+        "games",
+        "plies",
+        "pos/s",
+        "loss_p",
+        "loss_v",
+        "gate",
+        "best",
+        "baseline",
+        "greedy"
     );
     for x in m {
         out += &format!(

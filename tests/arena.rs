@@ -148,7 +148,11 @@ fn running_out_of_time_forfeits_the_game() {
             action: start.parse_action("SPAWN(0,0)").unwrap(),
             sleep: Duration::from_millis(30),
         }),
-        "random".parse::<AgentSpec>().unwrap().build::<Board>(1).unwrap(),
+        "random"
+            .parse::<AgentSpec>()
+            .unwrap()
+            .build::<Board>(1)
+            .unwrap(),
     ];
     let r = play_game(
         &start,

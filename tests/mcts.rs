@@ -64,7 +64,7 @@ fn tree_reuse_keeps_the_subtree_and_counts() {
         .1;
     tree.advance(spawn);
     assert_eq!(tree.root_visits(), child_visits);
-    let mut after = board.clone();
+    let mut after = board;
     after.apply(spawn).unwrap();
     assert_eq!(tree.root(), &after);
 }

@@ -192,7 +192,7 @@ fn damaged_checkpoints_and_shards_are_refused() {
     let replay = dir.join("replay");
     let start = Board::new();
     let mut buffer = ReplayBuffer::open(&start, &replay, 1000).unwrap();
-    let mut state = start.clone();
+    let mut state = start;
     let mut legal = Vec::new();
     let mut game = SelfPlayGame {
         moves: vec![],
@@ -291,7 +291,8 @@ fn the_network_is_translation_equivariant_on_the_torus() {
         for (i, board) in positions.iter().enumerate() {
             for action in 0..na as u16 {
                 let j = board.transform_action(action, t) as usize;
-                worst = worst.max((a.logits[i * na + action as usize] - b.logits[i * na + j]).abs());
+                worst =
+                    worst.max((a.logits[i * na + action as usize] - b.logits[i * na + j]).abs());
             }
         }
         for (x, y) in a.values.iter().zip(&b.values) {
@@ -308,7 +309,11 @@ fn the_network_is_translation_equivariant_on_the_torus() {
     r.encode(&mut y);
     let (a, b) = (net.infer(x, 1), net.infer(y, 1));
     let differs = (0..na as u16).any(|act| {
-        (a.logits[act as usize] - b.logits[positions[0].transform_action(act, 1) as usize]).abs() > 1e-4
+        (a.logits[act as usize] - b.logits[positions[0].transform_action(act, 1) as usize]).abs()
+            > 1e-4
     });
-    assert!(differs, "a rotation gave identical outputs: the check has no power");
+    assert!(
+        differs,
+        "a rotation gave identical outputs: the check has no power"
+    );
 }

@@ -105,7 +105,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             .choose(false, &mut self.rng)
             .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?;
         let mut best = tree.root_children();
-        best.sort_by(|a, b| b.1.cmp(&a.1));
+        best.sort_by_key(|c| std::cmp::Reverse(c.1));
         let me = state.to_move();
         self.last = Some(format!(
             "sims {} value {:+.3} time {} ms pv {}",

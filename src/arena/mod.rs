@@ -200,7 +200,7 @@ pub fn run_match<G: Baselines>(
 ) -> anyhow::Result<MatchReport> {
     let n = start.num_players() as u32;
     anyhow::ensure!(
-        config.games > 0 && config.games % n == 0,
+        config.games > 0 && config.games.is_multiple_of(n),
         "--games {} must be a positive multiple of {n}: each opening is played with A in every seat",
         config.games
     );

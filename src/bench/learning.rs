@@ -57,7 +57,13 @@ pub fn selfplay<G: Game>(
 }
 
 /// Training steps: samples per second at `batch` samples per step.
-pub fn train<G: Game>(start: &G, shape: &NetShape, batch: usize, steps: usize, rounds: usize) -> Vec<Rate> {
+pub fn train<G: Game>(
+    start: &G,
+    shape: &NetShape,
+    batch: usize,
+    steps: usize,
+    rounds: usize,
+) -> Vec<Rate> {
     use crate::selfplay::replay::Sample;
     let mut rng = crate::rng::Rng::new(9);
     let mut legal = Vec::new();
@@ -66,21 +72,33 @@ pub fn train<G: Game>(start: &G, shape: &NetShape, batch: usize, steps: usize, r
         .map(|state| {
             state.legal_actions(&mut legal);
             let a = legal[rng.below(legal.len())];
-            Sample { state, policy: vec![(a, 1.0)], outcome: [1.0, -1.0, 0.0] }
+            Sample {
+                state,
+                policy: vec![(a, 1.0)],
+                outcome: [1.0, -1.0, 0.0],
+            }
         })
         .collect();
-    let mut trainer = crate::train::Trainer::new(shape.clone(), &crate::config::TrainConfig::default());
+    let mut trainer =
+        crate::train::Trainer::new(shape.clone(), &crate::config::TrainConfig::default());
     let batches: Vec<_> = (0..steps)
         .map(|i| {
-            let refs: Vec<&Sample<G>> = (0..batch).map(|k| &data[(i * batch + k) % data.len()]).collect();
+            let refs: Vec<&Sample<G>> = (0..batch)
+                .map(|k| &data[(i * batch + k) % data.len()])
+                .collect();
             crate::train::make_batch(&refs, shape, &mut rng)
         })
         .collect();
     trainer.step(&batches[0]); // warm-up
-    vec![measure(&format!("training, batch {batch}"), "samples", rounds, |_| {
-        for b in &batches {
-            trainer.step(b);
-        }
-        (steps * batch) as u64
-    })]
+    vec![measure(
+        &format!("training, batch {batch}"),
+        "samples",
+        rounds,
+        |_| {
+            for b in &batches {
+                trainer.step(b);
+            }
+            (steps * batch) as u64
+        },
+    )]
 }

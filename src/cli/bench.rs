@@ -114,7 +114,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             batch,
             steps,
         } => {
-            anyhow::ensure!(batch >= 1 && steps >= 1, "--batch and --steps must be at least 1");
+            anyhow::ensure!(
+                batch >= 1 && steps >= 1,
+                "--batch and --steps must be at least 1"
+            );
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
             bench::learning::train(&start, &shape, batch, steps, args.rounds)
         }
@@ -126,7 +129,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             concurrent,
             moves,
         } => {
-            anyhow::ensure!(sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1, "--sims, --workers, --concurrent and --moves must be at least 1");
+            anyhow::ensure!(
+                sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1,
+                "--sims, --workers, --concurrent and --moves must be at least 1"
+            );
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
             let settings = crate::selfplay::SelfPlaySettings {
                 sims,
@@ -152,11 +158,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
                 100.0 * f.cache_hit_rate
             );
             if args.json {
-                println!("{}", serde_json::json!({
-                    "what": "selfplay", "positions_per_second": f.positions_per_second,
-                    "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
-                    "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
-                }));
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "what": "selfplay", "positions_per_second": f.positions_per_second,
+                        "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
+                        "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
+                    })
+                );
             } else {
                 println!("{line}");
             }

@@ -19,7 +19,11 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let (m, bad) = metrics::read(&args.run.join("metrics.jsonl"))?;
-    anyhow::ensure!(!m.is_empty(), "{}: no iterations recorded yet", args.run.display());
+    anyhow::ensure!(
+        !m.is_empty(),
+        "{}: no iterations recorded yet",
+        args.run.display()
+    );
     if bad > 0 {
         eprintln!("note: skipped {bad} unreadable line(s) in metrics.jsonl");
     }

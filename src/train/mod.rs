@@ -4,9 +4,9 @@
 //!   augmentation symmetry (for Infexion one of the 12 point symmetries), encoded from
 //!   the mover's view. The policy target is the visit distribution, mapped by the same
 //!   symmetry; the value target is the final result rotated to the mover's view.
-//! - **Loss**: policy cross-entropy over the legal actions (illegal logits masked out)
-//!   + `value_weight` × value MSE (averaged over players); weight decay is applied by the
-//!   optimizer (L2 on every parameter).
+//! - **Loss**: policy cross-entropy over the legal actions (illegal logits masked out),
+//!   plus `value_weight` × value MSE (averaged over players); weight decay is applied by
+//!   the optimizer (L2 on every parameter).
 //! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!

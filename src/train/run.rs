@@ -371,7 +371,7 @@ fn iteration<G: Baselines>(
     // 4. Measure the best against the fixed baseline and greedy.
     let bl = &c.baseline;
     let (mut vs_baseline, mut vs_greedy) = (None, None);
-    if bl.every > 0 && bl.games > 0 && it % bl.every == 0 {
+    if bl.every > 0 && bl.games > 0 && it.is_multiple_of(bl.every) {
         let me = model(&best_path, bl.simulations);
         for (spec, slot, salt) in [
             (bl.spec.as_str(), &mut vs_baseline, 0xBA5E),

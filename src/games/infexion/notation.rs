@@ -150,7 +150,7 @@ pub fn from_notation(text: &str) -> Result<Board, GameError> {
             ))
         })?;
     let board = Board::from_cells(cells, ply);
-    let expected = if ply % 2 == 0 { "r" } else { "b" };
+    let expected = if ply.is_multiple_of(2) { "r" } else { "b" };
     if *side != expected {
         return Err(err(format!(
             "side to move must be '{expected}' after {ply} actions (Red moves first), found '{side}'"
