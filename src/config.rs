@@ -323,6 +323,12 @@ impl Config {
             );
         }
         range("gating.threshold", g.threshold, 0.0, 1.0)?;
+        if g.sprt && !(g.threshold > 0.5 && g.threshold < 1.0) {
+            bail!(
+                "gating.threshold = {}: with gating.sprt it must lie strictly between 0.5 and 1",
+                g.threshold
+            );
+        }
         range("gating.simulations", g.simulations, 1, 100_000)?;
         range("gating.opening_plies", g.opening_plies, 0, 40)?;
         let bl = &self.baseline;

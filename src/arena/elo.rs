@@ -96,8 +96,77 @@ impl Stats {
     }
 }
 
+/// The expected score for an Elo difference.
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// A sequential probability ratio test of H0: Elo = `elo0` against H1: Elo = `elo1`,
+/// with error rates `alpha` (accepting H1 wrongly) and `beta` (accepting H0 wrongly).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sprt {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+/// What an SPRT says after some games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SprtDecision {
+    AcceptH1,
+    AcceptH0,
+    Continue,
+}
+
+impl Sprt {
+    /// The log-likelihood ratio of the games so far (the generalised SPRT's normal
+    /// approximation on the trinomial score, as chess engine testing uses).
+    pub fn llr(&self, s: &Stats) -> f64 {
+        let n = s.games() as f64;
+        if n == 0.0 {
+            return 0.0;
+        }
+        let mean = s.score;
+        let var = (s.wins as f64 * (1.0 - mean).powi(2)
+            + s.draws as f64 * (0.5 - mean).powi(2)
+            + s.losses as f64 * mean.powi(2))
+            / n;
+        // No spread yet (all results equal): use a small floor so one-sided runs decide.
+        let var = var.max(1e-3);
+        let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
+        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    }
+
+    pub fn decide(&self, s: &Stats) -> SprtDecision {
+        let llr = self.llr(s);
+        if llr >= ((1.0 - self.beta) / self.alpha).ln() {
+            SprtDecision::AcceptH1
+        } else if llr <= (self.beta / (1.0 - self.alpha)).ln() {
+            SprtDecision::AcceptH0
+        } else {
+            SprtDecision::Continue
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sprt_decides_clear_results_and_waits_on_close_ones() {
+        use super::{Sprt, SprtDecision, Stats};
+        let t = Sprt {
+            elo0: 0.0,
+            elo1: 35.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert_eq!(t.decide(&Stats::new(30, 4, 6)), SprtDecision::AcceptH1);
+        assert_eq!(t.decide(&Stats::new(6, 4, 30)), SprtDecision::AcceptH0);
+        assert_eq!(t.decide(&Stats::new(5, 0, 5)), SprtDecision::Continue);
+        assert_eq!(t.decide(&Stats::new(0, 0, 0)), SprtDecision::Continue);
+    }
+
     use super::*;
 
     #[test]

@@ -12,8 +12,10 @@
 //!
 //! - [`run`]: the whole training loop (self-play → buffer → train → gate), run
 //!   directory, checkpoints and resume.
+//! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 
+pub mod gating;
 pub mod metrics;
 pub mod run;
 

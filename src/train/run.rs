@@ -24,9 +24,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use super::metrics::{self, IterationMetrics, MatchResult};
-use super::{Losses, Trainer};
-use crate::agents::{AgentSpec, Baselines};
-use crate::arena::{MatchConfig, run_match};
+use super::{Losses, Trainer, gating};
+use crate::agents::Baselines;
 use crate::config::Config;
 use crate::nn::NetShape;
 use crate::nn::checkpoint::{BEST, Checkpoint, TrainState};
@@ -101,21 +100,6 @@ fn prepare_dir(config: &Config, opts: &TrainOptions) -> anyhow::Result<PathBuf> 
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     storage::write_atomic(&copy, config.to_toml().as_bytes())?;
     Ok(dir)
-}
-
-fn match_result(opponent: &str, r: &crate::arena::MatchReport) -> MatchResult {
-    let s = &r.overall;
-    MatchResult {
-        opponent: opponent.to_string(),
-        games: r.games,
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        score: s.score,
-        elo: s.elo,
-        elo_low: s.elo_low,
-        elo_high: s.elo_high,
-    }
 }
 
 /// Trains the game `start` from the config; see the module documentation.
@@ -333,37 +317,17 @@ fn iteration<G: Baselines>(
     save_checkpoint(trainer, state, dir)?;
     prune_checkpoints(dir, c.run.keep_checkpoints)?;
     // 3. Gate the candidate against the best.
-    let candidate = checkpoint_path(dir, it);
     let best_path = dir.join(BEST);
-    let model = |path: &Path, sims| AgentSpec::Model {
-        path: path.to_path_buf(),
-        sims,
-    };
-    let match_config = |games, opening_plies, salt: u64| MatchConfig {
-        games,
-        seed: Rng::derive(c.run.seed ^ salt, it as u64),
-        threads: c.selfplay.workers,
-        opening_plies,
-        time_per_game: None,
+    let candidate = checkpoint_path(dir, it);
+    let (gating, promoted) = gating::gate(
+        start,
+        c,
+        it,
+        &candidate,
+        &best_path,
+        state.best_iteration,
         progress,
-    };
-    let g = &c.gating;
-    let (gating, promoted) = if g.games == 0 {
-        (None, true)
-    } else {
-        let report = run_match(
-            start,
-            &model(&candidate, g.simulations),
-            &model(&best_path, g.simulations),
-            &match_config(g.games, g.opening_plies, 0x6A7E),
-        )?;
-        let r = match_result(
-            &format!("best (iteration {})", state.best_iteration),
-            &report,
-        );
-        let promoted = r.score >= g.threshold;
-        (Some(r), promoted)
-    };
+    )?;
     if promoted {
         state.best_iteration = it;
         save_net(trainer, state, &best_path)?;
@@ -372,20 +336,12 @@ fn iteration<G: Baselines>(
     let bl = &c.baseline;
     let (mut vs_baseline, mut vs_greedy) = (None, None);
     if bl.every > 0 && bl.games > 0 && it.is_multiple_of(bl.every) {
-        let me = model(&best_path, bl.simulations);
-        for (spec, slot, salt) in [
-            (bl.spec.as_str(), &mut vs_baseline, 0xBA5E),
-            ("greedy", &mut vs_greedy, 0x6EED),
-        ] {
-            let opponent: AgentSpec = spec.parse()?;
-            let report = run_match(
-                start,
-                &me,
-                &opponent,
-                &match_config(bl.games, bl.opening_plies, salt),
-            )?;
-            *slot = Some(match_result(spec, &report));
-        }
+        vs_baseline = Some(gating::measure(
+            start, c, it, &best_path, &bl.spec, progress,
+        )?);
+        vs_greedy = Some(gating::measure(
+            start, c, it, &best_path, "greedy", progress,
+        )?);
     }
     Ok(IterationMetrics {
         iteration: it,
