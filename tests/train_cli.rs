@@ -120,6 +120,25 @@ fn an_iteration_runs_resumes_and_refuses_bad_state() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("model:"), "{}", text(&o));
 
+    // ... and through the engine protocol (`go nodes N` sets the simulations).
+    let mut engine = Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(["engine", "--agent", &spec])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    engine
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"position startpos moves SPAWN(3,3)\ngo nodes 12\nquit\n")
+        .unwrap();
+    let out = engine.wait_with_output().unwrap();
+    let lines = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(lines.contains("info sims 12 "), "{lines}");
+    assert!(lines.contains("bestmove SPAWN("), "{lines}");
+
     // A damaged checkpoint stops the resume with a clear error, not a panic.
     let three = config_with(
         &root,

@@ -130,3 +130,43 @@ impl<G: Game> Evaluator<G> for NetEvaluator {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::infexion::Board;
+    use crate::nn::NetShape;
+
+    #[test]
+    fn evaluations_are_rotated_to_seats_and_cached() {
+        let start = Board::new();
+        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
+        let mut blue = start;
+        blue.apply(0).unwrap(); // Blue to move
+        let mut ev = NetEvaluator::new(net.clone(), 100);
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        start.legal_actions(&mut la);
+        blue.legal_actions(&mut lb);
+        let batch = [(&start, la.as_slice()), (&blue, lb.as_slice())];
+        let first = ev.evaluate(&batch);
+        let len = net.shape.input_len();
+        let mut input = vec![0.0; 2 * len];
+        start.encode(&mut input[..len]);
+        blue.encode(&mut input[len..]);
+        let raw = net.infer(input, 2);
+        // Red to move: seat values in output order; Blue to move: rotated.
+        assert_eq!(first[0].values[..2], raw.values[0..2]);
+        assert_eq!(first[1].values[..2], [raw.values[3], raw.values[2]]);
+        for (e, legal) in first.iter().zip([&la, &lb]) {
+            assert_eq!(e.priors.len(), legal.len());
+            assert!((e.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+        // The same positions again come from the cache, unchanged.
+        let again = ev.evaluate(&batch);
+        assert_eq!(again, first);
+        assert_eq!(ev.stats.requests, 4);
+        assert_eq!(ev.stats.cache_hits, 2);
+        assert_eq!(ev.stats.evaluated, 2);
+        assert!((ev.stats.hit_rate() - 0.5).abs() < 1e-12);
+    }
+}
