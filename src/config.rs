@@ -63,6 +63,9 @@ pub struct MctsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
+    /// Which network plays the self-play games: "latest" (the trainer's current
+    /// network, as AlphaZero) or "best" (the gated best, as AlphaGo Zero).
+    pub network: String,
     pub games_per_iteration: u32,
     pub workers: usize,
     pub concurrent_games: usize,
@@ -158,6 +161,7 @@ impl Default for MctsConfig {
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
+            network: "latest".into(),
             games_per_iteration: 32,
             workers: 2,
             concurrent_games: 16,
@@ -281,6 +285,12 @@ impl Config {
         range("mcts.dirichlet_fraction", m.dirichlet_fraction, 0.0, 1.0)?;
         range("mcts.temperature_plies", m.temperature_plies, 0, 10_000)?;
         let s = &self.selfplay;
+        if !["latest", "best"].contains(&s.network.as_str()) {
+            bail!(
+                "selfplay.network = {:?}: allowed \"latest\" or \"best\"",
+                s.network
+            );
+        }
         range(
             "selfplay.games_per_iteration",
             s.games_per_iteration,
@@ -348,28 +358,29 @@ impl Config {
     /// The fields a resumed run may not change, as `(field, old, new)` for the first
     /// difference with `other`.
     pub fn incompatible_change(&self, other: &Config) -> Option<(String, String, String)> {
+        let (a, b) = (self, other);
         let pairs = [
-            ("run.game", self.run.game.clone(), other.run.game.clone()),
-            ("run.name", self.run.name.clone(), other.run.name.clone()),
+            ("run.game", a.run.game.clone(), b.run.game.clone()),
+            ("run.name", a.run.name.clone(), b.run.name.clone()),
             (
                 "network.blocks",
-                self.network.blocks.to_string(),
-                other.network.blocks.to_string(),
+                a.network.blocks.to_string(),
+                b.network.blocks.to_string(),
             ),
             (
                 "network.channels",
-                self.network.channels.to_string(),
-                other.network.channels.to_string(),
+                a.network.channels.to_string(),
+                b.network.channels.to_string(),
             ),
             (
                 "network.value_hidden",
-                self.network.value_hidden.to_string(),
-                other.network.value_hidden.to_string(),
+                a.network.value_hidden.to_string(),
+                b.network.value_hidden.to_string(),
             ),
             (
                 "train.optimizer",
-                self.train.optimizer.clone(),
-                other.train.optimizer.clone(),
+                a.train.optimizer.clone(),
+                b.train.optimizer.clone(),
             ),
         ];
         pairs

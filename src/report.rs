@@ -109,7 +109,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<(
         "gating: candidate's score against the best",
         0.0..1.0,
         &[series("score", m, BLUE, |x| {
-            x.gating.as_ref().map(|g| g.score)
+            x.gating.as_ref().map(|g| g.stats.score)
         })],
     )?;
     let baseline = m
@@ -135,9 +135,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<(
 }
 
 fn wdl(r: &Option<MatchResult>) -> String {
-    r.as_ref().map_or("-".into(), |r| {
-        format!("{}-{}-{}", r.wins, r.draws, r.losses)
-    })
+    r.as_ref().map_or("-".into(), MatchResult::wdl)
 }
 
 /// A summary table, one row per iteration.

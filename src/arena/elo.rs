@@ -5,7 +5,7 @@
 //! through the logistic Elo curve. Unlike the plain normal approximation it stays
 //! meaningful at the extremes: 8 wins out of 8 give a finite lower bound.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The Elo difference for an expected score `s` in `(0, 1)`; `None` at 0 or 1 (infinite).
 pub fn elo_from_score(s: f64) -> Option<f64> {
@@ -35,7 +35,7 @@ fn wilson(s: f64, var: f64, n: f64) -> (f64, f64) {
 }
 
 /// W/D/L from one side's point of view, with derived figures.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub wins: u32,
     pub draws: u32,

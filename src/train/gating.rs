@@ -16,20 +16,6 @@ use crate::arena::{MatchConfig, MatchReport, run_match};
 use crate::config::Config;
 use crate::rng::Rng;
 
-fn result(opponent: &str, s: &Stats) -> MatchResult {
-    MatchResult {
-        opponent: opponent.to_string(),
-        games: s.games(),
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        score: s.score,
-        elo: s.elo,
-        elo_low: s.elo_low,
-        elo_high: s.elo_high,
-    }
-}
-
 /// The `model:` agent for a checkpoint.
 pub fn model(path: &Path, sims: u32) -> AgentSpec {
     AgentSpec::Model {
@@ -103,9 +89,9 @@ pub fn gate<G: Baselines>(
         SprtDecision::Continue => stats.score >= g.threshold,
     };
     Ok((
-        Some(result(
+        Some(MatchResult::new(
             &format!("best (iteration {best_iteration})"),
-            &stats,
+            stats,
         )),
         promote,
     ))
@@ -131,5 +117,5 @@ pub fn measure<G: Baselines>(
         progress,
     };
     let report = play(start, &model(best, bl.simulations), &spec, &config)?;
-    Ok(result(opponent, &report.overall))
+    Ok(MatchResult::new(opponent, report.overall))
 }

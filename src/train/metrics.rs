@@ -9,24 +9,35 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-/// A match result from the trained side's point of view.
+use crate::arena::elo::Stats;
+
+/// A match result from the trained side's point of view: W/D/L, score and Elo
+/// ([`Stats`], flattened into the same JSON object).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {
     pub opponent: String,
     pub games: u32,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    pub score: f64,
-    /// Elo difference and its 95% interval; `None` where infinite (a clean sweep).
-    pub elo: Option<f64>,
-    pub elo_low: Option<f64>,
-    pub elo_high: Option<f64>,
+    #[serde(flatten)]
+    pub stats: Stats,
 }
 
 impl MatchResult {
+    pub fn new(opponent: &str, stats: Stats) -> MatchResult {
+        MatchResult {
+            opponent: opponent.to_string(),
+            games: stats.games(),
+            stats,
+        }
+    }
+
+    /// `W-D-L`.
+    pub fn wdl(&self) -> String {
+        let s = &self.stats;
+        format!("{}-{}-{}", s.wins, s.draws, s.losses)
+    }
+
     pub fn win_rate(&self) -> f64 {
-        self.wins as f64 / self.games.max(1) as f64
+        self.stats.wins as f64 / self.games.max(1) as f64
     }
 }
 

@@ -8,8 +8,8 @@
 //! metrics.jsonl        one line per iteration
 //! ```
 //!
-//! One iteration: the best network plays `games_per_iteration` self-play games (written
-//! to shards as they finish); the trainer takes `positions × replay_ratio / batch_size`
+//! One iteration: the latest network (or, with `selfplay.network = "best"`, the gated
+//! best) plays `games_per_iteration` self-play games (written to shards as they finish); the trainer takes `positions × replay_ratio / batch_size`
 //! steps; the candidate is saved as a numbered checkpoint and plays the best (colour-
 //! balanced, random openings): a score at or above `gating.threshold` makes it the new
 //! best. Every `baseline.every` iterations the best plays the fixed baseline and greedy.
@@ -148,7 +148,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         }
     };
     if !dir.join(BEST).exists() {
-        save_net(&trainer, &state, &dir.join(BEST))?;
+        save(&trainer, &state, &dir.join(BEST), false)?;
     }
     let mut buffer = ReplayBuffer::open(start, &dir.join("replay"), c.replay.window)?;
     let session = Instant::now();
@@ -175,7 +175,12 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             ..m
         };
         // Save the final counters (wall time, best) and log the iteration.
-        save_checkpoint(&trainer, &state, &dir)?;
+        save(
+            &trainer,
+            &state,
+            &checkpoint_path(&dir, state.iteration),
+            true,
+        )?;
         metrics::append(&dir.join("metrics.jsonl"), &m)?;
         println!("{}", summary_line(&m));
     }
@@ -185,13 +190,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
 fn summary_line(m: &IterationMetrics) -> String {
     let res = |r: &Option<MatchResult>| {
         r.as_ref().map_or("-".to_string(), |r| {
-            format!(
-                "{}-{}-{} ({:.0}%)",
-                r.wins,
-                r.draws,
-                r.losses,
-                100.0 * r.score
-            )
+            format!("{} ({:.0}%)", r.wdl(), 100.0 * r.stats.score)
         })
     };
     format!(
@@ -212,26 +211,17 @@ fn summary_line(m: &IterationMetrics) -> String {
     )
 }
 
-fn save_net(trainer: &Trainer, state: &TrainState, path: &Path) -> anyhow::Result<()> {
-    let (model, _) = trainer.save_bytes()?;
+/// Saves the trainer's network to `path`, with the optimizer state when `optimizer`
+/// (a numbered checkpoint) or without it (`best.ckpt`).
+fn save(trainer: &Trainer, state: &TrainState, path: &Path, optimizer: bool) -> anyhow::Result<()> {
+    let (model, optim) = trainer.save_bytes()?;
     Checkpoint {
         shape: trainer.shape.clone(),
         state: state.clone(),
         model,
-        optimizer: Vec::new(),
+        optimizer: if optimizer { optim } else { Vec::new() },
     }
     .save(path)
-}
-
-fn save_checkpoint(trainer: &Trainer, state: &TrainState, dir: &Path) -> anyhow::Result<()> {
-    let (model, optimizer) = trainer.save_bytes()?;
-    Checkpoint {
-        shape: trainer.shape.clone(),
-        state: state.clone(),
-        model,
-        optimizer,
-    }
-    .save(&checkpoint_path(dir, state.iteration))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -246,8 +236,12 @@ fn iteration<G: Baselines>(
 ) -> anyhow::Result<IterationMetrics> {
     let it = state.iteration + 1;
     let mut rng = Rng::from_state(state.rng);
-    // 1. Self-play with the best network; games go to shards as they finish.
-    let best = Checkpoint::load(&dir.join(BEST))?.net()?;
+    // 1. Self-play with the latest or the best network; games go to shards as they finish.
+    let generator = if c.selfplay.network == "best" {
+        Checkpoint::load(&dir.join(BEST))?.net()?
+    } else {
+        trainer.net()
+    };
     let done = buffer.games_of(it) as u32;
     let todo = c.selfplay.games_per_iteration.saturating_sub(done);
     let settings = SelfPlaySettings {
@@ -278,7 +272,7 @@ fn iteration<G: Baselines>(
         }
     };
     let seed = Rng::derive(c.run.seed, it as u64) ^ done as u64;
-    let sp = selfplay::play(start, &best, &settings, todo, seed, |g| {
+    let sp = selfplay::play(start, &generator, &settings, todo, seed, |g| {
         let mut p = pending.lock().expect("shard lock");
         p.0.push(g);
         if p.0.len() >= SHARD_GAMES {
@@ -314,7 +308,7 @@ fn iteration<G: Baselines>(
     state.steps = trainer.steps;
     state.rng = rng.state();
     state.config_digest = c.digest();
-    save_checkpoint(trainer, state, dir)?;
+    save(trainer, state, &checkpoint_path(dir, it), true)?;
     prune_checkpoints(dir, c.run.keep_checkpoints)?;
     // 3. Gate the candidate against the best.
     let best_path = dir.join(BEST);
@@ -330,7 +324,7 @@ fn iteration<G: Baselines>(
     )?;
     if promoted {
         state.best_iteration = it;
-        save_net(trainer, state, &best_path)?;
+        save(trainer, state, &best_path, false)?;
     }
     // 4. Measure the best against the fixed baseline and greedy.
     let bl = &c.baseline;
