@@ -150,10 +150,10 @@ impl Default for MctsConfig {
         MctsConfig {
             simulations: 100,
             c_puct: 1.5,
-            fpu_reduction: 0.2,
+            fpu_reduction: 0.0,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.25,
-            temperature_plies: 16,
+            temperature_plies: 30,
         }
     }
 }

@@ -64,7 +64,7 @@ impl Default for MctsParams {
     fn default() -> Self {
         MctsParams {
             c_puct: 1.5,
-            fpu_reduction: 0.2,
+            fpu_reduction: 0.0,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.0,
             leaves_per_tree: 1,

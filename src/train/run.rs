@@ -194,7 +194,7 @@ fn summary_line(m: &IterationMetrics) -> String {
         })
     };
     format!(
-        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | loss {:.3} (p {:.3} v {:.3}) | gate {}{} | best {} | vs baseline {} | vs greedy {}",
+        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | loss {:.3} (p {:.3} v {:.3}) | gate {}{}{} | best {} | vs baseline {} | vs greedy {}",
         m.iteration,
         m.minutes,
         m.games,
@@ -204,6 +204,9 @@ fn summary_line(m: &IterationMetrics) -> String {
         m.loss_policy,
         m.loss_value,
         res(&m.gating),
+        m.gating
+            .as_ref()
+            .map_or(String::new(), |g| format!(" Elo {}", g.stats.elo_text())),
         if m.promoted { " promoted" } else { "" },
         m.best_iteration,
         res(&m.vs_baseline),
