@@ -41,7 +41,7 @@ pub enum BenchKind {
     },
     /// Network inference: positions per second by batch size.
     Nn {
-        #[arg(long, default_value_t = 6)]
+        #[arg(long, default_value_t = 4)]
         blocks: usize,
         #[arg(long, default_value_t = 32)]
         channels: usize,
