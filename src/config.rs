@@ -358,35 +358,18 @@ impl Config {
     /// The fields a resumed run may not change, as `(field, old, new)` for the first
     /// difference with `other`.
     pub fn incompatible_change(&self, other: &Config) -> Option<(String, String, String)> {
-        let (a, b) = (self, other);
+        let field = |name: &str, f: fn(&Config) -> String| (name.to_string(), f(self), f(other));
         let pairs = [
-            ("run.game", a.run.game.clone(), b.run.game.clone()),
-            ("run.name", a.run.name.clone(), b.run.name.clone()),
-            (
-                "network.blocks",
-                a.network.blocks.to_string(),
-                b.network.blocks.to_string(),
-            ),
-            (
-                "network.channels",
-                a.network.channels.to_string(),
-                b.network.channels.to_string(),
-            ),
-            (
-                "network.value_hidden",
-                a.network.value_hidden.to_string(),
-                b.network.value_hidden.to_string(),
-            ),
-            (
-                "train.optimizer",
-                a.train.optimizer.clone(),
-                b.train.optimizer.clone(),
-            ),
+            field("run.game", |c| c.run.game.clone()),
+            field("run.name", |c| c.run.name.clone()),
+            field("network.blocks", |c| c.network.blocks.to_string()),
+            field("network.channels", |c| c.network.channels.to_string()),
+            field("network.value_hidden", |c| {
+                c.network.value_hidden.to_string()
+            }),
+            field("train.optimizer", |c| c.train.optimizer.clone()),
         ];
-        pairs
-            .into_iter()
-            .find(|(_, a, b)| a != b)
-            .map(|(f, a, b)| (f.to_string(), a, b))
+        pairs.into_iter().find(|(_, a, b)| a != b)
     }
 
     pub fn mcts_params(&self, noise: bool) -> MctsParams {
