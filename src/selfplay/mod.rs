@@ -78,12 +78,12 @@ impl SelfPlayStats {
     }
 }
 
-struct Slot<G> {
+/// A game in flight: what it has recorded so far and its random stream.
+struct Slot {
     moves: Vec<Action>,
     visits: Vec<Vec<(Action, u32)>>,
     seed: u64,
     rng: Rng,
-    _state: std::marker::PhantomData<G>,
 }
 
 /// Plays `games` games from `start` (game `i` seeded by `Rng::derive(seed, i)`),
@@ -135,16 +135,15 @@ fn worker<G: Game>(
     let mut next = ids.iter();
     let new_slot = |id: u64| {
         let seed = Rng::derive(seed, id);
-        Slot::<G> {
+        Slot {
             moves: Vec::new(),
             visits: Vec::new(),
             seed,
             rng: Rng::new(seed),
-            _state: std::marker::PhantomData,
         }
     };
     let mut trees: Vec<Tree<G>> = Vec::new();
-    let mut slots: Vec<Slot<G>> = Vec::new();
+    let mut slots: Vec<Slot> = Vec::new();
     for &id in next.by_ref().take(settings.concurrent.max(1)) {
         trees.push(Tree::new(start.clone()));
         slots.push(new_slot(id));

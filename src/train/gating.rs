@@ -12,7 +12,7 @@ use std::path::Path;
 use super::metrics::MatchResult;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::elo::{Sprt, SprtDecision, Stats, elo_from_score};
-use crate::arena::{MatchConfig, MatchReport, run_match};
+use crate::arena::{MatchConfig, run_match};
 use crate::config::Config;
 use crate::rng::Rng;
 
@@ -22,15 +22,6 @@ pub fn model(path: &Path, sims: u32) -> AgentSpec {
         path: path.to_path_buf(),
         sims,
     }
-}
-
-fn play<G: Baselines>(
-    start: &G,
-    a: &AgentSpec,
-    b: &AgentSpec,
-    config: &MatchConfig,
-) -> anyhow::Result<MatchReport> {
-    run_match(start, a, b, config)
 }
 
 /// Plays the candidate against the best; returns the result and whether to promote.
@@ -75,7 +66,7 @@ pub fn gate<G: Baselines>(
             time_per_game: None,
             progress,
         };
-        let s = play(start, &a, &b, &config)?.overall;
+        let s = run_match(start, &a, &b, &config)?.overall;
         (w, d, l) = (w + s.wins, d + s.draws, l + s.losses);
         played += games;
         if g.sprt {
@@ -116,6 +107,6 @@ pub fn measure<G: Baselines>(
         time_per_game: None,
         progress,
     };
-    let report = play(start, &model(best, bl.simulations), &spec, &config)?;
+    let report = run_match(start, &model(best, bl.simulations), &spec, &config)?;
     Ok(MatchResult::new(opponent, report.overall))
 }
