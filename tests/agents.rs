@@ -18,7 +18,7 @@ fn pos(notation: &str) -> Board {
 fn agent(spec: &str, seed: u64) -> Box<dyn Agent<Board>> {
     spec.parse::<AgentSpec>()
         .unwrap()
-        .build::<Board>(seed)
+        .build(&Board::new(), seed)
         .unwrap()
 }
 

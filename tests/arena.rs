@@ -151,7 +151,7 @@ fn running_out_of_time_forfeits_the_game() {
         "random"
             .parse::<AgentSpec>()
             .unwrap()
-            .build::<Board>(1)
+            .build(&Board::new(), 1)
             .unwrap(),
     ];
     let r = play_game(

@@ -141,6 +141,9 @@ impl Game for Toy {
     fn encode(&self, out: &mut [f32]) {
         out.fill(0.0);
     }
+    fn plane_meanings(&self) -> Vec<String> {
+        vec!["zeros".into()]
+    }
     fn policy_planes(&self) -> usize {
         1
     }

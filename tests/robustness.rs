@@ -137,7 +137,7 @@ fn random_protocol_lines_get_at_most_one_reply_line() {
     let agent = "alphabeta:nodes=300"
         .parse::<AgentSpec>()
         .unwrap()
-        .build::<Board>(1)
+        .build(&Board::new(), 1)
         .unwrap();
     let mut engine = Engine::new(Board::new(), agent);
     for _ in 0..5_000 {

@@ -169,9 +169,9 @@ impl AgentSpec {
         matches!(self, AgentSpec::Human)
     }
 
-    /// Builds the agent; `seed` fixes every random choice it makes. Fails when a model
-    /// file cannot be loaded.
-    pub fn build<G: Baselines>(&self, seed: u64) -> anyhow::Result<Box<dyn Agent<G>>> {
+    /// Builds the agent to play games like `start`; `seed` fixes every random choice it
+    /// makes. Fails when a model cannot be loaded or was trained for another game.
+    pub fn build<G: Baselines>(&self, start: &G, seed: u64) -> anyhow::Result<Box<dyn Agent<G>>> {
         let name = self.to_string();
         Ok(match *self {
             AgentSpec::Random => Box::new(RandomAgent::new(seed)),
@@ -185,6 +185,15 @@ impl AgentSpec {
             }
             AgentSpec::Model { ref path, sims } => {
                 let net = super::mcts::cached_net(path)?;
+                anyhow::ensure!(
+                    net.shape.game == start.name()
+                        && net.shape.input_len() == start.encoding_shape().len()
+                        && net.shape.actions() == start.action_space(),
+                    "{}: the model was trained for '{}' and cannot play '{}'",
+                    path.display(),
+                    net.shape.game,
+                    start.name()
+                );
                 Box::new(super::mcts::MctsAgent::new(name, net, sims, seed))
             }
         })

@@ -228,8 +228,8 @@ pub fn run_match<G: Baselines>(
     );
     let t0 = Instant::now();
     // Build once up front so a model that cannot be loaded fails before any game.
-    a.build::<G>(0)?;
-    b.build::<G>(0)?;
+    a.build(start, 0)?;
+    b.build(start, 0)?;
     let records: Vec<(usize, GameRecord)> = pool.install(|| {
         (0..config.games)
             .into_par_iter()
@@ -239,7 +239,7 @@ pub fn run_match<G: Baselines>(
                 let mut agents: Vec<Box<dyn crate::agents::Agent<G>>> = (0..n as usize)
                     .map(|seat| {
                         let spec = if seat == seat_a { a } else { b };
-                        spec.build::<G>(Rng::derive(
+                        spec.build(start, Rng::derive(
                             config.seed ^ 0xA6E7,
                             g as u64 * 8 + seat as u64,
                         ))

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod export;
 pub mod play;
 pub mod report;
 pub mod train;
@@ -26,6 +27,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
     Eval(eval::EvalArgs),
+    /// Write a checkpoint as a bundle for other front ends (safetensors + manifest.json).
+    Export(export::ExportArgs),
     /// Play one game in the terminal (a human against an agent, or two agents).
     Play(play::PlayArgs),
     /// Speak the line protocol (position / go / perft …) on stdin/stdout.
@@ -36,8 +39,8 @@ pub enum Command {
 
 /// Shown under the help of every subcommand that takes agent specs.
 pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
-alphabeta[:depth=D][,ms=M][,nodes=N] | model:PATH[,sims=N] (a checkpoint file or a run \
-directory's best) | human (play only). \
+alphabeta[:depth=D][,ms=M][,nodes=N] | model:PATH[,sims=N] (an exported bundle directory, a \
+checkpoint file or a run directory's best) | human (play only). \
 Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:checkpoints/infexion,sims=200";
 
 /// The games this build knows. Registered here, dispatched with a `match`.
@@ -66,6 +69,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Train(args) => train::run(args),
         Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Export(args) => export::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Bench(args) => bench::run(args),

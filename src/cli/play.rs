@@ -39,7 +39,7 @@ fn play<G: Baselines>(start: &G, args: &PlayArgs) -> anyhow::Result<()> {
     let clock = clock_from_secs(args.time_per_game)?;
     let specs = [&args.a, &args.b];
     let mut agents: Vec<_> = (0..start.num_players())
-        .map(|seat| specs[seat % 2].build::<G>(args.seed.wrapping_add(seat as u64)))
+        .map(|seat| specs[seat % 2].build(start, args.seed.wrapping_add(seat as u64)))
         .collect::<anyhow::Result<_>>()?;
     let opening = random_opening(start, args.opening_plies, args.seed)?;
     let record = play_game(

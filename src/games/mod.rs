@@ -167,6 +167,15 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// to move, into `out` (length `encoding_shape().len()`).
     fn encode(&self, out: &mut [f32]);
 
+    /// What each input plane means, in order (for exported model manifests).
+    fn plane_meanings(&self) -> Vec<String>;
+
+    /// The rule settings this state was built with, as JSON (empty for a game with no
+    /// options), recorded in exported model manifests.
+    fn settings(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+
     /// The network's policy head layout: `policy_planes()` planes over the encoding's
     /// board. Action `a`'s logit sits at flat index `policy_index(a)` of
     /// `[plane, row, column]`; every action has its own index.

@@ -91,17 +91,32 @@ impl Checkpoint {
     }
 }
 
-/// Loads the network of a checkpoint file for inference. A directory is taken to be a
-/// run directory and its `best` checkpoint is used.
+/// Loads a network for inference from an exported bundle (its directory or manifest),
+/// a checkpoint file, or a run directory (its `best` checkpoint).
 pub fn load_net(path: &Path) -> anyhow::Result<Net> {
-    let file = if path.is_dir() {
-        path.join(BEST)
-    } else {
-        path.to_path_buf()
-    };
+    if super::bundle::is_bundle(path) {
+        return super::bundle::load(path);
+    }
+    let file = checkpoint_file(path)?;
     Checkpoint::load(&file)?
         .net()
         .with_context(|| format!("loading {}", file.display()))
+}
+
+/// `path` itself, or for a run directory its `best` checkpoint.
+pub fn checkpoint_file(path: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let best = path.join(BEST);
+    if !best.is_file() {
+        bail!(
+            "{} is neither a model bundle (no {}) nor a run directory (no {BEST})",
+            path.display(),
+            super::bundle::MANIFEST
+        );
+    }
+    Ok(best)
 }
 
 /// The file name of a run's best network.

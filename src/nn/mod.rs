@@ -5,13 +5,18 @@
 //!   batch and caches results by position hash.
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
+//! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
+//!   ends (weights as safetensors, a JSON manifest that describes how to run them).
 //!
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
 //! with the `cuda` feature): batch norm uses its running statistics.
 
+pub mod bundle;
 pub mod checkpoint;
 pub mod evaluator;
+pub mod manifest;
 pub mod network;
+pub mod safetensors;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};

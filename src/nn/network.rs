@@ -78,8 +78,8 @@ impl NetShape {
 /// A 3×3 convolution with batch norm, padded circularly or with zeros.
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(super) conv: Conv2d,
+    pub(super) bn: BatchNorm,
     #[module(skip)]
     wraps: bool,
 }
@@ -123,8 +123,8 @@ pub fn pad_circular(x: Tensor<4>) -> Tensor<4> {
 
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    a: ConvBn,
-    b: ConvBn,
+    pub(super) a: ConvBn,
+    pub(super) b: ConvBn,
 }
 
 impl ResBlock {
@@ -137,13 +137,13 @@ impl ResBlock {
 /// The policy-value network. Build with [`PolicyValueNet::new`].
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    stem: ConvBn,
-    blocks: Vec<ResBlock>,
-    policy: Conv2d,
-    value_conv: Conv2d,
-    value_bn: BatchNorm,
-    value_hidden: Linear,
-    value_out: Linear,
+    pub(super) stem: ConvBn,
+    pub(super) blocks: Vec<ResBlock>,
+    pub(super) policy: Conv2d,
+    pub(super) value_conv: Conv2d,
+    pub(super) value_bn: BatchNorm,
+    pub(super) value_hidden: Linear,
+    pub(super) value_out: Linear,
     #[module(skip)]
     action_order: Vec<i64>,
 }

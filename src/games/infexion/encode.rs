@@ -19,6 +19,19 @@ pub const SHAPE: EncodingShape = EncodingShape {
     width: SIZE,
 };
 
+/// The meaning of each plane, for exported model manifests.
+pub fn plane_meanings() -> Vec<String> {
+    let side = |who: &str, p: usize| format!("{who} stacks of power {p} (1 where present)");
+    (1..=6)
+        .map(|p| side("the mover's", p))
+        .chain((1..=6).map(|p| side("the opponent's", p)))
+        .chain([
+            "all ones when SPAWN is allowed (total power on the board below 49), else zeros".into(),
+            "all cells: actions played so far / 343".into(),
+        ])
+        .collect()
+}
+
 /// Writes the planes into `out` (length `SHAPE.len()`), overwriting all of it.
 pub fn encode(board: &Board, out: &mut [f32]) {
     assert_eq!(out.len(), SHAPE.len(), "encode: output length");

@@ -100,6 +100,20 @@ impl Game for Board {
         geometry::POINT_SYMMETRIES
     }
 
+    fn plane_meanings(&self) -> Vec<String> {
+        encode::plane_meanings()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::json!({
+            "board": "7x7 hex torus, axial (r, q), rows r and columns q 0..6 wrap around",
+            "max_actions": MAX_TURNS,
+            "max_total_power": 49,
+            "max_stack_power": 6,
+            "win_power_lead": board::WIN_POWER_DIFF,
+        })
+    }
+
     fn num_symmetries(&self) -> usize {
         NUM_SYMMETRIES
     }

@@ -1,0 +1,122 @@
+//! `contagion export`: a checkpoint → a self-describing bundle (`model.safetensors` +
+//! `manifest.json`) that other front ends run without this program.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+
+use crate::games::infexion::Board;
+use crate::nn::bundle;
+use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
+use crate::nn::manifest::Provenance;
+use crate::train::metrics;
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A checkpoint file, or a run directory (its best network).
+    #[arg(long)]
+    pub checkpoint: PathBuf,
+    /// The bundle directory to write (created if needed; its two files are replaced).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    let file = checkpoint_file(&args.checkpoint)?;
+    let ckpt = Checkpoint::load(&file)?;
+    let model = crate::nn::checkpoint::model_from_bytes(
+        &ckpt.shape,
+        &ckpt.model,
+        &crate::nn::device(),
+    )?;
+    let provenance = provenance(&file, &ckpt);
+    let manifest = match ckpt.shape.game.as_str() {
+        "infexion" => bundle::manifest(&ckpt.shape, &Board::new(), provenance),
+        other => anyhow::bail!("{}: unknown game '{other}'", file.display()),
+    };
+    bundle::write(&args.out, &manifest, &model)?;
+    let size = std::fs::metadata(args.out.join(bundle::WEIGHTS))?.len();
+    println!(
+        "exported {} (iteration {}, {} blocks x {} channels, {} KiB of weights) to {}",
+        file.display(),
+        ckpt.state.iteration,
+        ckpt.shape.blocks,
+        ckpt.shape.channels,
+        size / 1024,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Where the network came from: the checkpoint's counters and, when the checkpoint sits
+/// in a run directory, the last gating and baseline results in its metrics.
+fn provenance(file: &Path, ckpt: &Checkpoint) -> Provenance {
+    let run_dir = file.parent().unwrap_or(Path::new("."));
+    let records = metrics::read(&run_dir.join("metrics.jsonl"))
+        .map(|(m, _)| m)
+        .unwrap_or_default();
+    let last = |pick: fn(&metrics::IterationMetrics) -> Option<&metrics::MatchResult>| {
+        records
+            .iter()
+            .rev()
+            .find_map(|m| pick(m).map(|r| serde_json::json!({"iteration": m.iteration, "result": r})))
+    };
+    let s = &ckpt.state;
+    Provenance {
+        exporter: format!("contagion {}", env!("CARGO_PKG_VERSION")),
+        exported_at: utc_timestamp(SystemTime::now()),
+        run: run_dir
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+        checkpoint: file
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+        iteration: s.iteration,
+        best_iteration: s.best_iteration,
+        games: s.games,
+        positions: s.positions,
+        steps: s.steps,
+        training_minutes: (s.wall_seconds / 60.0 * 10.0).round() / 10.0,
+        config_digest: s.config_digest.clone(),
+        last_gating: last(|m| m.gating.as_ref()),
+        vs_baseline: last(|m| m.vs_baseline.as_ref()),
+        vs_greedy: last(|m| m.vs_greedy.as_ref()),
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for `t` (UTC, proleptic Gregorian calendar).
+pub fn utc_timestamp(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        let at = |s| utc_timestamp(UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_795_303_845), "2026-11-21T23:30:45Z");
+    }
+}

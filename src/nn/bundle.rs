@@ -1,0 +1,310 @@
+//! Exported model bundles: a directory with `model.safetensors` (every weight as plain
+//! float32, batch norm folded into the convolutions) and `manifest.json` (see
+//! [`super::manifest`] and `docs/bundle.md`).
+//!
+//! [`write`] exports a network; [`load`] reads a bundle back into a [`Net`] that runs
+//! under MCTS like any checkpoint, refusing a missing file, another format version, a
+//! manifest that does not describe this architecture, or a tensor of the wrong shape.
+//! Loading rebuilds the burn network with identity batch norms carrying the folded
+//! biases, so a bundle's outputs match its checkpoint's to float rounding.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, bail, ensure};
+use burn::module::{Param, ParamId, RunningState};
+use burn::nn::BatchNorm;
+use burn::nn::conv::Conv2d;
+use burn::tensor::{Device, Tensor as BurnTensor, TensorData};
+
+use super::manifest::{self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance};
+use super::network::ConvBn;
+use super::safetensors::{self, Tensor};
+use super::{Net, NetShape, PolicyValueNet};
+use crate::games::Game;
+use crate::storage::write_atomic;
+
+pub const MANIFEST: &str = "manifest.json";
+pub const WEIGHTS: &str = "model.safetensors";
+
+/// Whether `path` is a bundle directory (or its manifest file).
+pub fn is_bundle(path: &Path) -> bool {
+    path.join(MANIFEST).is_file() || path.file_name().is_some_and(|n| n == MANIFEST)
+}
+
+fn values<const D: usize>(t: BurnTensor<D>) -> Vec<f32> {
+    t.into_data().convert::<f32>().try_to_vec::<f32>().expect("f32 tensor")
+}
+
+/// A convolution's weight and bias with the batch norm after it (if any) folded in.
+fn fold_conv(conv: &Conv2d, bn: Option<&BatchNorm>) -> (Vec<f32>, Vec<f32>) {
+    let mut w = values(conv.weight.val());
+    let cout = conv.weight.val().dims()[0];
+    let mut b = conv
+        .bias
+        .as_ref()
+        .map_or(vec![0.0; cout], |b| values(b.val()));
+    if let Some(bn) = bn {
+        let (gamma, beta) = (values(bn.gamma.val()), values(bn.beta.val()));
+        let (mean, var) = (values(bn.running_mean.value()), values(bn.running_var.value()));
+        let per = w.len() / cout;
+        for o in 0..cout {
+            let scale = gamma[o] as f64 / (var[o] as f64 + bn.epsilon).sqrt();
+            for x in &mut w[o * per..(o + 1) * per] {
+                *x = (*x as f64 * scale) as f32;
+            }
+            b[o] = (beta[o] as f64 + (b[o] as f64 - mean[o] as f64) * scale) as f32;
+        }
+    }
+    (w, b)
+}
+
+/// The bundle's tensors for `model`, by name.
+pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<String, Tensor> {
+    let mut convs: Vec<(String, &Conv2d, Option<&BatchNorm>)> =
+        vec![("stem".into(), &model.stem.conv, Some(&model.stem.bn))];
+    for (i, block) in model.blocks.iter().enumerate() {
+        for (part, cb) in [("a", &block.a), ("b", &block.b)] {
+            convs.push((format!("blocks.{i}.{part}"), &cb.conv, Some(&cb.bn)));
+        }
+    }
+    convs.push(("policy".into(), &model.policy, None));
+    convs.push(("value.conv".into(), &model.value_conv, Some(&model.value_bn)));
+    let mut folded = BTreeMap::new();
+    for (name, conv, bn) in convs {
+        let (w, b) = fold_conv(conv, bn);
+        folded.insert(format!("{name}.weight"), w);
+        folded.insert(format!("{name}.bias"), b);
+    }
+    for (name, linear) in [("value.hidden", &model.value_hidden), ("value", &model.value_out)] {
+        // burn stores [in, out]; the bundle gives [out, in].
+        let w = linear.weight.val();
+        let [cin, cout] = w.dims();
+        let w = values(w);
+        let t: Vec<f32> = (0..cout * cin).map(|k| w[(k % cin) * cout + k / cin]).collect();
+        folded.insert(format!("{name}.weight"), t);
+        let b = linear.bias.as_ref().expect("linear bias").val();
+        folded.insert(format!("{name}.bias"), values(b));
+    }
+    manifest::tensor_shapes(&manifest::layers(shape))
+        .into_iter()
+        .map(|(name, dims)| {
+            let data = folded.remove(&name).expect("every layer tensor is folded");
+            (name, Tensor::new(dims, data))
+        })
+        .collect()
+}
+
+/// The manifest for `shape`, with `start` describing the game.
+pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) -> Manifest {
+    let players: Vec<String> = (0..start.num_players())
+        .map(|p| start.player_name(p).to_string())
+        .collect();
+    let value_meaning = format!(
+        "tanh outputs, one per player, relative to the player to move: value[i] is the \
+         expected result (+1 win, 0 draw, -1 loss) for the player i turns after the mover \
+         (value[0] is the mover); players move in the order {}",
+        players.join(", ")
+    );
+    Manifest {
+        format: manifest::FORMAT.into(),
+        version: manifest::VERSION,
+        game: GameInfo {
+            name: shape.game.clone(),
+            players,
+            settings: start.settings(),
+            start: start.to_notation(),
+        },
+        input: Input {
+            shape: [shape.in_planes, shape.height, shape.width],
+            layout: "planes x rows x columns, from the point of view of the player to move"
+                .into(),
+            planes: start.plane_meanings(),
+        },
+        architecture: manifest::architecture(shape),
+        outputs: Outputs {
+            policy: Output {
+                value: "policy".into(),
+                shape: vec![shape.actions()],
+                meaning: "logits over the whole action space in action order; mask the \
+                          illegal actions, then softmax"
+                    .into(),
+            },
+            value: Output {
+                value: "value".into(),
+                shape: vec![shape.num_players],
+                meaning: value_meaning,
+            },
+        },
+        actions: Actions {
+            count: shape.actions(),
+            encoding: "action a is the a-th entry of 'moves'; its logit comes from flat \
+                       index policy_index[a] of the policy planes [plane, row, column]"
+                .into(),
+            policy_planes: shape.policy_planes,
+            policy_index: shape.action_order.clone(),
+            moves: (0..shape.actions())
+                .map(|a| start.action_to_string(a as u16))
+                .collect(),
+        },
+        provenance,
+    }
+}
+
+/// Writes `manifest` and the folded weights of `model` into directory `out`.
+pub fn write(out: &Path, manifest: &Manifest, model: &PolicyValueNet) -> anyhow::Result<()> {
+    let shape = shape_of(manifest)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut meta = BTreeMap::new();
+    meta.insert("format".to_string(), manifest::FORMAT.to_string());
+    meta.insert("manifest".to_string(), MANIFEST.to_string());
+    let bytes = safetensors::to_bytes(&folded_tensors(&shape, model), &meta);
+    write_atomic(&out.join(WEIGHTS), &bytes)?;
+    let json = serde_json::to_string_pretty(manifest)? + "\n";
+    write_atomic(&out.join(MANIFEST), json.as_bytes())
+}
+
+/// The network shape a manifest describes, after checking its format and version.
+pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
+    ensure!(
+        m.format == manifest::FORMAT,
+        "not a model bundle: format '{}' (expected '{}')",
+        m.format,
+        manifest::FORMAT
+    );
+    ensure!(
+        m.version == manifest::VERSION,
+        "bundle format version {}; this build reads version {}",
+        m.version,
+        manifest::VERSION
+    );
+    let a = &m.architecture;
+    let [in_planes, height, width] = m.input.shape;
+    let shape = NetShape {
+        game: m.game.name.clone(),
+        in_planes,
+        height,
+        width,
+        wraps: a.padding == "circular",
+        policy_planes: m.actions.policy_planes,
+        action_order: m.actions.policy_index.clone(),
+        num_players: m.game.players.len(),
+        blocks: a.blocks,
+        channels: a.channels,
+        value_channels: a.value_channels,
+        value_hidden: a.value_hidden,
+    };
+    let flat = shape.policy_planes * height * width;
+    ensure!(
+        m.actions.count == shape.actions() && m.actions.moves.len() == shape.actions(),
+        "the manifest's action count, policy index and move list disagree"
+    );
+    ensure!(
+        shape.action_order.iter().all(|&i| i < flat),
+        "a policy index lies outside the {flat} policy-head outputs"
+    );
+    ensure!(
+        a.layers == manifest::layers(&shape),
+        "the manifest's layers do not describe a {}-block, {}-channel residual network with \
+         {} padding as this build runs it",
+        a.blocks,
+        a.channels,
+        a.padding
+    );
+    Ok(shape)
+}
+
+/// Reads the manifest of bundle `dir`.
+pub fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading the bundle manifest {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a valid manifest", path.display()))
+}
+
+/// Loads bundle `path` (its directory or its manifest) for inference.
+pub fn load(path: &Path) -> anyhow::Result<Net> {
+    let dir = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(Path::new("."))
+    };
+    let m = read_manifest(dir)?;
+    let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
+    let weights = dir.join(WEIGHTS);
+    let bytes =
+        std::fs::read(&weights).with_context(|| format!("reading {}", weights.display()))?;
+    let mut tensors = safetensors::from_bytes(&bytes)
+        .with_context(|| format!("{}: not a valid safetensors file", weights.display()))?;
+    for (name, dims) in manifest::tensor_shapes(&m.architecture.layers) {
+        match tensors.get(&name) {
+            None => bail!("{}: tensor '{name}' is missing", weights.display()),
+            Some(t) if t.shape != dims => bail!(
+                "{}: tensor '{name}' has shape {:?}, the manifest needs {dims:?}",
+                weights.display(),
+                t.shape
+            ),
+            Some(_) => {}
+        }
+    }
+    let model = unfold(&shape, &mut tensors, &super::device());
+    if let Some(extra) = tensors.keys().next() {
+        bail!(
+            "{}: tensor '{extra}' is not in the manifest's layers",
+            weights.display()
+        );
+    }
+    Ok(Net::new(shape, &model))
+}
+
+fn param<const D: usize>(t: Tensor, device: &Device) -> Param<BurnTensor<D>> {
+    let dims: [usize; D] = t.shape.try_into().expect("checked shape");
+    Param::initialized(
+        ParamId::new(),
+        BurnTensor::from_data(TensorData::new(t.data, dims), device),
+    )
+}
+
+/// The network whose convolutions carry the folded weights, with identity batch norms
+/// (gamma 1, mean 0, variance 1 - eps) adding the folded biases. Takes the tensors it
+/// uses out of `tensors`; their names and shapes were checked against the manifest.
+fn unfold(
+    shape: &NetShape,
+    tensors: &mut BTreeMap<String, Tensor>,
+    device: &Device,
+) -> PolicyValueNet {
+    let mut take = |name: &str| tensors.remove(name).expect("checked tensor");
+    let mut model = PolicyValueNet::new(shape, device);
+    let identity = |bn: &mut BatchNorm, bias: Tensor| {
+        let n = bias.data.len();
+        let var = vec![(1.0 - bn.epsilon) as f32; n];
+        bn.gamma = param(Tensor::new(vec![n], vec![1.0; n]), device);
+        bn.beta = param(bias, device);
+        bn.running_mean = RunningState::new(BurnTensor::zeros([n], device));
+        bn.running_var = RunningState::new(BurnTensor::from_data(TensorData::new(var, [n]), device));
+    };
+    let conv_bn = |cb: &mut ConvBn, name: &str, take: &mut dyn FnMut(&str) -> Tensor| {
+        cb.conv.weight = param(take(&format!("{name}.weight")), device);
+        identity(&mut cb.bn, take(&format!("{name}.bias")));
+    };
+    conv_bn(&mut model.stem, "stem", &mut take);
+    for (i, block) in model.blocks.iter_mut().enumerate() {
+        conv_bn(&mut block.a, &format!("blocks.{i}.a"), &mut take);
+        conv_bn(&mut block.b, &format!("blocks.{i}.b"), &mut take);
+    }
+    model.policy.weight = param(take("policy.weight"), device);
+    model.policy.bias = Some(param(take("policy.bias"), device));
+    model.value_conv.weight = param(take("value.conv.weight"), device);
+    identity(&mut model.value_bn, take("value.conv.bias"));
+    for (name, linear) in [
+        ("value.hidden", &mut model.value_hidden),
+        ("value", &mut model.value_out),
+    ] {
+        let w = take(&format!("{name}.weight"));
+        let (cout, cin) = (w.shape[0], w.shape[1]);
+        let t: Vec<f32> = (0..cin * cout).map(|k| w.data[(k % cout) * cin + k / cout]).collect();
+        linear.weight = param(Tensor::new(vec![cin, cout], t), device);
+        linear.bias = Some(param(take(&format!("{name}.bias")), device));
+    }
+    model
+}

@@ -1,0 +1,266 @@
+//! `manifest.json`, the description of an exported model bundle (see `docs/bundle.md`).
+//!
+//! The manifest says everything a front end needs to run the network without this
+//! code: the game, the input planes in order, the layers as an ordered list of
+//! operations over named values (with the tensor names, shapes, padding and activation
+//! of each), the action index ↔ move mapping, what the outputs mean, and where the
+//! model came from. [`layers`] is the single definition of that list: export writes it
+//! and loading checks a bundle's list against it.
+
+use serde::{Deserialize, Serialize};
+
+use super::NetShape;
+
+/// The `format` field of every bundle manifest.
+pub const FORMAT: &str = "contagion-bundle";
+/// The bundle format version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// Batch norm's epsilon, as folded into the convolutions.
+pub const BN_EPSILON: f64 = 1e-5;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub game: GameInfo,
+    pub input: Input,
+    pub architecture: Architecture,
+    pub outputs: Outputs,
+    pub actions: Actions,
+    pub provenance: Provenance,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameInfo {
+    pub name: String,
+    pub players: Vec<String>,
+    pub settings: serde_json::Value,
+    /// The position notation of the start position.
+    pub start: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    /// `[planes, height, width]`; a batch adds a leading dimension.
+    pub shape: [usize; 3],
+    pub layout: String,
+    /// The meaning of each plane, in order.
+    pub planes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Architecture {
+    pub kind: String,
+    pub blocks: usize,
+    pub channels: usize,
+    pub value_channels: usize,
+    pub value_hidden: usize,
+    /// `circular` (the board is a torus) or `zeros`, for every 3×3 convolution.
+    pub padding: String,
+    pub normalisation: String,
+    pub conventions: String,
+    pub layers: Vec<Layer>,
+}
+
+/// One operation: reads named values, writes one. The network's input is `input`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Layer {
+    /// `output = act(conv(pad(input), weight) + bias)`; weight `[out, in, k, k]`.
+    Conv2d {
+        input: String,
+        output: String,
+        weight: String,
+        bias: String,
+        in_channels: usize,
+        out_channels: usize,
+        kernel: usize,
+        /// `circular`, `zeros` (one cell each side, for k = 3) or `none` (k = 1).
+        padding: String,
+        activation: String,
+    },
+    /// `output = act(inputs[0] + inputs[1])`.
+    Add {
+        inputs: [String; 2],
+        output: String,
+        activation: String,
+    },
+    /// `[C, H, W]` → `[C·H·W]` in plane, row, column order.
+    Flatten { input: String, output: String },
+    /// `output[a] = input[index[a]]`, with `index` the manifest's `actions.policy_index`.
+    Gather {
+        input: String,
+        output: String,
+        index: String,
+    },
+    /// `[C, H, W]` → `[C]`, the mean over the board.
+    GlobalAveragePool { input: String, output: String },
+    /// `output = act(weight · input + bias)`; weight `[out, in]`.
+    Linear {
+        input: String,
+        output: String,
+        weight: String,
+        bias: String,
+        in_features: usize,
+        out_features: usize,
+        activation: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Output {
+    /// The named value that holds it.
+    pub value: String,
+    pub shape: Vec<usize>,
+    pub meaning: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outputs {
+    pub policy: Output,
+    pub value: Output,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Actions {
+    pub count: usize,
+    pub encoding: String,
+    /// `policy_index[a]`: the flat `[plane, row, column]` index of action `a`'s logit in
+    /// the policy head.
+    pub policy_planes: usize,
+    pub policy_index: Vec<usize>,
+    /// `moves[a]`: action `a` in the game's move notation.
+    pub moves: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    pub exporter: String,
+    pub exported_at: String,
+    pub run: String,
+    pub checkpoint: String,
+    pub iteration: u32,
+    pub best_iteration: u32,
+    pub games: u64,
+    pub positions: u64,
+    pub steps: u64,
+    pub training_minutes: f64,
+    pub config_digest: String,
+    /// The last gating match and baseline measurements in the run's metrics, if any.
+    pub last_gating: Option<serde_json::Value>,
+    pub vs_baseline: Option<serde_json::Value>,
+    pub vs_greedy: Option<serde_json::Value>,
+}
+
+/// Every tensor's name and shape, in layer order.
+pub fn tensor_shapes(layers: &[Layer]) -> Vec<(String, Vec<usize>)> {
+    let mut out = Vec::new();
+    for layer in layers {
+        match layer {
+            Layer::Conv2d {
+                weight,
+                bias,
+                in_channels,
+                out_channels,
+                kernel,
+                ..
+            } => {
+                out.push((weight.clone(), vec![*out_channels, *in_channels, *kernel, *kernel]));
+                out.push((bias.clone(), vec![*out_channels]));
+            }
+            Layer::Linear {
+                weight,
+                bias,
+                in_features,
+                out_features,
+                ..
+            } => {
+                out.push((weight.clone(), vec![*out_features, *in_features]));
+                out.push((bias.clone(), vec![*out_features]));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The layer list of a network of `shape`.
+pub fn layers(shape: &NetShape) -> Vec<Layer> {
+    let padding = if shape.wraps { "circular" } else { "zeros" };
+    let conv = |name: &str, input: &str, output: &str, cin, cout, k, act: &str| Layer::Conv2d {
+        input: input.into(),
+        output: output.into(),
+        weight: format!("{name}.weight"),
+        bias: format!("{name}.bias"),
+        in_channels: cin,
+        out_channels: cout,
+        kernel: k,
+        padding: if k == 3 { padding.into() } else { "none".into() },
+        activation: act.into(),
+    };
+    let c = shape.channels;
+    let mut out = vec![conv("stem", "input", "trunk.0", shape.in_planes, c, 3, "relu")];
+    for i in 0..shape.blocks {
+        let (x, a, b) = (format!("trunk.{i}"), format!("blocks.{i}.a"), format!("blocks.{i}.b"));
+        out.push(conv(&a, &x, &a, c, c, 3, "relu"));
+        out.push(conv(&b, &a, &b, c, c, 3, "none"));
+        out.push(Layer::Add {
+            inputs: [b, x],
+            output: format!("trunk.{}", i + 1),
+            activation: "relu".into(),
+        });
+    }
+    let trunk = format!("trunk.{}", shape.blocks);
+    let (pp, vc, vh) = (shape.policy_planes, shape.value_channels, shape.value_hidden);
+    out.push(conv("policy", &trunk, "policy.planes", c, pp, 1, "none"));
+    out.push(Layer::Flatten {
+        input: "policy.planes".into(),
+        output: "policy.flat".into(),
+    });
+    out.push(Layer::Gather {
+        input: "policy.flat".into(),
+        output: "policy".into(),
+        index: "actions.policy_index".into(),
+    });
+    out.push(conv("value.conv", &trunk, "value.planes", c, vc, 1, "relu"));
+    out.push(Layer::GlobalAveragePool {
+        input: "value.planes".into(),
+        output: "value.pooled".into(),
+    });
+    let linear = |name: &str, input: &str, cin, cout, act: &str| Layer::Linear {
+        input: input.into(),
+        output: name.into(),
+        weight: format!("{name}.weight"),
+        bias: format!("{name}.bias"),
+        in_features: cin,
+        out_features: cout,
+        activation: act.into(),
+    };
+    out.push(linear("value.hidden", "value.pooled", vc, vh, "relu"));
+    out.push(linear("value", "value.hidden", vh, shape.num_players, "tanh"));
+    out
+}
+
+/// The architecture section for `shape`.
+pub fn architecture(shape: &NetShape) -> Architecture {
+    Architecture {
+        kind: "residual-cnn".into(),
+        blocks: shape.blocks,
+        channels: shape.channels,
+        value_channels: shape.value_channels,
+        value_hidden: shape.value_hidden,
+        padding: if shape.wraps { "circular" } else { "zeros" }.into(),
+        normalisation: format!(
+            "none at inference: each batch norm (epsilon {BN_EPSILON}) is folded into the \
+             convolution before it (weight * gamma / sqrt(var + eps), bias beta - mean * gamma \
+             / sqrt(var + eps))"
+        ),
+        conventions: "tensors are float32, row-major; convolutions are cross-correlations \
+             (as in PyTorch) with stride 1; 'circular' pads one cell on each side with the \
+             opposite edge (rows first, then columns), 'zeros' with zeros, 'none' is not \
+             padded; activations are relu, tanh or none; values are named, the network \
+             input is 'input' with shape [batch, planes, height, width]"
+            .into(),
+        layers: layers(shape),
+    }
+}
