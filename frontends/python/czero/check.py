@@ -1,0 +1,49 @@
+"""Evaluates positions with a bundle, for comparison with the Rust engine.
+
+    python -m czero.check BUNDLE POSITIONS OUT
+
+``POSITIONS`` has one Infexion position per line (engine notation); ``OUT`` receives
+JSON: for each position its legal actions, policy logits and values, plus timings.
+"""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from .infexion import Board
+from .model import Model
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    bundle, positions, out = argv
+    model = Model(bundle)
+    with open(positions, encoding="utf-8") as f:
+        boards = [Board.from_notation(line) for line in f if line.strip()]
+    x = np.stack([b.encode() for b in boards])
+    t0 = time.perf_counter()
+    logits, values = model.forward(x)
+    batch_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for row in x[:20]:
+        model.forward(row[None])
+    single_ms = (time.perf_counter() - t0) / min(20, len(x)) * 1000
+    result = {
+        "positions": [
+            {"legal": b.legal_actions(), "logits": l.tolist(), "values": v.tolist()}
+            for b, l, v in zip(boards, logits, values)
+        ],
+        "batch_seconds": batch_seconds,
+        "single_forward_ms": single_ms,
+    }
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(result, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,136 @@
+"""Runs an exported Contagion Zero network from its ``manifest.json`` alone.
+
+The manifest lists the layers as operations over named values (``conv2d``, ``add``,
+``flatten``, ``gather``, ``global_average_pool``, ``linear``); :class:`Model` checks the
+bundle and interprets that list with numpy. Batch norm is already folded into the
+convolutions, so inference is convolutions, matrix products and activations.
+"""
+
+import json
+import os
+
+import numpy as np
+
+from . import safetensors
+
+FORMAT = "contagion-bundle"
+VERSION = 1
+
+
+class BundleError(ValueError):
+    """The bundle is missing, damaged, of another version or inconsistent."""
+
+
+def _activate(x, name):
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    if name == "tanh":
+        return np.tanh(x)
+    if name == "none":
+        return x
+    raise BundleError(f"unknown activation '{name}'")
+
+
+def conv2d(x, weight, bias, padding):
+    """``x`` [B, C, H, W], ``weight`` [O, C, k, k] (cross-correlation, stride 1)."""
+    out_c, _, k, _ = weight.shape
+    b, c, h, w = x.shape
+    if k == 1:
+        y = np.einsum("oc,bchw->bohw", weight[:, :, 0, 0], x, optimize=True)
+    else:
+        p = k // 2
+        mode = {"circular": "wrap", "zeros": "constant"}.get(padding)
+        if mode is None:
+            raise BundleError(f"unknown padding '{padding}' for a {k}x{k} convolution")
+        xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), mode=mode)
+        cols = np.empty((c, k, k, b, h, w), dtype=x.dtype)
+        for i in range(k):
+            for j in range(k):
+                cols[:, i, j] = xp[:, :, i : i + h, j : j + w].transpose(1, 0, 2, 3)
+        y = weight.reshape(out_c, c * k * k) @ cols.reshape(c * k * k, b * h * w)
+        y = y.reshape(out_c, b, h, w).transpose(1, 0, 2, 3)
+    return y + bias[None, :, None, None]
+
+
+class Model:
+    """A bundle directory (``manifest.json`` + ``model.safetensors``), ready to run."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        path = os.path.join(directory, "manifest.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                self.manifest = json.load(f)
+        except OSError as e:
+            raise BundleError(f"cannot read {path}: {e.strerror}") from None
+        except ValueError as e:
+            raise BundleError(f"{path}: not JSON: {e}") from None
+        m = self.manifest
+        if m.get("format") != FORMAT:
+            raise BundleError(f"{path}: not a model bundle (format {m.get('format')!r})")
+        if m.get("version") != VERSION:
+            raise BundleError(f"{path}: bundle version {m.get('version')}, this reads {VERSION}")
+        try:
+            self.tensors = safetensors.load(os.path.join(directory, "model.safetensors"))
+        except OSError as e:
+            raise BundleError(f"cannot read the weights: {e.strerror}") from None
+        except safetensors.SafetensorsError as e:
+            raise BundleError(f"model.safetensors: {e}") from None
+        self.layers = m["architecture"]["layers"]
+        self.input_shape = tuple(m["input"]["shape"])
+        self.policy_index = np.asarray(m["actions"]["policy_index"], dtype=np.int64)
+        self._check_shapes()
+
+    def _check_shapes(self):
+        for layer in self.layers:
+            if layer["op"] == "conv2d":
+                k = layer["kernel"]
+                want = {layer["weight"]: (layer["out_channels"], layer["in_channels"], k, k)}
+            elif layer["op"] == "linear":
+                want = {layer["weight"]: (layer["out_features"], layer["in_features"])}
+            else:
+                continue
+            want[layer["bias"]] = (want[layer["weight"]][0],)
+            for name, shape in want.items():
+                if name not in self.tensors:
+                    raise BundleError(f"tensor '{name}' is missing from model.safetensors")
+                if self.tensors[name].shape != shape:
+                    raise BundleError(
+                        f"tensor '{name}' has shape {self.tensors[name].shape}, "
+                        f"the manifest needs {shape}"
+                    )
+
+    def _lookup(self, dotted):
+        node = self.manifest
+        for part in dotted.split("."):
+            node = node[part]
+        return np.asarray(node, dtype=np.int64)
+
+    def forward(self, x):
+        """``x`` [batch, planes, height, width] → (policy logits [batch, actions],
+        values [batch, players] relative to the player to move)."""
+        x = np.asarray(x, dtype=np.float32)
+        if x.shape[1:] != self.input_shape:
+            raise ValueError(f"input shape {x.shape[1:]}, the model takes {self.input_shape}")
+        v = {"input": x}
+        t = self.tensors
+        for layer in self.layers:
+            op = layer["op"]
+            if op == "conv2d":
+                y = conv2d(v[layer["input"]], t[layer["weight"]], t[layer["bias"]], layer["padding"])
+            elif op == "add":
+                a, b = layer["inputs"]
+                y = v[a] + v[b]
+            elif op == "flatten":
+                y = v[layer["input"]].reshape(x.shape[0], -1)
+            elif op == "gather":
+                y = v[layer["input"]][:, self._lookup(layer["index"])]
+            elif op == "global_average_pool":
+                y = v[layer["input"]].mean(axis=(2, 3))
+            elif op == "linear":
+                y = v[layer["input"]] @ t[layer["weight"]].T + t[layer["bias"]]
+            else:
+                raise BundleError(f"unknown layer op '{op}'")
+            v[layer["output"]] = _activate(y, layer.get("activation", "none"))
+        outputs = self.manifest["outputs"]
+        return v[outputs["policy"]["value"]], v[outputs["value"]["value"]]

@@ -1,0 +1,288 @@
+//! Exported bundles: a bundle reproduces its checkpoint, the Python front end
+//! (`frontends/python`, numpy alone) computes the same outputs and legal moves from the
+//! manifest alone, `model:BUNDLE` plays, and damaged or foreign bundles are refused.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use contagion::agents::{AgentSpec, Limits};
+use contagion::bench::sample_positions;
+use contagion::config::TrainConfig;
+use contagion::games::Game;
+use contagion::games::infexion::Board;
+use contagion::nn::checkpoint::{Checkpoint, TrainState, load_net};
+use contagion::nn::{Net, NetShape};
+use contagion::rng::Rng;
+use contagion::selfplay::replay::Sample;
+use contagion::train::{Trainer, make_batch};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("contagion-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn contagion(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(args)
+        .output()
+        .expect("run contagion")
+}
+
+/// 200 positions from random play, 2 to 200 actions in.
+fn positions() -> Vec<Board> {
+    [2, 9, 30, 80, 200]
+        .iter()
+        .flat_map(|&ply| sample_positions(&Board::new(), 40, ply, ply as u64))
+        .collect()
+}
+
+/// A network trained for 40 real steps (so its batch norms hold real statistics),
+/// saved as a checkpoint in `dir`, and exported to `dir/bundle` through the binary.
+fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
+    let shape = NetShape::for_game(&Board::new(), 2, 16, 16);
+    let mut trainer = Trainer::new(shape, &TrainConfig::default());
+    let mut rng = Rng::new(5);
+    let mut legal = Vec::new();
+    let data: Vec<Sample<Board>> = positions()
+        .into_iter()
+        .map(|state| {
+            state.legal_actions(&mut legal);
+            let policy = vec![(legal[rng.below(legal.len())], 1.0)];
+            let red = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            Sample {
+                state,
+                policy,
+                outcome: [red, -red, 0.0],
+            }
+        })
+        .collect();
+    let refs: Vec<&Sample<Board>> = data.iter().collect();
+    for _ in 0..40 {
+        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+    }
+    let (model, optimizer) = trainer.save_bytes().unwrap();
+    let ckpt = dir.join("ckpt-000003.ckpt");
+    Checkpoint {
+        shape: trainer.shape.clone(),
+        state: TrainState {
+            iteration: 3,
+            ..TrainState::default()
+        },
+        model,
+        optimizer,
+    }
+    .save(&ckpt)
+    .unwrap();
+    let bundle = dir.join("bundle");
+    let out = contagion(&[
+        "export",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--out",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (trainer.net(), bundle)
+}
+
+fn outputs(net: &Net, boards: &[Board]) -> (Vec<f32>, Vec<f32>) {
+    let len = net.shape.input_len();
+    let mut input = vec![0.0; boards.len() * len];
+    for (b, chunk) in boards.iter().zip(input.chunks_mut(len)) {
+        b.encode(chunk);
+    }
+    let out = net.infer(input, boards.len());
+    (out.logits, out.values)
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+}
+
+#[test]
+fn a_bundle_reproduces_its_checkpoint_and_describes_itself() {
+    let dir = temp_dir("roundtrip");
+    let (net, bundle) = trained_bundle(&dir);
+    let loaded = load_net(&bundle).unwrap();
+    assert_eq!(loaded.shape, net.shape);
+    let boards = positions();
+    let (l1, v1) = outputs(&net, &boards);
+    let (l2, v2) = outputs(&loaded, &boards);
+    let (dl, dv) = (max_diff(&l1, &l2), max_diff(&v1, &v2));
+    eprintln!("bundle vs checkpoint over 200 positions: logits {dl:.2e}, values {dv:.2e}");
+    assert!(dl <= 1e-4 && dv <= 1e-4, "logits {dl}, values {dv}");
+    // The outputs are not trivially equal: the network distinguishes positions.
+    assert!(max_diff(&l1[..343], &l1[343..686]) > 1e-3);
+
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["format"], "contagion-bundle");
+    assert_eq!(m["version"], 1);
+    assert_eq!(m["game"]["name"], "infexion");
+    assert_eq!(m["input"]["shape"], serde_json::json!([14, 7, 7]));
+    assert_eq!(m["input"]["planes"].as_array().unwrap().len(), 14);
+    assert_eq!(m["architecture"]["padding"], "circular");
+    // stem + 2 blocks × (conv, conv, add) + policy (conv, flatten, gather) + value (conv,
+    // pool, linear, linear).
+    assert_eq!(m["architecture"]["layers"].as_array().unwrap().len(), 1 + 6 + 3 + 4);
+    assert_eq!(m["actions"]["moves"][0], "SPAWN(0,0)");
+    assert_eq!(m["actions"]["moves"][342], "SPREAD(6,6,1,0)");
+    // SPREAD from (0,0) in direction 0 is action 49, logit plane 1, cell 0.
+    assert_eq!(m["actions"]["policy_index"][49], 49);
+    assert_eq!(m["provenance"]["iteration"], 3);
+    assert_eq!(m["provenance"]["checkpoint"], "ckpt-000003.ckpt");
+}
+
+#[test]
+fn model_specs_play_from_a_bundle() {
+    let dir = temp_dir("spec");
+    let (_, bundle) = trained_bundle(&dir);
+    let spec: AgentSpec = format!("model:{},sims=16", bundle.display()).parse().unwrap();
+    let mut agent = spec.build(&Board::new(), 1).unwrap();
+    let state = Board::from_notation("7/7/2r14/7/4b12/7/7 r 2").unwrap();
+    let action = agent.select(&state, &Limits::default()).unwrap();
+    assert!(state.is_legal(action));
+    let out = contagion(&[
+        "eval",
+        "--a",
+        &format!("model:{},sims=8", bundle.display()),
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["games"], 2);
+}
+
+/// Copies a bundle so each damage is made to a fresh copy.
+fn copy_bundle(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for f in ["manifest.json", "model.safetensors"] {
+        std::fs::copy(from.join(f), to.join(f)).unwrap();
+    }
+}
+
+fn load_error(path: &Path) -> String {
+    format!("{:#}", load_net(path).unwrap_err())
+}
+
+#[test]
+fn bad_bundles_are_refused_with_a_clear_error() {
+    let dir = temp_dir("bad");
+    let (_, good) = trained_bundle(&dir);
+    let edit = |name: &str, from: &str, to: &str| {
+        let b = dir.join(name);
+        copy_bundle(&good, &b);
+        let text = std::fs::read_to_string(b.join("manifest.json")).unwrap();
+        assert!(text.contains(from), "{from}");
+        std::fs::write(b.join("manifest.json"), text.replacen(from, to, 1)).unwrap();
+        b
+    };
+
+    let missing = dir.join("missing");
+    copy_bundle(&good, &missing);
+    std::fs::remove_file(missing.join("model.safetensors")).unwrap();
+    assert!(load_error(&missing).contains("model.safetensors"));
+
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(load_error(&empty).contains("neither a model bundle"));
+
+    let v2 = edit("v2", "\"version\": 1", "\"version\": 2");
+    assert!(load_error(&v2).contains("bundle format version 2; this build reads version 1"));
+
+    let wide = edit("wide", "\"channels\": 16", "\"channels\": 24");
+    assert!(load_error(&wide).contains("layers do not describe"));
+
+    let truncated = dir.join("truncated");
+    copy_bundle(&good, &truncated);
+    let bytes = std::fs::read(truncated.join("model.safetensors")).unwrap();
+    std::fs::write(truncated.join("model.safetensors"), &bytes[..bytes.len() / 2]).unwrap();
+    assert!(load_error(&truncated).contains("outside the data"));
+
+    // Swap two tensors' names in the weights: shapes no longer fit the manifest.
+    let swapped = dir.join("swapped");
+    copy_bundle(&good, &swapped);
+    let mut bytes = std::fs::read(swapped.join("model.safetensors")).unwrap();
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header = String::from_utf8(bytes[8..8 + header_len].to_vec()).unwrap();
+    let header = header
+        .replace("\"stem.bias\"", "\"TEMP.bias\"")
+        .replace("\"value.bias\"", "\"stem.bias\"")
+        .replace("\"TEMP.bias\"", "\"value.bias\"");
+    bytes[8..8 + header_len].copy_from_slice(header.as_bytes());
+    std::fs::write(swapped.join("model.safetensors"), &bytes).unwrap();
+    let err = load_error(&swapped);
+    assert!(err.contains("has shape") && err.contains("the manifest needs"), "{err}");
+
+    let foreign = edit("foreign", "\"name\": \"infexion\"", "\"name\": \"chexers\"");
+    let spec: AgentSpec = format!("model:{}", foreign.display()).parse().unwrap();
+    let err = format!("{:#}", spec.build(&Board::new(), 1).err().unwrap());
+    assert!(err.contains("trained for 'chexers' and cannot play 'infexion'"), "{err}");
+
+    // The binary reports it as an error line and a failure exit, not a panic.
+    let out = contagion(&["eval", "--a", &format!("model:{}", v2.display()), "--b", "random", "--games", "2"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("error:") && stderr.contains("version 2"), "{stderr}");
+}
+
+/// The Python front end, given only the bundle, must compute the same legal moves,
+/// logits and values as Rust for 200 positions, to 1e-4.
+fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
+    let boards = positions();
+    let list = dir.join("positions.txt");
+    let text: Vec<String> = boards.iter().map(|b| b.to_notation()).collect();
+    std::fs::write(&list, text.join("\n") + "\n").unwrap();
+    let out_file = dir.join("python.json");
+    let out = Command::new("python3")
+        .args(["-m", "czero.check"])
+        .arg(bundle)
+        .arg(&list)
+        .arg(&out_file)
+        .env("PYTHONPATH", Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"))
+        .output()
+        .expect("python3 must be installed (with numpy) to run the front-end tests");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let py: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let (logits, values) = outputs(net, &boards);
+    let (a, p) = (net.shape.actions(), net.shape.num_players);
+    let (mut dl, mut dv) = (0.0f32, 0.0f32);
+    let mut legal = Vec::new();
+    for (i, (b, row)) in boards.iter().zip(py["positions"].as_array().unwrap()).enumerate() {
+        b.legal_actions(&mut legal);
+        let py_legal: Vec<u16> = serde_json::from_value(row["legal"].clone()).unwrap();
+        assert_eq!(py_legal, legal, "legal moves of {}", b.to_notation());
+        let pl: Vec<f32> = serde_json::from_value(row["logits"].clone()).unwrap();
+        let pv: Vec<f32> = serde_json::from_value(row["values"].clone()).unwrap();
+        dl = dl.max(max_diff(&pl, &logits[i * a..(i + 1) * a]));
+        dv = dv.max(max_diff(&pv, &values[i * p..(i + 1) * p]));
+    }
+    eprintln!(
+        "{}: Python vs Rust over {} positions: max |logit diff| {dl:.2e}, max |value diff| {dv:.2e}; \
+         Python forward {:.2} ms per position alone, {:.1} ms for the batch",
+        bundle.display(),
+        boards.len(),
+        py["single_forward_ms"].as_f64().unwrap(),
+        py["batch_seconds"].as_f64().unwrap() * 1000.0
+    );
+    assert!(dl <= 1e-4 && dv <= 1e-4, "logits {dl}, values {dv}");
+}
+
+#[test]
+fn the_python_front_end_agrees_with_rust() {
+    let dir = temp_dir("python");
+    let (net, bundle) = trained_bundle(&dir);
+    python_agrees(&bundle, &net, &dir);
+    // And the shipped, fully trained model.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/infexion-bundle");
+    python_agrees(&shipped, &load_net(&shipped).unwrap(), &dir);
+}
