@@ -1,0 +1,3 @@
+from .program import Agent
+
+__all__ = ["Agent"]
