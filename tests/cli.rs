@@ -139,15 +139,18 @@ fn play_shows_the_moves_and_the_result() {
     let o = contagion(&["play", "--a", "greedy", "--b", "random", "--seed", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("  1. Red   SPAWN("), "{text}");
+    assert!(text.contains("  1. Red (greedy) plays SPAWN("), "{text}");
+    assert!(text.contains("  2. Blue (random) plays "), "{text}");
     let last = text.lines().last().unwrap();
     assert!(["Red wins", "Blue wins", "draw"].contains(&last), "{last}");
+    assert!(!text.contains('\x1b'), "no colour codes into a pipe");
 }
 
-#[test]
-fn a_human_types_moves_and_may_quit() {
+/// Runs `contagion play` with `input` typed on a pipe.
+fn play_typed(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(["play", "--a", "human", "--b", "greedy"])
+        .arg("play")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -157,20 +160,54 @@ fn a_human_types_moves_and_may_quit() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"nonsense\nSPAWN(3,3)\nquit\n")
+        .write_all(input.as_bytes())
         .unwrap();
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_human_is_told_why_a_move_is_refused_and_may_undo() {
+    let bundle = concat!(env!("CARGO_MANIFEST_DIR"), "/checkpoints/infexion-bundle");
+    let o = play_typed(
+        &["--b", &format!("model:{bundle},sims=40"), "--no-color"],
+        "nonsense\nSPAWN(3,3)\nSPAWN(3,3)\nSPREAD(0,0,1,0)\nmoves\nundo\nundo\nSPAWN(1,1)\nquit\n",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let expect = [
+        // The board with coordinates, and the typed lines echoed back.
+        "     q=0   1   2   3   4   5   6",
+        "Red> nonsense",
+        "cannot parse 'nonsense': expected SPAWN(r,q) or SPREAD(r,q,dr,dq); try again",
+        "  2. Blue (model:",
+        "40 simulations in",
+        "% of visits   value ",
+        "r=3          .   .   .  R1   .",
+        "illegal move SPAWN(3,3): SPAWN needs an empty cell; try again",
+        "illegal move SPREAD(0,0,1,0): SPREAD needs a stack of yours, and that cell is empty",
+        "53 legal moves: SPAWN(0,0)",
+        "taken back to ply 0",
+        "nothing to undo",
+        "r=1      .  R1   .",
+        "game abandoned at ply 2",
+    ];
+    let mut from = 0;
+    for line in expect {
+        let at = text[from..]
+            .find(line)
+            .unwrap_or_else(|| panic!("'{line}' missing in order:\n{text}"));
+        from += at;
+    }
+    assert!(!text.contains('\x1b'), "--no-color");
+}
+
+#[test]
+fn a_human_cannot_play_outside_play() {
+    let o = contagion(&["eval", "--a", "human", "--b", "random", "--games", "2"]);
+    assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("cannot parse 'nonsense'"),
+        stderr(&o).contains("use `contagion play`"),
         "{}",
         stderr(&o)
     );
-    let text = stdout(&o);
-    assert!(text.contains("  1. Red   SPAWN(3,3)"), "{text}");
-    assert!(
-        text.contains("Red forfeits: agent failed: game abandoned"),
-        "{text}"
-    );
-    assert!(text.trim_end().ends_with("Blue wins"), "{text}");
 }

@@ -206,7 +206,8 @@ fn illegal_moves_in_position_name_the_move_and_the_reason() {
     let reply = e.ask("position startpos moves SPAWN(0,0) SPREAD(0,0,0,1)");
     assert_eq!(
         reply,
-        "error position: move 2 'SPREAD(0,0,0,1)': illegal move SPREAD(0,0,0,1)"
+        "error position: move 2 'SPREAD(0,0,0,1)': illegal move SPREAD(0,0,0,1): SPREAD needs \
+         a stack of yours, and that one is Red's"
     );
     let reply = e.ask("position startpos moves SPAWN(0,0) SPAWN(0,1) SPREAD(0,0,0,1) SPAWN(3,3)");
     assert_eq!(

@@ -83,7 +83,11 @@ fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
         "--out",
         bundle.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (trainer.net(), bundle)
 }
 
@@ -99,7 +103,10 @@ fn outputs(net: &Net, boards: &[Board]) -> (Vec<f32>, Vec<f32>) {
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 #[test]
@@ -128,7 +135,10 @@ fn a_bundle_reproduces_its_checkpoint_and_describes_itself() {
     assert_eq!(m["architecture"]["padding"], "circular");
     // stem + 2 blocks × (conv, conv, add) + policy (conv, flatten, gather) + value (conv,
     // pool, linear, linear).
-    assert_eq!(m["architecture"]["layers"].as_array().unwrap().len(), 1 + 6 + 3 + 4);
+    assert_eq!(
+        m["architecture"]["layers"].as_array().unwrap().len(),
+        1 + 6 + 3 + 4
+    );
     assert_eq!(m["actions"]["moves"][0], "SPAWN(0,0)");
     assert_eq!(m["actions"]["moves"][342], "SPREAD(6,6,1,0)");
     // SPREAD from (0,0) in direction 0 is action 49, logit plane 1, cell 0.
@@ -141,7 +151,9 @@ fn a_bundle_reproduces_its_checkpoint_and_describes_itself() {
 fn model_specs_play_from_a_bundle() {
     let dir = temp_dir("spec");
     let (_, bundle) = trained_bundle(&dir);
-    let spec: AgentSpec = format!("model:{},sims=16", bundle.display()).parse().unwrap();
+    let spec: AgentSpec = format!("model:{},sims=16", bundle.display())
+        .parse()
+        .unwrap();
     let mut agent = spec.build(&Board::new(), 1).unwrap();
     let state = Board::from_notation("7/7/2r14/7/4b12/7/7 r 2").unwrap();
     let action = agent.select(&state, &Limits::default()).unwrap();
@@ -156,7 +168,11 @@ fn model_specs_play_from_a_bundle() {
         "2",
         "--json",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["games"], 2);
 }
@@ -204,7 +220,11 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     let truncated = dir.join("truncated");
     copy_bundle(&good, &truncated);
     let bytes = std::fs::read(truncated.join("model.safetensors")).unwrap();
-    std::fs::write(truncated.join("model.safetensors"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(
+        truncated.join("model.safetensors"),
+        &bytes[..bytes.len() / 2],
+    )
+    .unwrap();
     assert!(load_error(&truncated).contains("outside the data"));
 
     // Swap two tensors' names in the weights: shapes no longer fit the manifest.
@@ -220,18 +240,35 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     bytes[8..8 + header_len].copy_from_slice(header.as_bytes());
     std::fs::write(swapped.join("model.safetensors"), &bytes).unwrap();
     let err = load_error(&swapped);
-    assert!(err.contains("has shape") && err.contains("the manifest needs"), "{err}");
+    assert!(
+        err.contains("has shape") && err.contains("the manifest needs"),
+        "{err}"
+    );
 
     let foreign = edit("foreign", "\"name\": \"infexion\"", "\"name\": \"chexers\"");
     let spec: AgentSpec = format!("model:{}", foreign.display()).parse().unwrap();
     let err = format!("{:#}", spec.build(&Board::new(), 1).err().unwrap());
-    assert!(err.contains("trained for 'chexers' and cannot play 'infexion'"), "{err}");
+    assert!(
+        err.contains("trained for 'chexers' and cannot play 'infexion'"),
+        "{err}"
+    );
 
     // The binary reports it as an error line and a failure exit, not a panic.
-    let out = contagion(&["eval", "--a", &format!("model:{}", v2.display()), "--b", "random", "--games", "2"]);
+    let out = contagion(&[
+        "eval",
+        "--a",
+        &format!("model:{}", v2.display()),
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.starts_with("error:") && stderr.contains("version 2"), "{stderr}");
+    assert!(
+        stderr.starts_with("error:") && stderr.contains("version 2"),
+        "{stderr}"
+    );
 }
 
 /// The Python front end, given only the bundle, must compute the same legal moves,
@@ -247,17 +284,28 @@ fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
         .arg(bundle)
         .arg(&list)
         .arg(&out_file)
-        .env("PYTHONPATH", Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"))
+        .env(
+            "PYTHONPATH",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
+        )
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let py: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
     let (logits, values) = outputs(net, &boards);
     let (a, p) = (net.shape.actions(), net.shape.num_players);
     let (mut dl, mut dv) = (0.0f32, 0.0f32);
     let mut legal = Vec::new();
-    for (i, (b, row)) in boards.iter().zip(py["positions"].as_array().unwrap()).enumerate() {
+    for (i, (b, row)) in boards
+        .iter()
+        .zip(py["positions"].as_array().unwrap())
+        .enumerate()
+    {
         b.legal_actions(&mut legal);
         let py_legal: Vec<u16> = serde_json::from_value(row["legal"].clone()).unwrap();
         assert_eq!(py_legal, legal, "legal moves of {}", b.to_notation());
@@ -296,8 +344,18 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
     let out = Command::new("python3")
         .arg(root.join("tests/play_engine.py"))
         .args(["--engine", env!("CARGO_BIN_EXE_contagion")])
-        .args(["--opponent", "alphabeta:depth=2", "--games", "2", "--clock", "20"])
-        .env("CZERO_BUNDLE", root.join("../../checkpoints/infexion-bundle"))
+        .args([
+            "--opponent",
+            "alphabeta:depth=2",
+            "--games",
+            "2",
+            "--clock",
+            "20",
+        ])
+        .env(
+            "CZERO_BUNDLE",
+            root.join("../../checkpoints/infexion-bundle"),
+        )
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -177,7 +177,27 @@ fn spawn_is_not_allowed_at_49_total_power() {
     assert_eq!(moves.len(), 5 * 6, "only the SPREADs of Red's five stacks");
     assert_eq!(
         b.parse_legal_action("SPAWN(3,3)"),
-        Err(GameError::IllegalMove("SPAWN(3,3)".into()))
+        Err(GameError::IllegalMove(
+            "SPAWN(3,3): no SPAWN once the board holds 49 power".into()
+        ))
+    );
+}
+
+#[test]
+fn illegal_moves_typed_by_a_human_are_explained() {
+    let b = pos("7/1r25/7/3b33/7/7/7 r 4");
+    let why = |mv: &str| b.parse_legal_action(mv).unwrap_err().to_string();
+    assert_eq!(
+        why("SPAWN(1,1)"),
+        "illegal move SPAWN(1,1): SPAWN needs an empty cell"
+    );
+    assert_eq!(
+        why("SPREAD(3,3,0,1)"),
+        "illegal move SPREAD(3,3,0,1): SPREAD needs a stack of yours, and that one is Blue's"
+    );
+    assert_eq!(
+        why("SPREAD(0,0,1,0)"),
+        "illegal move SPREAD(0,0,1,0): SPREAD needs a stack of yours, and that cell is empty"
     );
 }
 

@@ -171,7 +171,7 @@ impl Game for Toy {
     fn parse_action(&self, t: &str) -> Result<Action, GameError> {
         t.parse().map_err(|_| GameError::parse(t, "a number"))
     }
-    fn render(&self) -> String {
+    fn render_with(&self, _: &dyn Fn(usize, &str) -> String) -> String {
         self.to_notation()
     }
 }

@@ -51,7 +51,18 @@ pub struct MctsAgent<G: Game> {
     params: MctsParams,
     tree: Option<Tree<G>>,
     rng: Rng,
-    last: Option<String>,
+    last: Option<Summary>,
+}
+
+/// What the last search found.
+struct Summary {
+    sims: u32,
+    millis: u128,
+    player: &'static str,
+    /// The mover's mean value at the root.
+    value: f32,
+    /// The most visited moves: (move, visits, value for the mover).
+    best: Vec<(String, u32, f32)>,
 }
 
 impl<G: Game> MctsAgent<G> {
@@ -107,21 +118,49 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let mut best = tree.root_children();
         best.sort_by_key(|c| std::cmp::Reverse(c.1));
         let me = state.to_move();
-        self.last = Some(format!(
-            "sims {} value {:+.3} time {} ms pv {}",
-            tree.root_visits(),
-            tree.root_values()[me],
-            start.elapsed().as_millis(),
-            best.iter()
-                .take(3)
-                .map(|(a, n, _)| format!("{}:{n}", state.action_to_string(*a)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ));
+        self.last = Some(Summary {
+            sims: tree.root_visits(),
+            millis: start.elapsed().as_millis(),
+            player: state.player_name(me),
+            value: tree.root_values()[me],
+            best: best
+                .iter()
+                .take(5)
+                .map(|&(a, n, q)| (state.action_to_string(a), n, q))
+                .collect(),
+        });
         Ok(action)
     }
 
     fn last_info(&self) -> Option<String> {
-        self.last.clone()
+        let s = self.last.as_ref()?;
+        let pv: Vec<String> = s
+            .best
+            .iter()
+            .take(3)
+            .map(|(m, n, _)| format!("{m}:{n}"))
+            .collect();
+        Some(format!(
+            "sims {} value {:+.3} time {} ms pv {}",
+            s.sims,
+            s.value,
+            s.millis,
+            pv.join(" ")
+        ))
+    }
+
+    fn thinking(&self) -> Vec<String> {
+        let Some(s) = &self.last else {
+            return Vec::new();
+        };
+        let mut lines = vec![format!(
+            "{} simulations in {} ms; {} expects {:+.2} (+1 a win, -1 a loss)",
+            s.sims, s.millis, s.player, s.value
+        )];
+        for (m, n, q) in &s.best {
+            let share = 100.0 * *n as f64 / s.sims.max(1) as f64;
+            lines.push(format!("  {m:<18} {share:5.1}% of visits   value {q:+.2}"));
+        }
+        lines
     }
 }

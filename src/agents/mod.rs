@@ -5,7 +5,6 @@
 //!   `alphabeta:depth=3`, `alphabeta:ms=100`, `human`, and building agents from them.
 //! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
 //! - [`infexion`]: Infexion's greedy policy and alpha-beta evaluation (the seed's).
-//! - [`human`]: moves typed at a terminal.
 //! - [`mcts`]: MCTS guided by a trained network (`model:PATH`).
 //!
 //! The baselines are the fixed yardstick the trainer gates against: deterministic given
@@ -13,7 +12,6 @@
 //! to stay the same across versions. Changing them changes the meaning of past results.
 
 pub mod baseline;
-pub mod human;
 pub mod infexion;
 pub mod mcts;
 pub mod spec;
@@ -68,6 +66,12 @@ pub trait Agent<G: Game>: Send {
     /// One line about the last decision (depth, nodes, score), for the engine protocol.
     fn last_info(&self) -> Option<String> {
         None
+    }
+
+    /// The last decision in a few lines for a human watching (`contagion play`): for a
+    /// network search, the best moves with their share of the visits and their value.
+    fn thinking(&self) -> Vec<String> {
+        self.last_info().into_iter().collect()
     }
 }
 

@@ -6,7 +6,7 @@
 //! | `greedy` | the seed's greedy player (see `agents::infexion`) |
 //! | `minimax[:depth=D]` | full-width minimax, depth `D` (default 2) |
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
-//! | `human` | moves typed at the terminal |
+//! | `human` | moves typed at the terminal (`contagion play` only) |
 //! | `model:PATH[,sims=N]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100) |
 //!
 //! Every search agent also splits its whole-game clock over the moves left, as the
@@ -16,7 +16,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::baseline::{AlphaBetaAgent, GreedyAgent, RandomAgent};
-use super::human::HumanAgent;
 use super::{Agent, Baselines};
 
 /// A parsed, validated agent spec.
@@ -176,7 +175,9 @@ impl AgentSpec {
         Ok(match *self {
             AgentSpec::Random => Box::new(RandomAgent::new(seed)),
             AgentSpec::Greedy => Box::new(GreedyAgent::new(seed)),
-            AgentSpec::Human => Box::new(HumanAgent::stdin()),
+            AgentSpec::Human => {
+                anyhow::bail!("'human' plays only in `contagion play`, which reads the moves")
+            }
             AgentSpec::Minimax { depth } => {
                 Box::new(AlphaBetaAgent::new(name, false, Some(depth), None, None))
             }

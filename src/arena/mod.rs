@@ -239,10 +239,10 @@ pub fn run_match<G: Baselines>(
                 let mut agents: Vec<Box<dyn crate::agents::Agent<G>>> = (0..n as usize)
                     .map(|seat| {
                         let spec = if seat == seat_a { a } else { b };
-                        spec.build(start, Rng::derive(
-                            config.seed ^ 0xA6E7,
-                            g as u64 * 8 + seat as u64,
-                        ))
+                        spec.build(
+                            start,
+                            Rng::derive(config.seed ^ 0xA6E7, g as u64 * 8 + seat as u64),
+                        )
                     })
                     .collect::<anyhow::Result<_>>()?;
                 let record = play_game(

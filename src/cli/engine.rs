@@ -28,8 +28,10 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
     );
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
     match args.game {
-        GameKind::Infexion => Engine::new(Board::new(), args.agent.build(&Board::new(), args.seed)?)
-            .run(stdin.lock(), stdout.lock())?,
+        GameKind::Infexion => {
+            Engine::new(Board::new(), args.agent.build(&Board::new(), args.seed)?)
+                .run(stdin.lock(), stdout.lock())?
+        }
     }
     Ok(())
 }

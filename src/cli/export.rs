@@ -25,11 +25,8 @@ pub struct ExportArgs {
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let file = checkpoint_file(&args.checkpoint)?;
     let ckpt = Checkpoint::load(&file)?;
-    let model = crate::nn::checkpoint::model_from_bytes(
-        &ckpt.shape,
-        &ckpt.model,
-        &crate::nn::device(),
-    )?;
+    let model =
+        crate::nn::checkpoint::model_from_bytes(&ckpt.shape, &ckpt.model, &crate::nn::device())?;
     let provenance = provenance(&file, &ckpt);
     let manifest = match ckpt.shape.game.as_str() {
         "infexion" => bundle::manifest(&ckpt.shape, &Board::new(), provenance),
@@ -57,10 +54,9 @@ fn provenance(file: &Path, ckpt: &Checkpoint) -> Provenance {
         .map(|(m, _)| m)
         .unwrap_or_default();
     let last = |pick: fn(&metrics::IterationMetrics) -> Option<&metrics::MatchResult>| {
-        records
-            .iter()
-            .rev()
-            .find_map(|m| pick(m).map(|r| serde_json::json!({"iteration": m.iteration, "result": r})))
+        records.iter().rev().find_map(|m| {
+            pick(m).map(|r| serde_json::json!({"iteration": m.iteration, "result": r}))
+        })
     };
     let s = &ckpt.state;
     Provenance {

@@ -1,16 +1,30 @@
-//! `contagion play`: one game in the terminal, each move and the final board shown.
+//! `contagion play`: a game in the terminal: a human against any agent, two humans, or
+//! two agents watched.
+//!
+//! The board is drawn before each human move, pieces coloured by owner (plain text with
+//! `--no-color`, when the output is not a terminal, or when `NO_COLOR` is set). A human
+//! types moves in the game's notation (Infexion: the course's `SPAWN(r,q)` and
+//! `SPREAD(r,q,dr,dq)`); a malformed or illegal move is explained and asked again.
+//! Commands: `moves`, `undo` (back to the human's previous turn), `help`, `quit`. After
+//! each agent move its thinking is shown: for a network search, the most visited moves
+//! with their share of the visits and their value. Input is read line by line and
+//! output written as plain lines, so the game can be driven over pipes.
 
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
 use clap::Args;
 
 use super::{GameKind, clock_from_secs};
-use crate::agents::{AgentSpec, Baselines};
-use crate::arena::{play_game, random_opening};
+use crate::agents::{Agent, AgentSpec, Baselines, Limits};
+use crate::arena::random_opening;
 use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct PlayArgs {
-    /// The first player (Red in Infexion); `human` to type moves.
+    /// The first player (Red in Infexion); `human` to type its moves.
     #[arg(long, value_name = "SPEC", default_value = "human")]
     pub a: AgentSpec,
     /// The second player.
@@ -21,52 +35,215 @@ pub struct PlayArgs {
     pub game: GameKind,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random plies played before the agents take over.
+    /// Random plies played before the players take over.
     #[arg(long, default_value_t = 0)]
     pub opening_plies: u32,
-    /// Each agent's clock per game in seconds (0: unlimited).
+    /// Each agent's clock per game in seconds (0: unlimited). Humans have no clock.
     #[arg(long, default_value_t = 0.0)]
     pub time_per_game: f64,
+    /// Plain text without colours.
+    #[arg(long)]
+    pub no_color: bool,
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+    let colour =
+        !args.no_color && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    // Typed lines that came through a pipe are echoed, so the transcript reads whole.
+    let echo = !stdin.is_terminal();
+    let (mut input, mut out) = (stdin.lock(), stdout.lock());
+    let mut io = Terminal {
+        input: &mut input,
+        out: &mut out,
+        echo,
+    };
     match args.game {
-        GameKind::Infexion => play(&Board::new(), &args),
+        GameKind::Infexion => play(&Board::new(), &args, colour, &mut io),
     }
 }
 
-fn play<G: Baselines>(start: &G, args: &PlayArgs) -> anyhow::Result<()> {
+/// Red, blue, green, bold, for players 0, 1, 2.
+fn painter(colour: bool) -> impl Fn(usize, &str) -> String {
+    move |player, text| {
+        if colour {
+            let code = [31, 34, 32].get(player).copied().unwrap_or(1);
+            format!("\x1b[1;{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// A seat: a human (no agent) or an agent and what is left of its clock.
+struct Seat<G> {
+    agent: Option<Box<dyn Agent<G>>>,
+    clock: Option<Duration>,
+}
+
+/// Where the game is read from and written to.
+pub struct Terminal<'a> {
+    pub input: &'a mut dyn BufRead,
+    pub out: &'a mut dyn Write,
+    /// Write each line read back out (when the input is not a terminal).
+    pub echo: bool,
+}
+
+/// What a human typed.
+enum Typed {
+    Move(crate::games::Action),
+    Undo,
+    Quit,
+}
+
+fn play<G: Baselines>(
+    start: &G,
+    args: &PlayArgs,
+    colour: bool,
+    io: &mut Terminal,
+) -> anyhow::Result<()> {
     let clock = clock_from_secs(args.time_per_game)?;
     let specs = [&args.a, &args.b];
-    let mut agents: Vec<_> = (0..start.num_players())
-        .map(|seat| specs[seat % 2].build(start, args.seed.wrapping_add(seat as u64)))
+    let mut seats: Vec<Seat<G>> = (0..start.num_players())
+        .map(|seat| {
+            let spec = specs[seat % 2];
+            let agent = if spec.is_interactive() {
+                None
+            } else {
+                Some(spec.build(start, args.seed.wrapping_add(seat as u64))?)
+            };
+            Ok(Seat { agent, clock })
+        })
         .collect::<anyhow::Result<_>>()?;
-    let opening = random_opening(start, args.opening_plies, args.seed)?;
-    let record = play_game(
-        start,
-        &opening,
-        &mut agents,
-        clock,
-        |state, seat, action| {
-            println!(
-                "{:>3}. {:<5} {}",
-                state.ply(),
-                state.player_name(seat),
-                state.action_to_string(action)
-            );
-        },
-    );
-    let mut end = start.clone();
-    for &a in &record.moves {
-        end.apply(a)?;
+    let paint = painter(colour);
+    let mut state = start.clone();
+    for a in random_opening(start, args.opening_plies, args.seed)? {
+        state.apply(a)?;
     }
-    println!("\n{}", end.render());
-    if let Some(f) = &record.forfeit {
-        println!("{} forfeits: {}", start.player_name(f.seat), f.reason);
+    let humans = seats.iter().filter(|s| s.agent.is_none()).count();
+    if humans > 0 {
+        writeln!(io.out, "{}", help(&state))?;
     }
-    match record.outcome.winner() {
-        Some(p) => println!("{} wins", start.player_name(p)),
-        None => println!("draw"),
+    // Every position of the game so far; `undo` truncates it.
+    let mut history = vec![state];
+    loop {
+        let state = history.last().expect("history").clone();
+        if let Some(outcome) = state.outcome() {
+            writeln!(io.out, "\n{}", state.render_with(&paint))?;
+            match outcome.winner() {
+                Some(p) => writeln!(io.out, "{} wins", paint(p, state.player_name(p)))?,
+                None => writeln!(io.out, "draw")?,
+            }
+            return Ok(());
+        }
+        let mover = state.to_move();
+        let name = paint(mover, state.player_name(mover));
+        let seat = &mut seats[mover];
+        let Some(agent) = seat.agent.as_mut() else {
+            writeln!(io.out, "\n{}", state.render_with(&paint))?;
+            match ask(&state, &name, io)? {
+                Typed::Move(a) => {
+                    let mut next = state.clone();
+                    next.apply(a)?;
+                    history.push(next);
+                }
+                Typed::Undo => match previous_human_turn(&history, &seats) {
+                    Some(k) => {
+                        history.truncate(k + 1);
+                        writeln!(io.out, "taken back to ply {}", history[k].ply())?;
+                    }
+                    None => writeln!(io.out, "nothing to undo")?,
+                },
+                Typed::Quit => {
+                    writeln!(io.out, "game abandoned at ply {}", state.ply())?;
+                    return Ok(());
+                }
+            }
+            continue;
+        };
+        let limits = Limits {
+            time_left: seat.clock,
+            ..Limits::default()
+        };
+        let t0 = Instant::now();
+        let action = agent
+            .select(&state, &limits)
+            .with_context(|| format!("{} ({})", state.player_name(mover), agent.name()))?;
+        if let Some(left) = seat.clock.as_mut() {
+            *left = left.saturating_sub(t0.elapsed());
+            if left.is_zero() {
+                writeln!(io.out, "{name} ({}) ran out of time", agent.name())?;
+                return Ok(());
+            }
+        }
+        writeln!(
+            io.out,
+            "{:>3}. {name} ({}) plays {}",
+            state.ply() + 1,
+            agent.name(),
+            state.action_to_string(action)
+        )?;
+        for line in agent.thinking() {
+            writeln!(io.out, "       {line}")?;
+        }
+        let mut next = state;
+        next.apply(action)?;
+        history.push(next);
     }
-    Ok(())
+}
+
+/// The index in `history` of the latest earlier position where a human was to move.
+fn previous_human_turn<G: Baselines>(history: &[G], seats: &[Seat<G>]) -> Option<usize> {
+    let current = history.len().checked_sub(1)?;
+    (0..current)
+        .rev()
+        .find(|&k| seats[history[k].to_move()].agent.is_none())
+}
+
+fn help<G: Baselines>(state: &G) -> String {
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    let examples: Vec<String> = [legal.first(), legal.last()]
+        .into_iter()
+        .flatten()
+        .map(|&a| state.action_to_string(a))
+        .collect();
+    format!(
+        "Type a move (e.g. {}), or: moves (list the legal moves), undo (take back your \
+         last move), help, quit.",
+        examples.join(" or ")
+    )
+}
+
+/// Reads lines until the human gives a legal move or a command.
+fn ask<G: Baselines>(state: &G, name: &str, io: &mut Terminal) -> anyhow::Result<Typed> {
+    let out = &mut *io.out;
+    loop {
+        write!(out, "{name}> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if io.input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(Typed::Quit);
+        }
+        if io.echo {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        match line.trim() {
+            "" => {}
+            "quit" | "exit" => return Ok(Typed::Quit),
+            "undo" => return Ok(Typed::Undo),
+            "help" => writeln!(out, "{}", help(state))?,
+            "moves" => {
+                let mut legal = Vec::new();
+                state.legal_actions(&mut legal);
+                let names: Vec<String> = legal.iter().map(|&a| state.action_to_string(a)).collect();
+                writeln!(out, "{} legal moves: {}", names.len(), names.join(" "))?;
+            }
+            text => match state.parse_legal_action(text) {
+                Ok(a) => return Ok(Typed::Move(a)),
+                Err(e) => writeln!(out, "{e}; try again (or 'help')")?,
+            },
+        }
+    }
 }

@@ -217,8 +217,20 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// Parses a move in this position's context (the result may still be illegal).
     fn parse_action(&self, text: &str) -> Result<Action, GameError>;
 
-    /// A human-readable picture of the position (several lines).
-    fn render(&self) -> String;
+    /// A human-readable picture of the position (several lines); `paint(player, text)`
+    /// styles the text that shows a player's pieces (colour in a terminal).
+    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String;
+
+    /// [`Game::render_with`] in plain text.
+    fn render(&self) -> String {
+        self.render_with(&|_, text| text.to_string())
+    }
+
+    /// Why `action` is not legal here, in words (for a human who typed it).
+    fn why_illegal(&self, action: Action) -> String {
+        let _ = action;
+        "it is not legal in this position".into()
+    }
 
     /// Parses a move and checks that it is legal here.
     fn parse_legal_action(&self, text: &str) -> Result<Action, GameError> {
@@ -229,7 +241,11 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         if self.is_legal(action) {
             Ok(action)
         } else {
-            Err(GameError::IllegalMove(text.trim().to_string()))
+            Err(GameError::IllegalMove(format!(
+                "{}: {}",
+                text.trim(),
+                self.why_illegal(action)
+            )))
         }
     }
 }

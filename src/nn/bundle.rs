@@ -33,7 +33,10 @@ pub fn is_bundle(path: &Path) -> bool {
 }
 
 fn values<const D: usize>(t: BurnTensor<D>) -> Vec<f32> {
-    t.into_data().convert::<f32>().try_to_vec::<f32>().expect("f32 tensor")
+    t.into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("f32 tensor")
 }
 
 /// A convolution's weight and bias with the batch norm after it (if any) folded in.
@@ -46,7 +49,10 @@ fn fold_conv(conv: &Conv2d, bn: Option<&BatchNorm>) -> (Vec<f32>, Vec<f32>) {
         .map_or(vec![0.0; cout], |b| values(b.val()));
     if let Some(bn) = bn {
         let (gamma, beta) = (values(bn.gamma.val()), values(bn.beta.val()));
-        let (mean, var) = (values(bn.running_mean.value()), values(bn.running_var.value()));
+        let (mean, var) = (
+            values(bn.running_mean.value()),
+            values(bn.running_var.value()),
+        );
         let per = w.len() / cout;
         for o in 0..cout {
             let scale = gamma[o] as f64 / (var[o] as f64 + bn.epsilon).sqrt();
@@ -69,19 +75,28 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         }
     }
     convs.push(("policy".into(), &model.policy, None));
-    convs.push(("value.conv".into(), &model.value_conv, Some(&model.value_bn)));
+    convs.push((
+        "value.conv".into(),
+        &model.value_conv,
+        Some(&model.value_bn),
+    ));
     let mut folded = BTreeMap::new();
     for (name, conv, bn) in convs {
         let (w, b) = fold_conv(conv, bn);
         folded.insert(format!("{name}.weight"), w);
         folded.insert(format!("{name}.bias"), b);
     }
-    for (name, linear) in [("value.hidden", &model.value_hidden), ("value", &model.value_out)] {
+    for (name, linear) in [
+        ("value.hidden", &model.value_hidden),
+        ("value", &model.value_out),
+    ] {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
         let [cin, cout] = w.dims();
         let w = values(w);
-        let t: Vec<f32> = (0..cout * cin).map(|k| w[(k % cin) * cout + k / cin]).collect();
+        let t: Vec<f32> = (0..cout * cin)
+            .map(|k| w[(k % cin) * cout + k / cin])
+            .collect();
         folded.insert(format!("{name}.weight"), t);
         let b = linear.bias.as_ref().expect("linear bias").val();
         folded.insert(format!("{name}.bias"), values(b));
@@ -117,8 +132,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
         },
         input: Input {
             shape: [shape.in_planes, shape.height, shape.width],
-            layout: "planes x rows x columns, from the point of view of the player to move"
-                .into(),
+            layout: "planes x rows x columns, from the point of view of the player to move".into(),
             planes: start.plane_meanings(),
         },
         architecture: manifest::architecture(shape),
@@ -281,7 +295,8 @@ fn unfold(
         bn.gamma = param(Tensor::new(vec![n], vec![1.0; n]), device);
         bn.beta = param(bias, device);
         bn.running_mean = RunningState::new(BurnTensor::zeros([n], device));
-        bn.running_var = RunningState::new(BurnTensor::from_data(TensorData::new(var, [n]), device));
+        bn.running_var =
+            RunningState::new(BurnTensor::from_data(TensorData::new(var, [n]), device));
     };
     let conv_bn = |cb: &mut ConvBn, name: &str, take: &mut dyn FnMut(&str) -> Tensor| {
         cb.conv.weight = param(take(&format!("{name}.weight")), device);
@@ -302,7 +317,9 @@ fn unfold(
     ] {
         let w = take(&format!("{name}.weight"));
         let (cout, cin) = (w.shape[0], w.shape[1]);
-        let t: Vec<f32> = (0..cin * cout).map(|k| w.data[(k % cout) * cin + k / cout]).collect();
+        let t: Vec<f32> = (0..cin * cout)
+            .map(|k| w.data[(k % cout) * cin + k / cout])
+            .collect();
         linear.weight = param(Tensor::new(vec![cin, cout], t), device);
         linear.bias = Some(param(take(&format!("{name}.bias")), device));
     }

@@ -165,7 +165,10 @@ pub fn tensor_shapes(layers: &[Layer]) -> Vec<(String, Vec<usize>)> {
                 kernel,
                 ..
             } => {
-                out.push((weight.clone(), vec![*out_channels, *in_channels, *kernel, *kernel]));
+                out.push((
+                    weight.clone(),
+                    vec![*out_channels, *in_channels, *kernel, *kernel],
+                ));
                 out.push((bias.clone(), vec![*out_channels]));
             }
             Layer::Linear {
@@ -195,13 +198,29 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         in_channels: cin,
         out_channels: cout,
         kernel: k,
-        padding: if k == 3 { padding.into() } else { "none".into() },
+        padding: if k == 3 {
+            padding.into()
+        } else {
+            "none".into()
+        },
         activation: act.into(),
     };
     let c = shape.channels;
-    let mut out = vec![conv("stem", "input", "trunk.0", shape.in_planes, c, 3, "relu")];
+    let mut out = vec![conv(
+        "stem",
+        "input",
+        "trunk.0",
+        shape.in_planes,
+        c,
+        3,
+        "relu",
+    )];
     for i in 0..shape.blocks {
-        let (x, a, b) = (format!("trunk.{i}"), format!("blocks.{i}.a"), format!("blocks.{i}.b"));
+        let (x, a, b) = (
+            format!("trunk.{i}"),
+            format!("blocks.{i}.a"),
+            format!("blocks.{i}.b"),
+        );
         out.push(conv(&a, &x, &a, c, c, 3, "relu"));
         out.push(conv(&b, &a, &b, c, c, 3, "none"));
         out.push(Layer::Add {
@@ -211,7 +230,11 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         });
     }
     let trunk = format!("trunk.{}", shape.blocks);
-    let (pp, vc, vh) = (shape.policy_planes, shape.value_channels, shape.value_hidden);
+    let (pp, vc, vh) = (
+        shape.policy_planes,
+        shape.value_channels,
+        shape.value_hidden,
+    );
     out.push(conv("policy", &trunk, "policy.planes", c, pp, 1, "none"));
     out.push(Layer::Flatten {
         input: "policy.planes".into(),
@@ -237,7 +260,13 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         activation: act.into(),
     };
     out.push(linear("value.hidden", "value.pooled", vc, vh, "relu"));
-    out.push(linear("value", "value.hidden", vh, shape.num_players, "tanh"));
+    out.push(linear(
+        "value",
+        "value.hidden",
+        vh,
+        shape.num_players,
+        "tanh",
+    ));
     out
 }
 

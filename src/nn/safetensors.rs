@@ -38,7 +38,10 @@ struct Entry {
 }
 
 /// The file bytes for `tensors` (in name order) with `metadata` in `__metadata__`.
-pub fn to_bytes(tensors: &BTreeMap<String, Tensor>, metadata: &BTreeMap<String, String>) -> Vec<u8> {
+pub fn to_bytes(
+    tensors: &BTreeMap<String, Tensor>,
+    metadata: &BTreeMap<String, String>,
+) -> Vec<u8> {
     let mut header = serde_json::Map::new();
     if !metadata.is_empty() {
         header.insert("__metadata__".into(), serde_json::json!(metadata));
@@ -69,7 +72,11 @@ pub fn to_bytes(tensors: &BTreeMap<String, Tensor>, metadata: &BTreeMap<String, 
 
 /// Parses a safetensors file of float32 tensors.
 pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<BTreeMap<String, Tensor>> {
-    ensure!(bytes.len() >= 8, "truncated: {} bytes, no header", bytes.len());
+    ensure!(
+        bytes.len() >= 8,
+        "truncated: {} bytes, no header",
+        bytes.len()
+    );
     let n = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
     ensure!(
         n <= (bytes.len() - 8) as u64,
@@ -132,7 +139,10 @@ mod tests {
 
     fn sample() -> BTreeMap<String, Tensor> {
         let mut t = BTreeMap::new();
-        t.insert("b".into(), Tensor::new(vec![2, 3], vec![1., 2., 3., 4., 5., -6.5]));
+        t.insert(
+            "b".into(),
+            Tensor::new(vec![2, 3], vec![1., 2., 3., 4., 5., -6.5]),
+        );
         t.insert("a".into(), Tensor::new(vec![1], vec![f32::MIN_POSITIVE]));
         t.insert("scalar".into(), Tensor::new(vec![], vec![7.0]));
         t
@@ -169,7 +179,10 @@ mod tests {
         // Same-length edits inside the header.
         let patch = |from: &str, to: &str| {
             let mut b = bytes.clone();
-            let at = b.windows(from.len()).position(|w| w == from.as_bytes()).unwrap();
+            let at = b
+                .windows(from.len())
+                .position(|w| w == from.as_bytes())
+                .unwrap();
             b[at..at + to.len()].copy_from_slice(to.as_bytes());
             b
         };

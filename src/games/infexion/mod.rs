@@ -160,7 +160,33 @@ impl Game for Board {
         notation::parse_move(text).map(Move::index)
     }
 
-    fn render(&self) -> String {
-        notation::render(self)
+    fn why_illegal(&self, action: Action) -> String {
+        let owner_of = |cell: usize| match self.cell(cell) {
+            0 => None,
+            code => Some(board::cell_owner(code)),
+        };
+        match Move::from_index(action) {
+            _ if self.is_over() => "the game is over".into(),
+            None => "it is outside the action space".into(),
+            Some(Move::Spawn { cell }) if owner_of(cell).is_some() => {
+                "SPAWN needs an empty cell".into()
+            }
+            Some(Move::Spawn { .. }) if !self.spawn_allowed() => {
+                "no SPAWN once the board holds 49 power".into()
+            }
+            Some(Move::Spread { cell, .. }) => match owner_of(cell) {
+                None => "SPREAD needs a stack of yours, and that cell is empty".into(),
+                Some(p) if p != self.to_move() => format!(
+                    "SPREAD needs a stack of yours, and that one is {}'s",
+                    self.player_name(p)
+                ),
+                Some(_) => "it is legal".into(),
+            },
+            Some(Move::Spawn { .. }) => "it is legal".into(),
+        }
+    }
+
+    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
+        notation::render(self, paint)
     }
 }

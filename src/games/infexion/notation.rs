@@ -165,35 +165,41 @@ pub fn from_notation(text: &str) -> Result<Board, GameError> {
     Ok(board)
 }
 
-/// The board drawn as a hex grid (row `r` shifted right by `r`), with coordinates.
-pub fn render(board: &Board) -> String {
-    let mut out = String::new();
-    out.push_str("     q: ");
-    for q in 0..SIZE {
-        out.push_str(&format!(" {q:<3}"));
-    }
-    out.push('\n');
+/// The board drawn as a hex grid: row `r` is shifted right by half a cell per row, so
+/// the six neighbours of a cell sit around it; column numbers run along the top (for
+/// row 0) and the bottom (for row 6). Stacks show owner and power (`R3`, `B5`);
+/// `paint(player, text)` may colour them.
+pub fn render(board: &Board, paint: &dyn Fn(usize, &str) -> String) -> String {
+    let columns = |indent: usize| {
+        let mut line = format!("{}q=", " ".repeat(indent));
+        for q in 0..SIZE {
+            line.push_str(&format!("{q:<4}"));
+        }
+        line.trim_end().to_string() + "\n"
+    };
+    let mut out = columns(5);
     for r in 0..SIZE {
-        out.push_str(&format!("r={r} {}", " ".repeat(2 * r + 4)));
+        out.push_str(&format!("r={r} {}", " ".repeat(2 * r + 2)));
         for q in 0..SIZE {
             let code = board.cell(r * SIZE + q);
-            let text = match code {
-                0 => " . ".to_string(),
-                c => format!(
-                    "{}{} ",
-                    if cell_owner(c) == 0 { 'R' } else { 'B' },
-                    cell_power(c)
-                ),
-            };
-            out.push_str(&format!("{text:<4}"));
+            if code == 0 {
+                out.push_str(" .  ");
+            } else {
+                let owner = cell_owner(code);
+                let text = format!("{}{}", if owner == 0 { 'R' } else { 'B' }, cell_power(code));
+                out.push_str(&format!("{}  ", paint(owner, &text)));
+            }
         }
-        out.push('\n');
+        out.truncate(out.trim_end().len());
+        out.push_str(&format!("   r={r}\n"));
     }
+    out.push_str(&columns(5 + 2 * (SIZE - 1)));
     out.push_str(&format!(
-        "ply {}  Red {}  Blue {}  {} to move\n",
+        "ply {}  Red {}  Blue {}  {} to move   (the board wraps around: row 6 touches row 0, \
+         column 6 touches column 0)\n",
         board.ply(),
-        board.power(0),
-        board.power(1),
+        paint(0, &board.power(0).to_string()),
+        paint(1, &board.power(1).to_string()),
         if board.to_move() == 0 { "Red" } else { "Blue" }
     ));
     out
