@@ -253,6 +253,30 @@ fn bad_bundles_are_refused_with_a_clear_error() {
         "{err}"
     );
 
+    // The Python front end refuses them too, saying why.
+    for (bundle, why) in [
+        (&v2, "bundle version 2"),
+        (&missing, "cannot read the weights"),
+        (&truncated, "bad data offsets"),
+        (&swapped, "the manifest needs"),
+    ] {
+        let out = Command::new("python3")
+            .args(["-m", "czero.check"])
+            .arg(bundle)
+            .args(["/dev/null", "/dev/null"])
+            .env(
+                "PYTHONPATH",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
+            )
+            .output()
+            .expect("python3");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(why),
+            "{why}: {stderr}"
+        );
+    }
+
     // The binary reports it as an error line and a failure exit, not a panic.
     let out = contagion(&[
         "eval",

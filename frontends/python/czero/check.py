@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .infexion import Board
-from .model import Model
+from .model import BundleError, Model
 
 
 def main(argv):
@@ -21,7 +21,11 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     bundle, positions, out = argv
-    model = Model(bundle)
+    try:
+        model = Model(bundle)
+    except BundleError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     with open(positions, encoding="utf-8") as f:
         boards = [Board.from_notation(line) for line in f if line.strip()]
     x = np.stack([b.encode() for b in boards])
