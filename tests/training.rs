@@ -12,7 +12,7 @@ use contagion::nn::checkpoint::{Checkpoint, TrainState};
 use contagion::rng::Rng;
 use contagion::selfplay::SelfPlayGame;
 use contagion::selfplay::replay::{ReplayBuffer, Sample};
-use contagion::train::{Trainer, make_batch};
+use contagion::train::{Trainer, make_batch, make_plain_batch};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contagion-test-{name}-{}", std::process::id()));
@@ -61,7 +61,7 @@ fn training_overfits_a_small_fixed_dataset() {
     // No augmentation for the measurement: symmetry 0 only (a fixed batch).
     let fixed: Vec<Sample<Board>> = data.clone();
     let fixed_refs: Vec<&Sample<Board>> = fixed.iter().collect();
-    let eval_batch = make_batch_identity(&fixed_refs, &trainer.shape);
+    let eval_batch = make_plain_batch(&fixed_refs, &trainer.shape);
     let before = trainer.evaluate(&eval_batch);
     for _ in 0..250 {
         trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
@@ -84,33 +84,6 @@ fn training_overfits_a_small_fixed_dataset() {
 }
 
 /// A batch without augmentation (every sample under the identity symmetry).
-fn make_batch_identity(samples: &[&Sample<Board>], shape: &NetShape) -> contagion::train::Batch {
-    // Symmetry draws come from the rng; with a game of one augmentation symmetry they are
-    // always 0, so wrap the states in that by mapping back: transform(0) is the identity.
-    let mut rng = Rng::new(0);
-    let mut batch = make_batch(samples, shape, &mut rng);
-    // Re-encode with the identity symmetry to make the batch independent of the draws.
-    let (len, na) = (shape.input_len(), shape.actions());
-    let mut legal = Vec::new();
-    for (i, s) in samples.iter().enumerate() {
-        s.state.encode(&mut batch.input[i * len..(i + 1) * len]);
-        batch.policy[i * na..(i + 1) * na].fill(0.0);
-        batch.mask[i * na..(i + 1) * na].fill(-1.0e9);
-        s.state.legal_actions(&mut legal);
-        for &a in &legal {
-            batch.mask[i * na + a as usize] = 0.0;
-        }
-        for &(a, p) in &s.policy {
-            batch.policy[i * na + a as usize] = p;
-        }
-        let mover = s.state.to_move();
-        for rel in 0..2 {
-            batch.value[i * 2 + rel] = s.outcome[(mover + rel) % 2];
-        }
-    }
-    batch
-}
-
 fn save(trainer: &Trainer, path: &std::path::Path) {
     let (model, optimizer) = trainer.save_bytes().unwrap();
     Checkpoint {

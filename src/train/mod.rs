@@ -55,8 +55,24 @@ pub struct Losses {
 
 const ILLEGAL: f32 = -1.0e9;
 
-/// Builds a batch of `size` augmented samples.
+/// A batch of the samples, each under a random one of its game's augmentation symmetries.
 pub fn make_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape, rng: &mut Rng) -> Batch {
+    batch_with(samples, shape, |s| {
+        rng.below(s.state.augmentation_symmetries().max(1))
+    })
+}
+
+/// The batch with every sample as it is (symmetry 0), for measuring on fixed data.
+pub fn make_plain_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape) -> Batch {
+    batch_with(samples, shape, |_| 0)
+}
+
+/// The batch with sample `s` under symmetry `sym_of(s)`.
+fn batch_with<G: Game>(
+    samples: &[&Sample<G>],
+    shape: &NetShape,
+    mut sym_of: impl FnMut(&Sample<G>) -> usize,
+) -> Batch {
     let (len, na, np) = (shape.input_len(), shape.actions(), shape.num_players);
     let size = samples.len();
     let mut b = Batch {
@@ -68,7 +84,7 @@ pub fn make_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape, rng: &mut R
     };
     let mut legal = Vec::new();
     for (i, s) in samples.iter().enumerate() {
-        let sym = rng.below(s.state.augmentation_symmetries().max(1));
+        let sym = sym_of(s);
         let state = s.state.transform(sym);
         state.encode(&mut b.input[i * len..(i + 1) * len]);
         state.legal_actions(&mut legal);
