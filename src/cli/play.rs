@@ -247,3 +247,20 @@ fn ask<G: Baselines>(state: &G, name: &str, io: &mut Terminal) -> anyhow::Result
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Game;
+
+    #[test]
+    fn pieces_are_coloured_by_owner_only_when_asked() {
+        let b = Board::from_notation("7/7/7/3r13/7/5b11/7 r 2").unwrap();
+        let coloured = b.render_with(&painter(true));
+        assert!(coloured.contains("\x1b[1;31mR1\x1b[0m"), "{coloured}");
+        assert!(coloured.contains("\x1b[1;34mB1\x1b[0m"), "{coloured}");
+        let plain = b.render_with(&painter(false));
+        assert!(!plain.contains('\x1b'));
+        assert_eq!(plain, b.render());
+    }
+}
