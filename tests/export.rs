@@ -399,6 +399,8 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
         assert!(g["agent_cpu_seconds"].as_f64().unwrap() < 20.0);
         wins += (g["result"] == "win") as u32;
     }
+    // The referee's memory limit is 250 MB (this counts the driver too).
+    assert!(summary["peak_mb"].as_f64().unwrap() < 250.0, "{stdout}");
     // The shipped model beat alpha-beta depth 2 in 95 of 100 games; this agent searches
     // with the same network.
     assert!(wins >= 1, "{stdout}");

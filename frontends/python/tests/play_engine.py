@@ -13,6 +13,7 @@ on any disagreement, illegal move or lost clock.
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import time
@@ -133,7 +134,10 @@ def main():
         color = PlayerColor.RED if g % 2 == 0 else PlayerColor.BLUE
         games.append(play(engine, color, args.clock))
         engine.close()
-    print(json.dumps({"opponent": args.opponent, "games": games}, indent=1))
+    # Peak memory of this process (the agent and this driver together): an upper bound
+    # on what the agent holds, for the referee's 250 MB limit.
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"opponent": args.opponent, "games": games, "peak_mb": peak_mb}, indent=1))
 
 
 if __name__ == "__main__":
