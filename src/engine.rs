@@ -128,7 +128,7 @@ impl<G: Baselines> Engine<G> {
             [] => return Reply::error("position: expected 'startpos' or a position notation"),
             words => {
                 let words = words.strip_prefix(&["fen"]).unwrap_or(words);
-                match G::from_notation(&words.join(" ")) {
+                match self.start.parse_position(&words.join(" ")) {
                     Ok(s) => s,
                     Err(e) => return Reply::error(format!("position: {e}")),
                 }

@@ -22,6 +22,8 @@
 //! assert_eq!(game.to_notation(), "1r25/7/7/7/7/7/7 b 3"); // a 2-stack at (0,1)
 //! ```
 
+pub mod ataxx;
+pub mod chexers;
 pub mod infexion;
 pub mod perft;
 
@@ -118,7 +120,7 @@ impl EncodingShape {
 ///   an error and leaves the state unchanged.
 /// - `hash` is a function of the whole state (two states that compare equal hash equal),
 ///   kept incrementally.
-/// - `from_notation(to_notation(s)) == s`, and `parse_action(s, action_to_string(a)) == a`.
+/// - `s.parse_position(&s.to_notation()) == s`, and `parse_action(s, action_to_string(a)) == a`.
 /// - Symmetry 0 is the identity; symmetry `k` maps legal actions of `s` one-to-one onto
 ///   legal actions of `transform(s, k)` and commutes with `apply`.
 pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
@@ -208,8 +210,8 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The position in the game's text notation.
     fn to_notation(&self) -> String;
 
-    /// Parses a position written by [`Game::to_notation`].
-    fn from_notation(text: &str) -> Result<Self, GameError>;
+    /// Parses a position written by [`Game::to_notation`], under this game's settings.
+    fn parse_position(&self, text: &str) -> Result<Self, GameError>;
 
     /// The action in the game's move notation.
     fn action_to_string(&self, action: Action) -> String;

@@ -17,6 +17,13 @@ pub use board::{BLUE, Board, MAX_TURNS, Move, RED};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
 use geometry::{CELLS, NUM_ACTIONS, NUM_SYMMETRIES, map_cell, map_dir};
 
+impl Board {
+    /// Parses a position in the notation of [`notation`].
+    pub fn from_notation(text: &str) -> Result<Board, GameError> {
+        notation::from_notation(text)
+    }
+}
+
 /// Infexion behind the [`Game`] trait.
 pub type Infexion = Board;
 
@@ -145,7 +152,7 @@ impl Game for Board {
         notation::to_notation(self)
     }
 
-    fn from_notation(text: &str) -> Result<Self, GameError> {
+    fn parse_position(&self, text: &str) -> Result<Self, GameError> {
         notation::from_notation(text)
     }
 

@@ -1,0 +1,376 @@
+//! The Ataxx-family state and its rules: clones, jumps, captures, passes and the end.
+//!
+//! One implementation serves standard Ataxx and the seed's Virus game through
+//! [`Rules`]: the board size (4 to 15), what happens when the mover has no move (pass,
+//! or the game ends) and the half-move limit. The start layout, blocked squares and the
+//! first player come from the start position (see [`super::notation`]). Scoring is by
+//! pieces: more pieces wins, equal is a draw.
+//!
+//! - **Clone**: a piece copies itself to an empty square among its 8 neighbours; the
+//!   action is named by its destination, so two pieces cloning to the same square are
+//!   one action.
+//! - **Jump**: a piece moves to an empty square at Chebyshev distance exactly 2.
+//! - Either way, every enemy piece 8-adjacent to the destination is converted.
+//! - **Pass**: only when the mover has no clone or jump and the game is not over (with
+//!   `pass` rules); without them, a mover with no move ends the game.
+//! - **End** (with `pass` rules, as libataxx): a side has no pieces; no empty square is
+//!   within reach of any piece (so neither side can move; a full board included); or the
+//!   half-move clock (reset by clones, advanced by jumps and passes) reaches the limit.
+//!   Without `pass` rules (Virus): a side has no pieces, or the mover cannot move.
+
+use crate::games::{Action, GameError, Outcome};
+
+pub const MAX_SIZE: usize = 15;
+pub const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
+
+pub const EMPTY: u8 = 0;
+pub const BLOCKED: u8 = 3;
+/// The square's code for player `p` (0: `x`, 1: `o`).
+pub const fn piece(p: usize) -> u8 {
+    p as u8 + 1
+}
+
+/// The 8 neighbours, `(dr, dc)`.
+pub const NEIGHBOURS: [(i8, i8); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+/// The 16 jump offsets (Chebyshev distance exactly 2), row-major.
+pub const JUMPS: [(i8, i8); 16] = {
+    let mut out = [(0i8, 0i8); 16];
+    let mut n = 0;
+    let mut dr = -2i8;
+    while dr <= 2 {
+        let mut dc = -2i8;
+        while dc <= 2 {
+            if dr == -2 || dr == 2 || dc == -2 || dc == 2 {
+                out[n] = (dr, dc);
+                n += 1;
+            }
+            dc += 1;
+        }
+        dr += 1;
+    }
+    out
+};
+
+/// The rule settings a state carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// `true` for Ataxx, `false` for the seed's Virus (a name for files and messages).
+    pub ataxx: bool,
+    /// Side length, 4 to 15.
+    pub size: u8,
+    /// A mover with no move passes (`true`) or the game ends (`false`).
+    pub pass: bool,
+    /// The game ends when the half-move clock reaches this; 0 for no limit.
+    pub halfmove_limit: u16,
+    /// Which of the 8 square symmetries map the start layout onto itself (bit `k` for
+    /// symmetry `k`; bit 0, the identity, always set).
+    pub symmetries: u8,
+}
+
+/// A decoded action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Move {
+    Clone { to: usize },
+    Jump { from: usize, jump: usize },
+    Pass,
+}
+
+impl Move {
+    /// Action index: clones `0..n²` by destination, jumps `n² + from·16 + k`, pass last.
+    pub fn index(self, size: usize) -> Action {
+        let cells = size * size;
+        (match self {
+            Move::Clone { to } => to,
+            Move::Jump { from, jump } => cells + from * 16 + jump,
+            Move::Pass => cells * 17,
+        }) as Action
+    }
+
+    pub fn from_index(action: Action, size: usize) -> Option<Move> {
+        let (a, cells) = (action as usize, size * size);
+        match a {
+            _ if a < cells => Some(Move::Clone { to: a }),
+            _ if a < cells * 17 => Some(Move::Jump {
+                from: (a - cells) / 16,
+                jump: (a - cells) % 16,
+            }),
+            _ if a == cells * 17 => Some(Move::Pass),
+            _ => None,
+        }
+    }
+}
+
+const fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Zobrist key of square `cell` holding `code`.
+fn key(cell: usize, code: u8) -> u64 {
+    if code == EMPTY {
+        0
+    } else {
+        splitmix((cell as u64) << 2 | code as u64)
+    }
+}
+
+/// An Ataxx-family position. `Copy`; cells are row-major from the top rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ataxx {
+    pub(super) cells: [u8; MAX_CELLS],
+    pub(super) rules: Rules,
+    pub(super) to_move: u8,
+    pub(super) halfmove: u16,
+    pub(super) fullmove: u16,
+    pub(super) count: [u16; 2],
+    /// Zobrist hash of the squares alone.
+    pub(super) squares_hash: u64,
+}
+
+impl Ataxx {
+    /// A position from its parts (validated by the caller).
+    pub(super) fn from_parts(
+        cells: [u8; MAX_CELLS],
+        rules: Rules,
+        to_move: usize,
+        halfmove: u16,
+        fullmove: u16,
+    ) -> Ataxx {
+        let mut s = Ataxx {
+            cells,
+            rules,
+            to_move: to_move as u8,
+            halfmove,
+            fullmove,
+            count: [0; 2],
+            squares_hash: 0,
+        };
+        for c in 0..s.cells() {
+            let code = s.cells[c];
+            if code == piece(0) || code == piece(1) {
+                s.count[code as usize - 1] += 1;
+            }
+            s.squares_hash ^= key(c, code);
+        }
+        s
+    }
+
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    pub fn size(&self) -> usize {
+        self.rules.size as usize
+    }
+
+    pub fn cells(&self) -> usize {
+        self.size() * self.size()
+    }
+
+    pub fn square(&self, cell: usize) -> u8 {
+        self.cells[cell]
+    }
+
+    pub fn pieces(&self, player: usize) -> u32 {
+        self.count[player] as u32
+    }
+
+    pub fn to_move(&self) -> usize {
+        self.to_move as usize
+    }
+
+    pub fn halfmove(&self) -> u16 {
+        self.halfmove
+    }
+
+    pub fn fullmove(&self) -> u16 {
+        self.fullmove
+    }
+
+    /// Actions played, counted from the full-move number (so a FEN round trip keeps it).
+    pub fn ply(&self) -> u32 {
+        2 * (self.fullmove as u32 - 1) + self.to_move as u32
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.squares_hash
+            ^ splitmix(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
+    }
+
+    /// The square `(dr, dc)` from `cell`, if on the board.
+    #[inline]
+    pub fn offset(&self, cell: usize, (dr, dc): (i8, i8)) -> Option<usize> {
+        let n = self.size() as i32;
+        let (r, c) = ((cell / n as usize) as i32 + dr as i32, (cell % n as usize) as i32 + dc as i32);
+        (0..n).contains(&r).then_some(())?;
+        (0..n).contains(&c).then(|| (r * n + c) as usize)
+    }
+
+    /// Whether `player` has a clone or a jump.
+    pub fn can_move(&self, player: usize) -> bool {
+        let me = piece(player);
+        (0..self.cells()).any(|c| {
+            self.cells[c] == me
+                && NEIGHBOURS
+                    .iter()
+                    .chain(JUMPS.iter())
+                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == EMPTY))
+        })
+    }
+
+    pub fn is_over(&self) -> bool {
+        if self.count[0] == 0 || self.count[1] == 0 {
+            return true;
+        }
+        if self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit {
+            return true;
+        }
+        if self.rules.pass {
+            !self.can_move(0) && !self.can_move(1)
+        } else {
+            !self.can_move(self.to_move())
+        }
+    }
+
+    /// More pieces wins, equal draws.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(match self.count[0].cmp(&self.count[1]) {
+            std::cmp::Ordering::Greater => Outcome::win(0, 2),
+            std::cmp::Ordering::Less => Outcome::win(1, 2),
+            std::cmp::Ordering::Equal => Outcome::draw(),
+        })
+    }
+
+    /// Calls `f` with every legal action, ascending.
+    pub fn for_each_legal(&self, mut f: impl FnMut(Action)) {
+        if self.is_over() {
+            return;
+        }
+        let (n, me) = (self.size(), piece(self.to_move()));
+        let mut any = false;
+        for c in 0..self.cells() {
+            if self.cells[c] == EMPTY
+                && NEIGHBOURS
+                    .iter()
+                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == me))
+            {
+                any = true;
+                f(Move::Clone { to: c }.index(n));
+            }
+        }
+        for c in 0..self.cells() {
+            if self.cells[c] != me {
+                continue;
+            }
+            for (k, &d) in JUMPS.iter().enumerate() {
+                if self.offset(c, d).is_some_and(|t| self.cells[t] == EMPTY) {
+                    any = true;
+                    f(Move::Jump { from: c, jump: k }.index(n));
+                }
+            }
+        }
+        if !any && self.rules.pass {
+            f(Move::Pass.index(n));
+        }
+    }
+
+    pub fn is_legal(&self, action: Action) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        let me = piece(self.to_move());
+        match Move::from_index(action, self.size()) {
+            Some(Move::Clone { to }) => {
+                self.cells[to] == EMPTY
+                    && NEIGHBOURS
+                        .iter()
+                        .any(|&d| self.offset(to, d).is_some_and(|t| self.cells[t] == me))
+            }
+            Some(Move::Jump { from, jump }) => {
+                self.cells[from] == me
+                    && self
+                        .offset(from, JUMPS[jump])
+                        .is_some_and(|t| self.cells[t] == EMPTY)
+            }
+            Some(Move::Pass) => self.rules.pass && !self.can_move(self.to_move()),
+            None => false,
+        }
+    }
+
+    fn set(&mut self, cell: usize, code: u8) {
+        let old = self.cells[cell];
+        if old == piece(0) || old == piece(1) {
+            self.count[old as usize - 1] -= 1;
+        }
+        if code == piece(0) || code == piece(1) {
+            self.count[code as usize - 1] += 1;
+        }
+        self.squares_hash ^= key(cell, old) ^ key(cell, code);
+        self.cells[cell] = code;
+    }
+
+    /// Plays a legal action (the caller checked it).
+    pub fn apply_unchecked(&mut self, action: Action) {
+        let me = self.to_move();
+        let mine = piece(me);
+        let dest = match Move::from_index(action, self.size()) {
+            Some(Move::Clone { to }) => {
+                self.halfmove = 0;
+                Some(to)
+            }
+            Some(Move::Jump { from, jump }) => {
+                self.halfmove += 1;
+                self.set(from, EMPTY);
+                Some(self.offset(from, JUMPS[jump]).expect("a legal jump"))
+            }
+            Some(Move::Pass) => {
+                self.halfmove += 1;
+                None
+            }
+            None => unreachable!("apply_unchecked given action {action}"),
+        };
+        if let Some(to) = dest {
+            self.set(to, mine);
+            let theirs = piece(1 - me);
+            for &d in &NEIGHBOURS {
+                if let Some(t) = self.offset(to, d)
+                    && self.cells[t] == theirs
+                {
+                    self.set(t, mine);
+                }
+            }
+        }
+        if me == 1 {
+            self.fullmove += 1;
+        }
+        self.to_move ^= 1;
+    }
+
+    pub fn apply(&mut self, action: Action) -> Result<(), GameError> {
+        if self.is_over() {
+            return Err(GameError::GameOver);
+        }
+        if !self.is_legal(action) {
+            return Err(GameError::IllegalMove(super::notation::move_to_string(
+                self, action,
+            )));
+        }
+        self.apply_unchecked(action);
+        Ok(())
+    }
+}
