@@ -162,7 +162,7 @@ impl Game for Toy {
     fn to_notation(&self) -> String {
         format!("{:?}", self.moves)
     }
-    fn from_notation(_: &str) -> Result<Self, GameError> {
+    fn parse_position(&self, _: &str) -> Result<Self, GameError> {
         Ok(Toy { moves: vec![] })
     }
     fn action_to_string(&self, a: Action) -> String {

@@ -29,7 +29,7 @@ pub fn conformance<G: Game>(
             assert!(legal.iter().all(|&a| (a as usize) < state.action_space()));
             assert!(legal.iter().all(|&a| state.is_legal(a)));
             assert_eq!(
-                G::from_notation(&state.to_notation()).as_ref(),
+                state.parse_position(&state.to_notation()).as_ref(),
                 Ok(&state),
                 "notation round trip"
             );
