@@ -267,9 +267,14 @@ impl Config {
                 r.name
             );
         }
-        if r.game != "infexion" {
-            bail!("run.game = {:?}: allowed games are: infexion", r.game);
-        }
+        let players = match r.game.as_str() {
+            "infexion" | "ataxx" | "virus" => 2,
+            "chexers" => 3,
+            _ => bail!(
+                "run.game = {:?}: allowed games are: infexion, ataxx, virus, chexers",
+                r.game
+            ),
+        };
         range("run.iterations", r.iterations, 1, 1_000_000)?;
         range("run.max_minutes", r.max_minutes, 0.0, 1e6)?;
         range("run.keep_checkpoints", r.keep_checkpoints, 1, 1000)?;
@@ -326,9 +331,9 @@ impl Config {
         range("train.value_weight", t.value_weight, 0.0, 100.0)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
-        if !g.games.is_multiple_of(2) {
+        if !g.games.is_multiple_of(players) {
             bail!(
-                "gating.games = {}: must be even (each opening is played with both colours)",
+                "gating.games = {}: must be a multiple of {players} (each opening is played with the candidate in every seat)",
                 g.games
             );
         }
@@ -347,8 +352,11 @@ impl Config {
             .parse::<AgentSpec>()
             .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
         range("baseline.games", bl.games, 0, 100_000)?;
-        if !bl.games.is_multiple_of(2) {
-            bail!("baseline.games = {}: must be even", bl.games);
+        if !bl.games.is_multiple_of(players) {
+            bail!(
+                "baseline.games = {}: must be a multiple of {players}",
+                bl.games
+            );
         }
         range("baseline.simulations", bl.simulations, 1, 100_000)?;
         range("baseline.opening_plies", bl.opening_plies, 0, 40)?;

@@ -3,14 +3,20 @@
 //! | command | reply |
 //! |---|---|
 //! | `isready` | `readyok` |
+//! | `uai` (or `uci`) | `id name …`, `id author …`, `uaiok` |
+//! | `uainewgame`, `setoption …`, `stop` | nothing (`uainewgame` is `newgame`) |
 //! | `position startpos [moves M…]` | nothing (or `error …`) |
 //! | `position [fen] NOTATION [moves M…]` | nothing (or `error …`) |
-//! | `go [movetime MS] [wtime MS] [btime MS] [nodes N] [depth D]` | `info …` (search agents) then `bestmove MOVE` (`bestmove none` when the game is over) |
+//! | `go [movetime MS] [wtime MS] [btime MS] [winc MS] [binc MS] [nodes N] [depth D]` | `info …` (search agents) then `bestmove MOVE` (`bestmove none` when the game is over) |
 //! | `perft N` | the number of leaf positions N actions ahead (N ≤ 6) |
 //! | `moves` | the legal moves, space-separated |
 //! | `show` | the board, then `position NOTATION` |
 //! | `newgame` | nothing; back to the start position |
 //! | `quit` | exits |
+//!
+//! The mover's clock is the `go` key [`Game::clock_name`] names: `wtime` for Infexion's
+//! Red, but `btime` for Ataxx's `x`, which moves first as Black (UAI). Increments and
+//! `movestogo` are accepted and ignored. With `uai`, standard Ataxx tools can drive it.
 //!
 //! A malformed or illegal command gets exactly one `error …` line and changes nothing;
 //! the engine keeps running. `position` applies its moves all-or-nothing.
@@ -75,11 +81,21 @@ impl<G: Baselines> Engine<G> {
         };
         match command {
             "isready" => Reply::line("readyok"),
+            "uai" | "uci" => Reply {
+                lines: vec![
+                    format!("id name Contagion Zero {}", env!("CARGO_PKG_VERSION")),
+                    "id author the Contagion Zero developers".into(),
+                    format!("{command}ok"),
+                ],
+                quit: false,
+            },
+            // Options are not configurable and searches are synchronous.
+            "setoption" | "stop" => Reply::default(),
             "quit" => Reply {
                 lines: vec![],
                 quit: true,
             },
-            "newgame" | "ucinewgame" => {
+            "newgame" | "ucinewgame" | "uainewgame" => {
                 self.state = self.start.clone();
                 Reply::default()
             }
@@ -112,7 +128,7 @@ impl<G: Baselines> Engine<G> {
                 Reply { lines, quit: false }
             }
             other => Reply::error(format!(
-                "unknown command '{other}' (expected isready, position, go, perft, moves, show, newgame, quit)"
+                "unknown command '{other}' (expected isready, position, go, perft, moves, show, newgame, uai, quit)"
             )),
         }
     }
@@ -153,12 +169,11 @@ impl<G: Baselines> Engine<G> {
                 return Reply::error(format!("go: '{key}' needs a non-negative integer"));
             };
             let ms = Duration::from_millis(value);
-            let mover = self.state.to_move();
+            let clock = self.state.clock_name(self.state.to_move());
             match key {
                 "movetime" => limits.movetime = Some(ms),
-                "wtime" if mover == 0 => limits.time_left = Some(ms),
-                "btime" if mover == 1 => limits.time_left = Some(ms),
-                "wtime" | "btime" | "winc" | "binc" => {}
+                _ if key == clock => limits.time_left = Some(ms),
+                "wtime" | "btime" | "ctime" | "winc" | "binc" | "cinc" | "movestogo" => {}
                 "nodes" => limits.nodes = Some(value.max(1)),
                 "depth" => limits.depth = Some(value.clamp(1, 64) as u32),
                 _ => {

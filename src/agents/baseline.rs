@@ -6,6 +6,7 @@ use super::{Agent, Baselines, Limits};
 use crate::games::{Action, Game};
 use crate::rng::Rng;
 use crate::search::alphabeta::{AlphaBeta, SearchLimits, SearchResult};
+use crate::search::maxn::{MaxnResult, maxn};
 
 /// A uniformly random legal move.
 pub struct RandomAgent {
@@ -125,6 +126,53 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
                 r.depth,
                 r.nodes,
                 r.score,
+                t.as_millis()
+            )
+        })
+    }
+}
+
+/// Max^n to a fixed depth over the game's heuristic (each player maximises their own
+/// evaluation): the three-player baseline beside paranoid alpha-beta.
+pub struct MaxnAgent<G: Baselines> {
+    name: String,
+    heuristic: G::Heuristic,
+    depth: u32,
+    last: Option<(MaxnResult, usize, Duration)>,
+}
+
+impl<G: Baselines> MaxnAgent<G> {
+    pub fn new(name: String, depth: u32) -> Self {
+        MaxnAgent {
+            name,
+            heuristic: G::Heuristic::default(),
+            depth,
+            last: None,
+        }
+    }
+}
+
+impl<G: Baselines> Agent<G> for MaxnAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
+        let start = Instant::now();
+        let depth = limits.depth.unwrap_or(self.depth);
+        let result = maxn(state, &self.heuristic, depth)
+            .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;
+        self.last = Some((result, state.to_move(), start.elapsed()));
+        Ok(result.best)
+    }
+
+    fn last_info(&self) -> Option<String> {
+        self.last.map(|(r, me, t)| {
+            format!(
+                "depth {} nodes {} score {:.0} time {}",
+                self.depth,
+                r.nodes,
+                r.scores[me],
                 t.as_millis()
             )
         })

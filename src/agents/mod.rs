@@ -4,14 +4,16 @@
 //! - [`spec`]: agent specs such as `random`, `greedy`, `minimax:depth=2`,
 //!   `alphabeta:depth=3`, `alphabeta:ms=100`, `human`, and building agents from them.
 //! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
-//! - [`infexion`]: Infexion's greedy policy and alpha-beta evaluation (the seed's).
+//! - [`infexion`], [`ataxx`], [`chexers`]: each game's greedy policy and evaluation.
 //! - [`mcts`]: MCTS guided by a trained network (`model:PATH`).
 //!
 //! The baselines are the fixed yardstick the trainer gates against: deterministic given
 //! a seed (time-limited search excepted, which depends on the machine's speed) and meant
 //! to stay the same across versions. Changing them changes the meaning of past results.
 
+pub mod ataxx;
 pub mod baseline;
+pub mod chexers;
 pub mod infexion;
 pub mod mcts;
 pub mod spec;

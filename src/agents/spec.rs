@@ -5,6 +5,7 @@
 //! | `random` | a uniformly random legal move |
 //! | `greedy` | the seed's greedy player (see `agents::infexion`) |
 //! | `minimax[:depth=D]` | full-width minimax, depth `D` (default 2) |
+//! | `maxn[:depth=D]` | max^n, depth `D` (default 2): each player maximises their own evaluation |
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
 //! | `human` | moves typed at the terminal (`contagion play` only) |
 //! | `model:PATH[,sims=N]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100) |
@@ -15,7 +16,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::baseline::{AlphaBetaAgent, GreedyAgent, RandomAgent};
+use super::baseline::{AlphaBetaAgent, GreedyAgent, MaxnAgent, RandomAgent};
 use super::{Agent, Baselines};
 
 /// A parsed, validated agent spec.
@@ -24,6 +25,9 @@ pub enum AgentSpec {
     Random,
     Greedy,
     Minimax {
+        depth: u32,
+    },
+    Maxn {
         depth: u32,
     },
     AlphaBeta {
@@ -46,7 +50,7 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N]";
+const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N]";
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -77,7 +81,7 @@ impl FromStr for AgentSpec {
         }
         let allowed: &[&str] = match kind {
             "random" | "greedy" | "human" => &[],
-            "minimax" => &["depth"],
+            "minimax" | "maxn" => &["depth"],
             "alphabeta" => &["depth", "ms", "nodes"],
             "model" => &["sims"],
             _ => {
@@ -130,6 +134,9 @@ impl FromStr for AgentSpec {
             "minimax" => AgentSpec::Minimax {
                 depth: depth.unwrap_or(2),
             },
+            "maxn" => AgentSpec::Maxn {
+                depth: depth.unwrap_or(2),
+            },
             _ => AgentSpec::AlphaBeta {
                 depth: depth.or((ms.is_none() && nodes.is_none()).then_some(3)),
                 ms,
@@ -147,6 +154,7 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Human => write!(f, "human"),
             AgentSpec::Model { path, sims } => write!(f, "model:{},sims={sims}", path.display()),
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
+            AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
                 let parts: Vec<String> = [
                     ("depth", depth.map(u64::from)),
@@ -181,6 +189,7 @@ impl AgentSpec {
             AgentSpec::Minimax { depth } => {
                 Box::new(AlphaBetaAgent::new(name, false, Some(depth), None, None))
             }
+            AgentSpec::Maxn { depth } => Box::new(MaxnAgent::new(name, depth)),
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
                 Box::new(AlphaBetaAgent::new(name, true, depth, ms, nodes))
             }

@@ -2,9 +2,8 @@
 
 use clap::{Args, Subcommand};
 
-use super::GameKind;
+use super::{GameKind, with_game};
 use crate::bench;
-use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -20,7 +19,7 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum BenchKind {
     /// Random playouts per second and perft nodes per second.
     Rules {
@@ -83,10 +82,12 @@ pub enum BenchKind {
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.rounds >= 1, "--rounds must be at least 1");
-    let start = match args.game {
-        GameKind::Infexion => Board::new(),
-    };
-    let rates = match args.what {
+    with_game!(args.game, start => bench(start, &args))
+}
+
+fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
+    let start = start.clone();
+    let rates = match args.what.clone() {
         BenchKind::Rules {
             playouts,
             perft_depth,

@@ -2,10 +2,9 @@
 
 use clap::Args;
 
-use super::GameKind;
+use super::{GameKind, with_game};
 use crate::agents::AgentSpec;
 use crate::engine::Engine;
-use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
@@ -27,11 +26,9 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
         "the engine's agent cannot be 'human'"
     );
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-    match args.game {
-        GameKind::Infexion => {
-            Engine::new(Board::new(), args.agent.build(&Board::new(), args.seed)?)
-                .run(stdin.lock(), stdout.lock())?
-        }
-    }
+    with_game!(args.game, start => {
+        Engine::new(start.clone(), args.agent.build(start, args.seed)?)
+            .run(stdin.lock(), stdout.lock())?
+    });
     Ok(())
 }

@@ -2,11 +2,10 @@
 
 use clap::Args;
 
-use super::{GameKind, clock_from_secs};
+use super::{GameKind, clock_from_secs, with_game};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::{MatchConfig, MatchReport, run_match};
 use crate::games::Game;
-use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
@@ -54,9 +53,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
         time_per_game: clock_from_secs(args.time_per_game)?,
         progress: !args.quiet && !args.json,
     };
-    match args.game {
-        GameKind::Infexion => report(&Board::new(), &args, &config),
-    }
+    with_game!(args.game, start => report(start, &args, &config))
 }
 
 fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {

@@ -6,7 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
-use crate::games::infexion::Board;
+use anyhow::Context;
+
+use super::{GameKind, with_game};
 use crate::nn::bundle;
 use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
 use crate::nn::manifest::Provenance;
@@ -28,10 +30,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let model =
         crate::nn::checkpoint::model_from_bytes(&ckpt.shape, &ckpt.model, &crate::nn::device())?;
     let provenance = provenance(&file, &ckpt);
-    let manifest = match ckpt.shape.game.as_str() {
-        "infexion" => bundle::manifest(&ckpt.shape, &Board::new(), provenance),
-        other => anyhow::bail!("{}: unknown game '{other}'", file.display()),
-    };
+    let kind =
+        GameKind::from_name(&ckpt.shape.game).with_context(|| format!("{}", file.display()))?;
+    let manifest = with_game!(kind, start => bundle::manifest(&ckpt.shape, start, provenance));
     bundle::write(&args.out, &manifest, &model)?;
     let size = std::fs::metadata(args.out.join(bundle::WEIGHTS))?.len();
     println!(

@@ -16,10 +16,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 
-use super::{GameKind, clock_from_secs};
+use super::{GameKind, clock_from_secs, with_game};
 use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
-use crate::games::infexion::Board;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
@@ -58,9 +57,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         out: &mut out,
         echo,
     };
-    match args.game {
-        GameKind::Infexion => play(&Board::new(), &args, colour, &mut io),
-    }
+    with_game!(args.game, start => play(start, &args, colour, &mut io))
 }
 
 /// Red, blue, green, bold, for players 0, 1, 2.
@@ -252,6 +249,7 @@ fn ask<G: Baselines>(state: &G, name: &str, io: &mut Terminal) -> anyhow::Result
 mod tests {
     use super::*;
     use crate::games::Game;
+    use crate::games::infexion::Board;
 
     #[test]
     fn pieces_are_coloured_by_owner_only_when_asked() {

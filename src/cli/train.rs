@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::{GameKind, with_game};
 use crate::config::Config;
-use crate::games::infexion::Board;
 use crate::train::run::{TrainOptions, train};
 
 #[derive(Debug, Args)]
@@ -32,8 +32,5 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         fresh: args.fresh,
         progress: !args.quiet,
     };
-    match config.run.game.as_str() {
-        "infexion" => train(&Board::new(), &opts),
-        other => anyhow::bail!("run.game = {other:?}: this build trains: infexion"),
-    }
+    with_game!(GameKind::from_name(&config.run.game)?, start => train(start, &opts))
 }

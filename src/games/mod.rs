@@ -228,6 +228,11 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         self.render_with(&|_, text| text.to_string())
     }
 
+    /// The engine's `go` key for `player`'s clock (`wtime`, `btime`, `ctime` by seat).
+    fn clock_name(&self, player: usize) -> &'static str {
+        ["wtime", "btime", "ctime"][player.min(2)]
+    }
+
     /// Why `action` is not legal here, in words (for a human who typed it).
     fn why_illegal(&self, action: Action) -> String {
         let _ = action;

@@ -40,7 +40,7 @@ pub fn gate<G: Baselines>(
     }
     let (a, b) = (model(candidate, g.simulations), model(best, g.simulations));
     let round = if g.sprt {
-        (2 * c.selfplay.workers.max(1) as u32).min(g.games)
+        (start.num_players() as u32 * c.selfplay.workers.max(1) as u32).min(g.games)
     } else {
         g.games
     };

@@ -205,15 +205,17 @@ impl Ataxx {
     }
 
     pub fn hash(&self) -> u64 {
-        self.squares_hash
-            ^ splitmix(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
+        self.squares_hash ^ splitmix(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
     }
 
     /// The square `(dr, dc)` from `cell`, if on the board.
     #[inline]
     pub fn offset(&self, cell: usize, (dr, dc): (i8, i8)) -> Option<usize> {
         let n = self.size() as i32;
-        let (r, c) = ((cell / n as usize) as i32 + dr as i32, (cell % n as usize) as i32 + dc as i32);
+        let (r, c) = (
+            (cell / n as usize) as i32 + dr as i32,
+            (cell % n as usize) as i32 + dc as i32,
+        );
         (0..n).contains(&r).then_some(())?;
         (0..n).contains(&c).then(|| (r * n + c) as usize)
     }

@@ -20,8 +20,8 @@ pub mod notation;
 
 pub use board::{Ataxx, Move, Rules};
 
-use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
+use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
 pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
@@ -239,7 +239,10 @@ impl Game for Ataxx {
                 let (r0, c0) = map_rc(k, 0, 0, 0);
                 let (r1, c1) = map_rc(k, 0, dr as i32, dc as i32);
                 let d = ((r1 - r0) as i8, (c1 - c0) as i8);
-                let jump = JUMPS.iter().position(|&j| j == d).expect("jumps map to jumps");
+                let jump = JUMPS
+                    .iter()
+                    .position(|&j| j == d)
+                    .expect("jumps map to jumps");
                 Move::Jump {
                     from: self.map_cell(k, from),
                     jump,
@@ -259,7 +262,11 @@ impl Game for Ataxx {
         if s.size() != self.size() {
             return Err(GameError::parse(
                 text,
-                format!("this game is played on {0}x{0}, the position is {1}x{1}", self.size(), s.size()),
+                format!(
+                    "this game is played on {0}x{0}, the position is {1}x{1}",
+                    self.size(),
+                    s.size()
+                ),
             ));
         }
         Ok(s)
@@ -271,6 +278,11 @@ impl Game for Ataxx {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_move(self, text)
+    }
+
+    /// UAI: `x` moves first and is Black.
+    fn clock_name(&self, player: usize) -> &'static str {
+        ["btime", "wtime"][player]
     }
 
     fn why_illegal(&self, action: Action) -> String {

@@ -57,7 +57,11 @@ pub fn parse_move(state: &Ataxx, text: &str) -> Result<Action, GameError> {
         return Ok(Move::Pass.index(n));
     }
     let last = (b'a' + n as u8 - 1) as char;
-    let bad_square = || err(format!("expected a square a1..{last}{n}, a jump like a1c3, or 0000"));
+    let bad_square = || {
+        err(format!(
+            "expected a square a1..{last}{n}, a jump like a1c3, or 0000"
+        ))
+    };
     let (from, rest) = parse_square(n, &t).ok_or_else(bad_square)?;
     if rest.is_empty() {
         return Ok(Move::Clone { to: from }.index(n));
@@ -72,7 +76,10 @@ pub fn parse_move(state: &Ataxx, text: &str) -> Result<Action, GameError> {
         .iter()
         .position(|&(dr, dc)| fr + dr as i32 == tr && fc + dc as i32 == tc)
         .ok_or_else(|| {
-            err("a jump must land exactly 2 squares away (a clone is written by its destination)".into())
+            err(
+                "a jump must land exactly 2 squares away (a clone is written by its destination)"
+                    .into(),
+            )
         })?;
     Ok(Move::Jump { from, jump }.index(n))
 }
@@ -185,7 +192,9 @@ pub fn from_fen(text: &str, rules: Rules) -> Result<Ataxx, GameError> {
 /// The board drawn with files and ranks; `paint(player, text)` styles pieces.
 pub fn render(state: &Ataxx, paint: &dyn Fn(usize, &str) -> String) -> String {
     let n = state.size();
-    let files: String = (0..n).map(|c| format!(" {}", (b'a' + c as u8) as char)).collect();
+    let files: String = (0..n)
+        .map(|c| format!(" {}", (b'a' + c as u8) as char))
+        .collect();
     let mut out = format!("    {files}\n");
     for r in 0..n {
         out.push_str(&format!("{:>3} ", n - r));

@@ -157,7 +157,12 @@ impl Chexers {
         Chexers::from_parts(cells, 0, [0; 3], 0)
     }
 
-    pub(super) fn from_parts(cells: [u8; CELLS], to_move: usize, exits: [u8; 3], turns: u16) -> Chexers {
+    pub(super) fn from_parts(
+        cells: [u8; CELLS],
+        to_move: usize,
+        exits: [u8; 3],
+        turns: u16,
+    ) -> Chexers {
         let mut s = Chexers {
             cells,
             to_move: to_move as u8,
@@ -197,7 +202,8 @@ impl Chexers {
     pub fn hash(&self) -> u64 {
         self.snapshot
             ^ splitmix(
-                0xE817 ^ (self.turns as u64) << 24
+                0xE817
+                    ^ (self.turns as u64) << 24
                     ^ (self.exits[0] as u64) << 16
                     ^ (self.exits[1] as u64) << 8
                     ^ self.exits[2] as u64,
@@ -322,7 +328,9 @@ impl Chexers {
             return Err(GameError::GameOver);
         }
         if !self.is_legal(action) {
-            return Err(GameError::IllegalMove(super::notation::move_to_string(action)));
+            return Err(GameError::IllegalMove(super::notation::move_to_string(
+                action,
+            )));
         }
         self.apply_unchecked(action);
         Ok(())

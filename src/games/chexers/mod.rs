@@ -13,8 +13,8 @@ pub mod notation;
 
 pub use board::{Chexers, Move};
 
-use board::{CELLS, DIRS, MAX_TURNS, NUM_ACTIONS, PASS, coords, exit_distance, is_exit};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
+use board::{CELLS, DIRS, MAX_TURNS, NUM_ACTIONS, PASS, coords, exit_distance, is_exit};
 
 const PLANES: usize = 12;
 

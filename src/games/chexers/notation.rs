@@ -48,7 +48,9 @@ pub fn parse_move(text: &str) -> Result<Action, GameError> {
     }
     let expected = "expected MOVE(q,r,q2,r2), JUMP(q,r,q2,r2), EXIT(q,r) or PASS";
     let (kind, rest) = upper.split_once('(').ok_or_else(|| err(expected))?;
-    let args = rest.strip_suffix(')').ok_or_else(|| err("missing closing ')'"))?;
+    let args = rest
+        .strip_suffix(')')
+        .ok_or_else(|| err("missing closing ')'"))?;
     let nums: Vec<i32> = args
         .split(',')
         .map(|a| a.parse())
@@ -71,7 +73,13 @@ pub fn parse_move(text: &str) -> Result<Action, GameError> {
         }
         ("JUMP", &[q, r, q2, r2]) => {
             let cell = hex(q, r)?;
-            let dir = toward(cell, q2, r2, 2, "a JUMP lands two hexes away in a straight line")?;
+            let dir = toward(
+                cell,
+                q2,
+                r2,
+                2,
+                "a JUMP lands two hexes away in a straight line",
+            )?;
             Ok(Move::Jump { cell, dir }.index())
         }
         ("EXIT", _) => Err(err("EXIT takes two numbers: EXIT(q,r)")),
@@ -148,19 +156,30 @@ pub fn from_notation(text: &str) -> Result<Chexers, GameError> {
             }
         }
         if i != hexes.len() {
-            return Err(err(format!("row r={r} has {i} hexes, expected {}", hexes.len())));
+            return Err(err(format!(
+                "row r={r} has {i} hexes, expected {}",
+                hexes.len()
+            )));
         }
     }
     let to_move = LETTERS
         .iter()
         .position(|&l| side.len() == 1 && side.starts_with(l))
-        .ok_or_else(|| err(format!("the player to move must be r, g or b, found '{side}'")))?;
+        .ok_or_else(|| {
+            err(format!(
+                "the player to move must be r, g or b, found '{side}'"
+            ))
+        })?;
     let exits: Vec<u8> = exits
         .split('/')
         .map(|e| e.parse::<u8>().ok().filter(|&e| e <= EXITS_TO_WIN))
         .collect::<Option<_>>()
         .filter(|v: &Vec<u8>| v.len() == 3)
-        .ok_or_else(|| err(format!("exits must be three numbers 0-4 like 0/1/0, found '{exits}'")))?;
+        .ok_or_else(|| {
+            err(format!(
+                "exits must be three numbers 0-4 like 0/1/0, found '{exits}'"
+            ))
+        })?;
     let turns: u16 = turns
         .parse()
         .ok()
@@ -169,9 +188,16 @@ pub fn from_notation(text: &str) -> Result<Chexers, GameError> {
     let pieces = cells.iter().filter(|&&c| c != 0).count();
     let exited: usize = exits.iter().map(|&e| e as usize).sum();
     if pieces + exited > 12 {
-        return Err(err(format!("{pieces} pieces on the board and {exited} exited: more than 12")));
+        return Err(err(format!(
+            "{pieces} pieces on the board and {exited} exited: more than 12"
+        )));
     }
-    Ok(Chexers::from_parts(cells, to_move, [exits[0], exits[1], exits[2]], turns))
+    Ok(Chexers::from_parts(
+        cells,
+        to_move,
+        [exits[0], exits[1], exits[2]],
+        turns,
+    ))
 }
 
 /// The board as a hexagon, rows `r = −3…3`, with coordinates.
@@ -179,13 +205,19 @@ pub fn render(s: &Chexers, paint: &dyn Fn(usize, &str) -> String) -> String {
     let mut out = String::new();
     for r in -3..=3 {
         let range = row_range(r);
-        out.push_str(&format!("r={r:>2} {}", " ".repeat(2 * r.unsigned_abs() as usize)));
+        out.push_str(&format!(
+            "r={r:>2} {}",
+            " ".repeat(2 * r.unsigned_abs() as usize)
+        ));
         for q in range.clone() {
             let text = match s.cell(cell_of(q, r).expect("on the board")) {
                 0 => " . ".to_string(),
                 code => {
                     let p = code as usize - 1;
-                    format!(" {} ", paint(p, &LETTERS[p].to_ascii_uppercase().to_string()))
+                    format!(
+                        " {} ",
+                        paint(p, &LETTERS[p].to_ascii_uppercase().to_string())
+                    )
                 }
             };
             out.push_str(&text);
