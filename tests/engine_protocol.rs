@@ -19,8 +19,12 @@ struct Engine {
 
 impl Engine {
     fn start(agent: &str) -> Engine {
+        Engine::start_game("infexion", agent)
+    }
+
+    fn start_game(game: &str, agent: &str) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_contagion"))
-            .args(["engine", "--agent", agent])
+            .args(["engine", "--game", game, "--agent", agent])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -235,4 +239,51 @@ fn end_of_input_ends_the_engine_cleanly() {
     let status = e.child.wait().unwrap();
     e.done.store(true, Ordering::SeqCst);
     assert!(status.success());
+}
+
+/// The UAI subset Ataxx tools use: handshake, new game, FEN positions, clocks by colour
+/// (`btime` is `x`'s, who moves first as Black), and moves in Ataxx notation.
+#[test]
+fn ataxx_speaks_uai() {
+    let mut e = Engine::start_game("ataxx", "alphabeta:ms=50");
+    e.send("uai");
+    assert!(e.read().starts_with("id name Contagion Zero"));
+    assert!(e.read().starts_with("id author"));
+    assert_eq!(e.read(), "uaiok");
+    e.silent("setoption name Hash value 64");
+    e.silent("uainewgame");
+    assert_eq!(e.ask("perft 3"), "6460");
+    e.silent("position startpos moves b6 g7e5");
+    // x cloned a7→b6; o jumped g7→e5 (g7 empties).
+    assert_eq!(e.position(), "x6/1x5/4o2/7/7/7/o5x x 1 2");
+    let (info, m) = e.go("go btime 5000 wtime 5000 binc 100 winc 100");
+    assert!(info[0].starts_with("info depth "), "{info:?}");
+    let board = contagion::games::ataxx::Ataxx::standard()
+        .parse_position("x6/1x5/4o2/7/7/7/o5x x 1 2")
+        .unwrap();
+    assert!(board.parse_legal_action(&m).is_ok(), "bestmove {m}");
+    // o to move: its clock is wtime; a tiny one still gives a move at once.
+    e.silent("position fen x5o/7/7/7/7/7/o5x o 0 1");
+    let (_, m) = e.go("go wtime 1 btime 600000");
+    assert!(board.parse_action(&m).is_ok(), "{m}");
+    // A forced pass is written 0000.
+    e.silent("position fen 7/7/7/7/ooooooo/ooooooo/xxxxxxx x 0 1");
+    assert_eq!(e.go("go movetime 100").1, "0000");
+    assert!(
+        e.ask("position fen x5o/7/7 x 0 1")
+            .starts_with("error position:")
+    );
+    e.quit();
+}
+
+#[test]
+fn chexers_plays_through_the_engine() {
+    let mut e = Engine::start_game("chexers", "maxn:depth=2");
+    assert_eq!(e.ask("perft 3"), "512");
+    e.silent("position startpos moves MOVE(-3,0,-2,0) MOVE(0,-3,0,-2)");
+    assert_eq!(e.position(), "1ggg/1g3/6/1r4b/r4b/r3b/r2b b 0/0/0 2");
+    let (info, m) = e.go("go");
+    assert!(info[0].starts_with("info depth 2"), "{info:?}");
+    assert!(m.starts_with("MOVE(") || m.starts_with("JUMP("), "{m}");
+    e.quit();
 }

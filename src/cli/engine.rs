@@ -25,10 +25,12 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
         !args.agent.is_interactive(),
         "the engine's agent cannot be 'human'"
     );
+    with_game!(args.game, start => serve(start, &args))
+}
+
+fn serve<G: crate::agents::Baselines>(start: &G, args: &EngineArgs) -> anyhow::Result<()> {
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-    with_game!(args.game, start => {
-        Engine::new(start.clone(), args.agent.build(start, args.seed)?)
-            .run(stdin.lock(), stdout.lock())?
-    });
+    Engine::new(start.clone(), args.agent.build(start, args.seed)?)
+        .run(stdin.lock(), stdout.lock())?;
     Ok(())
 }

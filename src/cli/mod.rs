@@ -77,7 +77,7 @@ macro_rules! with_game {
                 $body
             }
             $crate::cli::GameKind::Ataxx => {
-                let $start = &$crate::games::ataxx::Ataxx::ataxx();
+                let $start = &$crate::games::ataxx::Ataxx::standard();
                 $body
             }
             $crate::cli::GameKind::Virus => {

@@ -4,7 +4,7 @@
 //! - [`board`]: the state, the [`Rules`] and the rules themselves.
 //! - [`notation`]: FEN, moves (`f1`, `a7c5`, `0000`), the board drawing.
 //!
-//! Presets: [`Ataxx::ataxx`] (libataxx's rules from `x5o/7/7/7/7/7/o5x x 0 1`: pass when
+//! Presets: [`Ataxx::standard`] (libataxx's rules from `x5o/7/7/7/7/7/o5x x 0 1`: pass when
 //! only the opponent can move, the 50-move rule at 100 half-moves) and [`Ataxx::virus`]
 //! (15×15, `x` on the top-left and bottom-right corners, `o` on the others, no pass: the
 //! game stops when the mover cannot move or the board is full; and, unlike the seed,
@@ -44,7 +44,7 @@ fn map_rc(sym: usize, n: i32, r: i32, c: i32) -> (i32, i32) {
 
 impl Ataxx {
     /// Standard Ataxx from its start position.
-    pub fn ataxx() -> Ataxx {
+    pub fn standard() -> Ataxx {
         Ataxx::custom(ATAXX_START, true).expect("the Ataxx start parses")
     }
 

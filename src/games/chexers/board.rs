@@ -236,11 +236,11 @@ impl Chexers {
         let mut any = false;
         for cell in self.pieces(me) {
             for dir in 0..6 {
-                if let Some(t) = step(cell, dir, 1) {
-                    if self.cells[t] == 0 {
-                        any = true;
-                        f(Move::Step { cell, dir }.index());
-                    }
+                if let Some(t) = step(cell, dir, 1)
+                    && self.cells[t] == 0
+                {
+                    any = true;
+                    f(Move::Step { cell, dir }.index());
                 }
             }
             for dir in 0..6 {
