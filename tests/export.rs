@@ -405,3 +405,78 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
     // with the same network.
     assert!(wins >= 1, "{stdout}");
 }
+
+/// A Chexers network (zero padding, three value outputs) and an Ataxx one survive the
+/// bundle too: export through the binary, load, same outputs on random positions.
+#[test]
+fn bundles_of_the_other_games_reproduce_their_checkpoints() {
+    use contagion::games::ataxx::Ataxx;
+    use contagion::games::chexers::Chexers;
+    fn check<G: Game>(start: &G, dir: &Path) {
+        let shape = NetShape::for_game(start, 1, 8, 8);
+        let mut trainer = Trainer::new(shape, &TrainConfig::default());
+        let states = sample_positions(start, 24, 6, 1);
+        let mut legal = Vec::new();
+        let data: Vec<Sample<G>> = states
+            .iter()
+            .map(|s| {
+                s.legal_actions(&mut legal);
+                Sample {
+                    state: s.clone(),
+                    policy: vec![(legal[0], 1.0)],
+                    outcome: [1.0, -1.0, 0.0],
+                }
+            })
+            .collect();
+        let refs: Vec<&Sample<G>> = data.iter().collect();
+        let mut rng = Rng::new(2);
+        for _ in 0..10 {
+            trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+        }
+        let (model, optimizer) = trainer.save_bytes().unwrap();
+        let ckpt = dir.join(format!("{}.ckpt", start.name()));
+        Checkpoint {
+            shape: trainer.shape.clone(),
+            state: TrainState::default(),
+            model,
+            optimizer,
+        }
+        .save(&ckpt)
+        .unwrap();
+        let bundle = dir.join(start.name());
+        let out = contagion(&[
+            "export",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--out",
+            bundle.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (net, loaded) = (trainer.net(), load_net(&bundle).unwrap());
+        let len = net.shape.input_len();
+        let mut input = vec![0.0; states.len() * len];
+        for (s, chunk) in states.iter().zip(input.chunks_mut(len)) {
+            s.encode(chunk);
+        }
+        let (a, b) = (
+            net.infer(input.clone(), states.len()),
+            loaded.infer(input, states.len()),
+        );
+        assert!(max_diff(&a.logits, &b.logits) <= 1e-4, "{}", start.name());
+        assert!(max_diff(&a.values, &b.values) <= 1e-4, "{}", start.name());
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(bundle.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["game"]["name"], start.name());
+        assert_eq!(m["architecture"]["padding"], "zeros");
+        assert_eq!(m["outputs"]["value"]["shape"][0], start.num_players());
+        assert_eq!(m["game"]["start"], start.to_notation());
+    }
+    let dir = temp_dir("games");
+    check(&Chexers::new(), &dir);
+    check(&Ataxx::standard(), &dir);
+}

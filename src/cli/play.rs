@@ -23,10 +23,10 @@ use crate::arena::random_opening;
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct PlayArgs {
-    /// The first player (Red in Infexion); `human` to type its moves.
+    /// The first player (Red in Infexion and Chexers, x in Ataxx); `human` to type its moves.
     #[arg(long, value_name = "SPEC", default_value = "human")]
     pub a: AgentSpec,
-    /// The second player.
+    /// Every other player (Blue in Infexion; Green and Blue in Chexers).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub b: AgentSpec,
     /// The game.
@@ -100,10 +100,9 @@ fn play<G: Baselines>(
     io: &mut Terminal,
 ) -> anyhow::Result<()> {
     let clock = clock_from_secs(args.time_per_game)?;
-    let specs = [&args.a, &args.b];
     let mut seats: Vec<Seat<G>> = (0..start.num_players())
         .map(|seat| {
-            let spec = specs[seat % 2];
+            let spec = if seat == 0 { &args.a } else { &args.b };
             let agent = if spec.is_interactive() {
                 None
             } else {
