@@ -64,6 +64,12 @@ impl Ataxx {
             halfmove_limit: 100,
             symmetries: 1,
         };
+        Ataxx::with_rules(start, rules)
+    }
+
+    /// A game from any start FEN under any [`Rules`] (`halfmove_limit: 0` for no limit;
+    /// the size comes from the FEN and the symmetries from the start layout).
+    pub fn with_rules(start: &str, rules: Rules) -> Result<Ataxx, GameError> {
         let mut s = notation::from_fen(start, rules)?;
         s.rules.symmetries = (0..8).fold(0, |mask, sym| {
             if s.map_squares(sym) == s.cells {
