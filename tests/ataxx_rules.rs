@@ -72,6 +72,13 @@ fn the_half_move_clock_resets_on_clones_and_ends_the_game_at_100() {
     play(&mut t, "a7a5");
     assert_eq!(t.halfmove(), 100);
     assert_eq!(t.outcome().unwrap().winner(), None, "2 pieces each: a draw");
+    // Settings: without the limit the same position plays on.
+    let rules = contagion::games::ataxx::Rules {
+        halfmove_limit: 0,
+        ..Ataxx::standard().rules()
+    };
+    let unlimited = Ataxx::with_rules("x5o/7/7/7/7/7/o5x x 100 60", rules).unwrap();
+    assert!(unlimited.outcome().is_none());
 }
 
 #[test]
