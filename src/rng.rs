@@ -5,6 +5,15 @@
 //! same when dependencies are upgraded. This generator and its `below` are fully
 //! specified here; changing them changes the meaning of past results.
 
+/// SplitMix64's step for state `x`: a well-mixed 64-bit function of `x` (also used for
+/// Zobrist keys).
+pub const fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// xoshiro256++; `Clone` so a state can be saved and resumed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rng {
@@ -16,11 +25,9 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         let mut sm = seed;
         let mut next = || {
+            let z = splitmix64(sm);
             sm = sm.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = sm;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            z
         };
         Rng {
             s: [next(), next(), next(), next()],

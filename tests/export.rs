@@ -38,28 +38,39 @@ fn positions() -> Vec<Board> {
         .collect()
 }
 
-/// A network trained for 40 real steps (so its batch norms hold real statistics),
-/// saved as a checkpoint in `dir`, and exported to `dir/bundle` through the binary.
-fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
-    let shape = NetShape::for_game(&Board::new(), 2, 16, 16);
-    let mut trainer = Trainer::new(shape, &TrainConfig::default());
-    let mut rng = Rng::new(5);
+/// Samples for `states`: a random legal move as the policy target, a random winner.
+fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
     let mut legal = Vec::new();
-    let data: Vec<Sample<Board>> = positions()
+    states
         .into_iter()
         .map(|state| {
             state.legal_actions(&mut legal);
             let policy = vec![(legal[rng.below(legal.len())], 1.0)];
-            let red = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            let first = if rng.below(2) == 0 { 1.0 } else { -1.0 };
             Sample {
                 state,
                 policy,
-                outcome: [red, -red, 0.0],
+                outcome: [first, -first, 0.0],
             }
         })
-        .collect();
-    let refs: Vec<&Sample<Board>> = data.iter().collect();
-    for _ in 0..40 {
+        .collect()
+}
+
+/// A `blocks`×`channels` network trained for `steps` real steps on `data` (so its batch
+/// norms hold real statistics), saved as checkpoint `dir/ckpt-000003.ckpt` of iteration
+/// 3, and exported to `dir/bundle` through the binary.
+fn export_trained<G: Game>(
+    start: &G,
+    (blocks, channels): (usize, usize),
+    data: &[Sample<G>],
+    steps: usize,
+    dir: &Path,
+) -> (Net, PathBuf) {
+    let shape = NetShape::for_game(start, blocks, channels, 16);
+    let mut trainer = Trainer::new(shape, &TrainConfig::default());
+    let mut rng = Rng::new(5);
+    let refs: Vec<&Sample<G>> = data.iter().collect();
+    for _ in 0..steps {
         trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
     }
     let (model, optimizer) = trainer.save_bytes().unwrap();
@@ -89,6 +100,12 @@ fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
         String::from_utf8_lossy(&out.stderr)
     );
     (trainer.net(), bundle)
+}
+
+/// An Infexion 2×16 network trained for 40 steps on [`positions`], exported.
+fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
+    let data = samples(positions(), &mut Rng::new(5));
+    export_trained(&Board::new(), (2, 16), &data, 40, dir)
 }
 
 fn outputs(net: &Net, boards: &[Board]) -> (Vec<f32>, Vec<f32>) {
@@ -413,50 +430,12 @@ fn bundles_of_the_other_games_reproduce_their_checkpoints() {
     use contagion::games::ataxx::Ataxx;
     use contagion::games::chexers::Chexers;
     fn check<G: Game>(start: &G, dir: &Path) {
-        let shape = NetShape::for_game(start, 1, 8, 8);
-        let mut trainer = Trainer::new(shape, &TrainConfig::default());
         let states = sample_positions(start, 24, 6, 1);
-        let mut legal = Vec::new();
-        let data: Vec<Sample<G>> = states
-            .iter()
-            .map(|s| {
-                s.legal_actions(&mut legal);
-                Sample {
-                    state: s.clone(),
-                    policy: vec![(legal[0], 1.0)],
-                    outcome: [1.0, -1.0, 0.0],
-                }
-            })
-            .collect();
-        let refs: Vec<&Sample<G>> = data.iter().collect();
-        let mut rng = Rng::new(2);
-        for _ in 0..10 {
-            trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
-        }
-        let (model, optimizer) = trainer.save_bytes().unwrap();
-        let ckpt = dir.join(format!("{}.ckpt", start.name()));
-        Checkpoint {
-            shape: trainer.shape.clone(),
-            state: TrainState::default(),
-            model,
-            optimizer,
-        }
-        .save(&ckpt)
-        .unwrap();
-        let bundle = dir.join(start.name());
-        let out = contagion(&[
-            "export",
-            "--checkpoint",
-            ckpt.to_str().unwrap(),
-            "--out",
-            bundle.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let (net, loaded) = (trainer.net(), load_net(&bundle).unwrap());
+        let data = samples(states.clone(), &mut Rng::new(2));
+        let dir = dir.join(start.name());
+        std::fs::create_dir_all(&dir).unwrap();
+        let (net, bundle) = export_trained(start, (1, 8), &data, 10, &dir);
+        let loaded = load_net(&bundle).unwrap();
         let len = net.shape.input_len();
         let mut input = vec![0.0; states.len() * len];
         for (s, chunk) in states.iter().zip(input.chunks_mut(len)) {

@@ -19,6 +19,7 @@
 //!   Without `pass` rules (Virus): a side has no pieces, or the mover cannot move.
 
 use crate::games::{Action, GameError, Outcome};
+use crate::rng::splitmix64;
 
 pub const MAX_SIZE: usize = 15;
 pub const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
@@ -110,19 +111,12 @@ impl Move {
     }
 }
 
-const fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Zobrist key of square `cell` holding `code`.
 fn key(cell: usize, code: u8) -> u64 {
     if code == EMPTY {
         0
     } else {
-        splitmix((cell as u64) << 2 | code as u64)
+        splitmix64((cell as u64) << 2 | code as u64)
     }
 }
 
@@ -205,7 +199,7 @@ impl Ataxx {
     }
 
     pub fn hash(&self) -> u64 {
-        self.squares_hash ^ splitmix(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
+        self.squares_hash ^ splitmix64(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
     }
 
     /// The square `(dr, dc)` from `cell`, if on the board.

@@ -18,6 +18,7 @@
 //! history is kept only since the last exit.
 
 use crate::games::{Action, GameError, Outcome};
+use crate::rng::splitmix64;
 
 pub const GRID: usize = 7;
 pub const CELLS: usize = GRID * GRID;
@@ -92,23 +93,16 @@ impl Move {
     }
 }
 
-const fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn key(cell: usize, code: u8) -> u64 {
     if code == 0 {
         0
     } else {
-        splitmix(0xC4E7 << 16 | (cell as u64) << 2 | code as u64)
+        splitmix64(0xC4E7 << 16 | (cell as u64) << 2 | code as u64)
     }
 }
 
 fn turn_key(player: u8) -> u64 {
-    splitmix(0x7A11 + player as u64)
+    splitmix64(0x7A11 + player as u64)
 }
 
 /// A Chexers position. Equality and the hash cover the board, the mover, the exits and
@@ -201,7 +195,7 @@ impl Chexers {
 
     pub fn hash(&self) -> u64 {
         self.snapshot
-            ^ splitmix(
+            ^ splitmix64(
                 0xE817
                     ^ (self.turns as u64) << 24
                     ^ (self.exits[0] as u64) << 16
