@@ -8,9 +8,9 @@
 //!
 //! These define the fixed baseline: changing them changes the meaning of past results.
 
-use super::Baselines;
+use super::{Baselines, best_scoring};
+use crate::games::Action;
 use crate::games::ataxx::Ataxx;
-use crate::games::{Action, Game};
 use crate::rng::Rng;
 use crate::search::Heuristic;
 
@@ -28,19 +28,10 @@ impl Baselines for Ataxx {
 
     fn greedy_action(&self, rng: &mut Rng) -> Action {
         let me = self.to_move();
-        let mut legal = Vec::new();
-        self.legal_actions(&mut legal);
-        let pieces = |&a: &Action| {
+        best_scoring(self, rng, |a| {
             let mut next = *self;
             next.apply_unchecked(a);
-            next.pieces(me)
-        };
-        let most = legal.iter().map(pieces).max().unwrap_or(0);
-        let best: Vec<Action> = legal
-            .iter()
-            .copied()
-            .filter(|a| pieces(a) == most)
-            .collect();
-        rng.choose(&best).expect("a live position has a move")
+            next.pieces(me) as f64
+        })
     }
 }

@@ -10,10 +10,10 @@
 //!
 //! These define the fixed baseline: changing them changes the meaning of past results.
 
-use super::Baselines;
+use super::{Baselines, best_scoring};
+use crate::games::Action;
 use crate::games::chexers::board::exit_distance;
 use crate::games::chexers::{Chexers, Move};
-use crate::games::{Action, Game};
 use crate::rng::Rng;
 use crate::search::Heuristic;
 
@@ -48,24 +48,13 @@ impl Baselines for Chexers {
 
     fn greedy_action(&self, rng: &mut Rng) -> Action {
         let me = self.to_move();
-        let mut legal = Vec::new();
-        self.legal_actions(&mut legal);
-        let score = |&a: &Action| {
+        best_scoring(self, rng, |a| {
             let mut next = self.clone();
             next.apply_unchecked(a);
             match next.outcome() {
                 Some(o) => o.value(me) as f64 * 1e9,
                 None => Race.evaluate(&next, me),
             }
-        };
-        let scores: Vec<f64> = legal.iter().map(score).collect();
-        let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let best: Vec<Action> = legal
-            .iter()
-            .zip(&scores)
-            .filter(|&(_, &s)| s == top)
-            .map(|(&a, _)| a)
-            .collect();
-        rng.choose(&best).expect("a live position has a move")
+        })
     }
 }

@@ -57,6 +57,22 @@ pub fn move_budget<G: Game>(
     budget
 }
 
+/// The legal action of `state` with the highest `score` (each scored once); ties go to
+/// `rng`'s choice among them, in legal order. `state` must not be finished.
+pub fn best_scoring<G: Game>(state: &G, rng: &mut Rng, score: impl Fn(Action) -> f64) -> Action {
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    let scores: Vec<f64> = legal.iter().map(|&a| score(a)).collect();
+    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let best: Vec<Action> = legal
+        .iter()
+        .zip(&scores)
+        .filter(|&(_, &s)| s == top)
+        .map(|(&a, _)| a)
+        .collect();
+    rng.choose(&best).expect("a live position has a move")
+}
+
 /// Picks moves. One agent plays one game at a time; `Send` so matches run in parallel.
 pub trait Agent<G: Game>: Send {
     /// The spec that built this agent, for reports.
