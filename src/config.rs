@@ -243,7 +243,7 @@ impl Config {
     }
 
     pub fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::limits::read_text(path, crate::limits::MAX_CONFIG_BYTES)
             .with_context(|| format!("reading config {}", path.display()))?;
         Config::parse(&text, &path.display().to_string())
     }

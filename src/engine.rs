@@ -19,14 +19,21 @@
 //! `movestogo` are accepted and ignored. With `uai`, standard Ataxx tools can drive it.
 //!
 //! A malformed or illegal command gets exactly one `error …` line and changes nothing;
-//! the engine keeps running. `position` applies its moves all-or-nothing.
+//! the engine keeps running. `position` applies its moves all-or-nothing. Input is read
+//! on its own thread, so `stop` (or `quit`) ends a running `go` at once with the best
+//! move found so far. `go nodes` is capped at [`crate::limits::MAX_SIMULATIONS`] for a
+//! network search, and error lines quote at most [`crate::limits::MAX_ECHO_CHARS`]
+//! characters of the input.
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::agents::{Agent, Baselines, Limits};
 use crate::games::Game;
 use crate::games::perft::perft;
+use crate::limits::clip;
+use crate::search::Stop;
 
 /// The deepest `perft` served: depth 5 from the start takes about a second, and each
 /// level multiplies that by about 50, while the engine answers nothing else.
@@ -37,6 +44,10 @@ pub struct Engine<G: Game> {
     start: G,
     state: G,
     agent: Box<dyn Agent<G>>,
+    /// `stop` and `quit` lines read so far (by [`Engine::run`]'s reader thread).
+    stops: &'static AtomicU64,
+    /// How many of those had arrived before the line being handled.
+    stops_before: u64,
 }
 
 /// What one command line produced.
@@ -65,6 +76,9 @@ impl<G: Baselines> Engine<G> {
             state: start.clone(),
             start,
             agent,
+            // One counter per engine, for the life of the process (an engine is made once).
+            stops: Box::leak(Box::new(AtomicU64::new(0))),
+            stops_before: 0,
         }
     }
 
@@ -107,7 +121,8 @@ impl<G: Baselines> Engine<G> {
                         Reply::line(perft(&self.state, depth).to_string())
                     }
                     _ => Reply::error(format!(
-                        "perft: depth must be an integer 0-{MAX_PERFT}, got '{n}'"
+                        "perft: depth must be an integer 0-{MAX_PERFT}, got '{}'",
+                        clip(n)
                     )),
                 },
                 _ => Reply::error("perft: usage 'perft N'"),
@@ -128,7 +143,8 @@ impl<G: Baselines> Engine<G> {
                 Reply { lines, quit: false }
             }
             other => Reply::error(format!(
-                "unknown command '{other}' (expected isready, position, go, perft, moves, show, newgame, uai, quit)"
+                "unknown command '{}' (expected isready, position, go, perft, moves, show, newgame, uai, quit)",
+                clip(other)
             )),
         }
     }
@@ -154,7 +170,7 @@ impl<G: Baselines> Engine<G> {
         for (i, text) in moves.iter().enumerate() {
             let applied = state.parse_legal_action(text).and_then(|a| state.apply(a));
             if let Err(e) = applied {
-                return Reply::error(format!("position: move {} '{text}': {e}", i + 1));
+                return Reply::error(format!("position: move {} '{}': {e}", i + 1, clip(text)));
             }
         }
         self.state = state;
@@ -162,11 +178,14 @@ impl<G: Baselines> Engine<G> {
     }
 
     fn go(&mut self, args: &[&str]) -> Reply {
-        let mut limits = Limits::default();
+        let mut limits = Limits {
+            stop: Stop(Some((self.stops, self.stops_before))),
+            ..Limits::default()
+        };
         let mut it = args.iter();
         while let Some(&key) = it.next() {
             let Some(value) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
-                return Reply::error(format!("go: '{key}' needs a non-negative integer"));
+                return Reply::error(format!("go: '{}' needs a non-negative integer", clip(key)));
             };
             let ms = Duration::from_millis(value);
             let clock = self.state.clock_name(self.state.to_move());
@@ -178,7 +197,8 @@ impl<G: Baselines> Engine<G> {
                 "depth" => limits.depth = Some(value.clamp(1, 64) as u32),
                 _ => {
                     return Reply::error(format!(
-                        "go: unknown limit '{key}' (expected movetime, wtime, btime, nodes, depth)"
+                        "go: unknown limit '{}' (expected movetime, wtime, btime, nodes, depth)",
+                        clip(key)
                     ));
                 }
             }
@@ -202,16 +222,41 @@ impl<G: Baselines> Engine<G> {
     }
 
     /// Runs the protocol until `quit` or end of input. Only I/O errors end it early.
-    pub fn run(&mut self, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
-        for line in input.lines() {
+    /// A thread reads `input` ahead, so that `stop` reaches a search in progress.
+    pub fn run(
+        &mut self,
+        input: impl BufRead + Send + 'static,
+        mut output: impl Write,
+    ) -> std::io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stops = self.stops;
+        std::thread::spawn(move || {
+            let mut input = input;
+            loop {
+                let line = read_line(&mut input);
+                let before = stops.load(Ordering::Relaxed);
+                if let Ok(Some(l)) = &line
+                    && matches!(l.trim(), "stop" | "quit")
+                {
+                    stops.fetch_add(1, Ordering::Relaxed);
+                }
+                let end = matches!(line, Ok(None) | Err(Line::Io(_)));
+                if tx.send((line, before)).is_err() || end {
+                    break;
+                }
+            }
+        });
+        for (line, before) in rx {
+            self.stops_before = before;
             let line = match line {
-                Ok(l) => l,
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                    writeln!(output, "error input is not valid UTF-8")?;
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(Line::Io(e)) => return Err(e),
+                Err(bad) => {
+                    writeln!(output, "error {bad}")?;
                     output.flush()?;
                     continue;
                 }
-                Err(e) => return Err(e),
             };
             let reply = self.handle(&line);
             for l in &reply.lines {
@@ -224,4 +269,46 @@ impl<G: Baselines> Engine<G> {
         }
         Ok(())
     }
+}
+
+/// Why an input line was not read.
+#[derive(Debug, thiserror::Error)]
+enum Line {
+    #[error("input is not valid UTF-8")]
+    NotUtf8,
+    #[error(
+        "input line longer than {} bytes: ignored",
+        crate::limits::MAX_LINE_BYTES
+    )]
+    TooLong,
+    #[error("reading input: {0}")]
+    Io(std::io::Error),
+}
+
+/// The next line of `input` without its line ending (`None` at the end). A line over
+/// [`crate::limits::MAX_LINE_BYTES`] is skipped to its end without being kept.
+fn read_line(input: &mut impl BufRead) -> Result<Option<String>, Line> {
+    let max = crate::limits::MAX_LINE_BYTES;
+    let mut buf = Vec::new();
+    let n = std::io::Read::take(&mut *input, max + 1)
+        .read_until(b'\n', &mut buf)
+        .map_err(Line::Io)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() as u64 > max && buf.last() != Some(&b'\n') {
+        loop {
+            buf.clear();
+            let n = std::io::Read::take(&mut *input, max)
+                .read_until(b'\n', &mut buf)
+                .map_err(Line::Io)?;
+            if n == 0 || buf.last() == Some(&b'\n') {
+                return Err(Line::TooLong);
+            }
+        }
+    }
+    while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        buf.pop();
+    }
+    String::from_utf8(buf).map(Some).map_err(|_| Line::NotUtf8)
 }

@@ -12,6 +12,7 @@
 //! - [`bench`]: the speed figures printed by `contagion bench`.
 //! - [`cli`]: one file per subcommand; `main.rs` only wires them.
 //! - [`progress`]: progress bars on a terminal, plain lines otherwise.
+//! - [`limits`]: every bound on counts and file sizes, in one place.
 //! - [`rng`]: the small seeded generator every random choice uses (stable across versions).
 
 pub mod agents;
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod games;
+pub mod limits;
 pub mod nn;
 pub mod progress;
 pub mod report;

@@ -6,7 +6,8 @@
 //! is refused with a message saying which; nothing is returned from it.
 //!
 //! Writes go to a temporary file in the same directory, are fsynced and renamed over the
-//! target, so a crash leaves either the old file or the new one, never half of one.
+//! target, so a crash leaves either the old file or the new one, never half of one; a
+//! failed write (a full disk) removes its temporary file and says why.
 
 use std::fs;
 use std::io::Write;
@@ -23,14 +24,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .file_name()
         .with_context(|| format!("{}: not a file path", path.display()))?;
     let tmp = path.with_file_name(format!(".{}.tmp", name.to_string_lossy()));
-    {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)
-            .and_then(|_| f.sync_all())
-            .with_context(|| format!("writing {}", tmp.display()))?;
+    let written = fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp); // never leave a partial temp file behind
+        let why = if e.kind() == std::io::ErrorKind::StorageFull {
+            "the disk is full; free some space and run again (nothing was replaced)".to_string()
+        } else {
+            e.to_string()
+        };
+        bail!("writing {}: {why}", path.display());
     }
-    fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
     if let Some(dir) = dir
         && let Ok(d) = fs::File::open(dir)
     {
@@ -57,6 +62,16 @@ pub fn unframe<'a>(
     version: u32,
     what: &str,
 ) -> anyhow::Result<&'a [u8]> {
+    unframe_any(bytes, magic, &[version], what).map(|(_, payload)| payload)
+}
+
+/// [`unframe`] accepting any of `versions`; returns the file's version with the payload.
+pub fn unframe_any<'a>(
+    bytes: &'a [u8],
+    magic: &[u8; 8],
+    versions: &[u32],
+    what: &str,
+) -> anyhow::Result<(u32, &'a [u8])> {
     if bytes.len() < HEADER {
         bail!(
             "{what}: truncated ({} bytes, shorter than the {HEADER}-byte header)",
@@ -70,8 +85,12 @@ pub fn unframe<'a>(
         );
     }
     let v = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if v != version {
-        bail!("{what}: format version {v}, this program reads version {version}");
+    if !versions.contains(&v) {
+        let known: Vec<String> = versions.iter().map(u32::to_string).collect();
+        bail!(
+            "{what}: format version {v}, this program reads version {}",
+            known.join(" or ")
+        );
     }
     let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     let crc = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
@@ -85,7 +104,7 @@ pub fn unframe<'a>(
     if crc32fast::hash(payload) != crc {
         bail!("{what}: corrupted (checksum mismatch)");
     }
-    Ok(payload)
+    Ok((v, payload))
 }
 
 /// Encodes `value` with bincode and writes it framed, atomically.
@@ -105,9 +124,24 @@ pub fn load<T: bincode::Decode<()>>(
     magic: &[u8; 8],
     version: u32,
 ) -> anyhow::Result<T> {
-    let what = path.display().to_string();
-    let bytes = fs::read(path).with_context(|| format!("reading {what}"))?;
-    let payload = unframe(&bytes, magic, version, &what)?;
+    let (_, bytes) = read_framed(path, magic, &[version])?;
+    decode(&bytes, &path.display().to_string())
+}
+
+/// Reads a framed file of one of `versions` (at most [`crate::limits::MAX_MODEL_BYTES`]);
+/// returns its version and payload.
+pub fn read_framed(
+    path: &Path,
+    magic: &[u8; 8],
+    versions: &[u32],
+) -> anyhow::Result<(u32, Vec<u8>)> {
+    let bytes = crate::limits::read_file(path, crate::limits::MAX_MODEL_BYTES)?;
+    let (v, payload) = unframe_any(&bytes, magic, versions, &path.display().to_string())?;
+    Ok((v, payload.to_vec()))
+}
+
+/// Decodes a whole bincode payload; `what` names the file in errors.
+pub fn decode<T: bincode::Decode<()>>(payload: &[u8], what: &str) -> anyhow::Result<T> {
     let (value, used) = bincode::decode_from_slice(payload, bincode::config::standard())
         .map_err(|e| anyhow::anyhow!("{what}: undecodable contents: {e}"))?;
     if used != payload.len() {
@@ -134,5 +168,23 @@ mod tests {
         let mut flipped = framed.clone();
         *flipped.last_mut().unwrap() ^= 1;
         assert!(err(&flipped, 3).contains("checksum"));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("czero-storage-{}", std::process::id()));
+        let target = dir.join("target");
+        fs::create_dir_all(target.join("occupied")).unwrap(); // rename over it fails
+        let err = write_atomic(&target, b"data").unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("writing {}", target.display())),
+            "{err}"
+        );
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("target")]);
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/python.rs"]
+mod python;
+
 use contagion::agents::{AgentSpec, Limits};
 use contagion::bench::sample_positions;
 use contagion::config::TrainConfig;
@@ -83,6 +86,8 @@ fn export_trained<G: Game>(
         },
         model,
         optimizer,
+        stage: Default::default(),
+        metrics: String::new(),
     }
     .save(&ckpt)
     .unwrap();
@@ -202,6 +207,21 @@ fn copy_bundle(from: &Path, to: &Path) {
     }
 }
 
+/// Writes `bytes` as bundle `dir`'s weights and records their checksum in its manifest,
+/// so that the damage reaches the loader's later checks.
+fn replace_weights(dir: &Path, bytes: &[u8]) {
+    use sha2::Digest;
+    std::fs::write(dir.join("model.safetensors"), bytes).unwrap();
+    let digest: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let path = dir.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    m["weights_sha256"] = digest.into();
+    std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
 fn load_error(path: &Path) -> String {
     format!("{:#}", load_net(path).unwrap_err())
 }
@@ -237,12 +257,27 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     let truncated = dir.join("truncated");
     copy_bundle(&good, &truncated);
     let bytes = std::fs::read(truncated.join("model.safetensors")).unwrap();
-    std::fs::write(
-        truncated.join("model.safetensors"),
-        &bytes[..bytes.len() / 2],
-    )
-    .unwrap();
+    replace_weights(&truncated, &bytes[..bytes.len() / 2]);
     assert!(load_error(&truncated).contains("outside the data"));
+
+    // One flipped bit in the weights: the manifest's checksum no longer matches.
+    let damaged = dir.join("damaged");
+    copy_bundle(&good, &damaged);
+    let mut bytes = std::fs::read(damaged.join("model.safetensors")).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(damaged.join("model.safetensors"), &bytes).unwrap();
+    let err = load_error(&damaged);
+    assert!(err.contains("damaged or replaced (its SHA-256 is"), "{err}");
+
+    // A NaN in the last tensor (the value head's bias), checksum updated: refused by name.
+    let nan = dir.join("nan");
+    copy_bundle(&good, &nan);
+    let mut bytes = std::fs::read(nan.join("model.safetensors")).unwrap();
+    let end = bytes.len();
+    bytes[end - 4..].copy_from_slice(&f32::NAN.to_le_bytes());
+    replace_weights(&nan, &bytes);
+    let err = load_error(&nan);
+    assert!(err.contains("holds NaN or infinite values"), "{err}");
 
     // Swap two tensors' names in the weights: shapes no longer fit the manifest.
     let swapped = dir.join("swapped");
@@ -255,7 +290,7 @@ fn bad_bundles_are_refused_with_a_clear_error() {
         .replace("\"value.bias\"", "\"stem.bias\"")
         .replace("\"TEMP.bias\"", "\"value.bias\"");
     bytes[8..8 + header_len].copy_from_slice(header.as_bytes());
-    std::fs::write(swapped.join("model.safetensors"), &bytes).unwrap();
+    replace_weights(&swapped, &bytes);
     let err = load_error(&swapped);
     assert!(
         err.contains("has shape") && err.contains("the manifest needs"),
@@ -276,8 +311,10 @@ fn bad_bundles_are_refused_with_a_clear_error() {
         (&missing, "cannot read the weights"),
         (&truncated, "bad data offsets"),
         (&swapped, "the manifest needs"),
+        (&damaged, "damaged or replaced"),
+        (&nan, "holds NaN or infinite values"),
     ] {
-        let out = Command::new("python3")
+        let out = Command::new(python::python3())
             .args(["-m", "czero.check"])
             .arg(bundle)
             .args(["/dev/null", "/dev/null"])
@@ -320,7 +357,7 @@ fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
     let text: Vec<String> = boards.iter().map(|b| b.to_notation()).collect();
     std::fs::write(&list, text.join("\n") + "\n").unwrap();
     let out_file = dir.join("python.json");
-    let out = Command::new("python3")
+    let out = Command::new(python::python3())
         .args(["-m", "czero.check"])
         .arg(bundle)
         .arg(&list)
@@ -382,7 +419,7 @@ fn the_python_front_end_agrees_with_rust() {
 #[test]
 fn the_course_agent_plays_whole_games_against_the_engine() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python");
-    let out = Command::new("python3")
+    let out = Command::new(python::python3())
         .arg(root.join("tests/play_engine.py"))
         .args(["--engine", env!("CARGO_BIN_EXE_contagion")])
         .args([

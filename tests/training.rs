@@ -94,6 +94,8 @@ fn save(trainer: &Trainer, path: &std::path::Path) {
         },
         model,
         optimizer,
+        stage: Default::default(),
+        metrics: String::new(),
     }
     .save(path)
     .unwrap();

@@ -101,16 +101,17 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let tree = self.tree.get_or_insert_with(|| Tree::new(state.clone()));
         tree.reroot(state);
         let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
-        let sims = limits
-            .nodes
-            .map_or(self.sims, |n| n.clamp(1, u32::MAX as u64) as u32);
+        // `go nodes` beyond the cap would grow the tree without bound.
+        let sims = limits.nodes.map_or(self.sims, |n| {
+            n.clamp(1, crate::limits::MAX_SIMULATIONS) as u32
+        });
         search_batched(
             &mut [tree],
             sims,
             &self.params,
             &mut self.eval,
             |_, _| {},
-            || deadline.is_some_and(|d| Instant::now() >= d),
+            || deadline.is_some_and(|d| Instant::now() >= d) || limits.stop.requested(),
         );
         let action = tree
             .choose(false, &mut self.rng)

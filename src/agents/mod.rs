@@ -38,6 +38,8 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Search depth for this move.
     pub depth: Option<u32>,
+    /// Set from outside (the engine's `stop`) to end the search with its best move so far.
+    pub stop: crate::search::Stop,
 }
 
 /// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,

@@ -204,6 +204,8 @@ pub fn run_match<G: Baselines>(
         "--games {} must be a positive multiple of {n}: each opening is played with A in every seat",
         config.games
     );
+    crate::limits::at_most("--games", config.games, crate::limits::MAX_MATCH_GAMES)?;
+    crate::limits::at_most("--threads", config.threads, crate::limits::MAX_THREADS)?;
     anyhow::ensure!(
         !a.is_interactive() && !b.is_interactive(),
         "a human cannot play in a parallel match; use `contagion play`"

@@ -134,6 +134,8 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
                 sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1,
                 "--sims, --workers, --concurrent and --moves must be at least 1"
             );
+            crate::limits::at_most("--workers", workers, crate::limits::MAX_THREADS)?;
+            crate::limits::at_most("--sims", sims as u64, crate::limits::MAX_SIMULATIONS)?;
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
             let settings = crate::selfplay::SelfPlaySettings {
                 sims,

@@ -29,8 +29,7 @@ pub fn run(args: EngineArgs) -> anyhow::Result<()> {
 }
 
 fn serve<G: crate::agents::Baselines>(start: &G, args: &EngineArgs) -> anyhow::Result<()> {
-    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-    Engine::new(start.clone(), args.agent.build(start, args.seed)?)
-        .run(stdin.lock(), stdout.lock())?;
+    let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
+    Engine::new(start.clone(), args.agent.build(start, args.seed)?).run(stdin, stdout.lock())?;
     Ok(())
 }

@@ -52,7 +52,7 @@ pub enum GameError {
 impl GameError {
     pub fn parse(text: &str, why: impl Into<String>) -> Self {
         GameError::Parse {
-            text: text.to_string(),
+            text: crate::limits::clip(text),
             why: why.into(),
         }
     }

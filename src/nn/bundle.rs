@@ -124,6 +124,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
     Manifest {
         format: manifest::FORMAT.into(),
         version: manifest::VERSION,
+        weights_sha256: String::new(), // filled in by `write`
         game: GameInfo {
             name: shape.game.clone(),
             players,
@@ -174,7 +175,11 @@ pub fn write(out: &Path, manifest: &Manifest, model: &PolicyValueNet) -> anyhow:
     meta.insert("manifest".to_string(), MANIFEST.to_string());
     let bytes = safetensors::to_bytes(&folded_tensors(&shape, model), &meta);
     write_atomic(&out.join(WEIGHTS), &bytes)?;
-    let json = serde_json::to_string_pretty(manifest)? + "\n";
+    let manifest = Manifest {
+        weights_sha256: sha256_hex(&bytes),
+        ..manifest.clone()
+    };
+    let json = serde_json::to_string_pretty(&manifest)? + "\n";
     write_atomic(&out.join(MANIFEST), json.as_bytes())
 }
 
@@ -231,7 +236,7 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
 /// Reads the manifest of bundle `dir`.
 pub fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path)
+    let text = crate::limits::read_text(&path, crate::limits::MAX_TEXT_BYTES)
         .with_context(|| format!("reading the bundle manifest {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not a valid manifest", path.display()))
 }
@@ -246,8 +251,15 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
     let weights = dir.join(WEIGHTS);
-    let bytes =
-        std::fs::read(&weights).with_context(|| format!("reading {}", weights.display()))?;
+    let bytes = crate::limits::read_file(&weights, crate::limits::MAX_MODEL_BYTES)?;
+    let digest = sha256_hex(&bytes);
+    if digest != m.weights_sha256 {
+        bail!(
+            "{}: damaged or replaced (its SHA-256 is {digest}, the manifest says {})",
+            weights.display(),
+            crate::limits::clip(&m.weights_sha256)
+        );
+    }
     let mut tensors = safetensors::from_bytes(&bytes)
         .with_context(|| format!("{}: not a valid safetensors file", weights.display()))?;
     for (name, dims) in manifest::tensor_shapes(&m.architecture.layers) {
@@ -261,6 +273,15 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
             Some(_) => {}
         }
     }
+    if let Some((name, _)) = tensors
+        .iter()
+        .find(|(_, t)| t.data.iter().any(|x| !x.is_finite()))
+    {
+        bail!(
+            "{}: tensor '{name}' holds NaN or infinite values",
+            weights.display()
+        );
+    }
     let model = unfold(&shape, &mut tensors, &super::device());
     if let Some(extra) = tensors.keys().next() {
         bail!(
@@ -269,6 +290,15 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
         );
     }
     Ok(Net::new(shape, &model))
+}
+
+/// The SHA-256 of `bytes` as lowercase hex.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn param<const D: usize>(t: Tensor, device: &Device) -> Param<BurnTensor<D>> {

@@ -8,15 +8,17 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use burn::module::Module;
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::store::ModuleRecord;
-use burn::tensor::{Bytes, Device};
+use burn::tensor::{Bytes, Device, Tensor};
 
 use super::{Net, NetShape, PolicyValueNet};
 use crate::storage;
 
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
-pub const VERSION: u32 = 1;
+/// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`]; version 1 files
+/// still load (as finished iterations).
+pub const VERSION: u32 = 2;
 
 /// Where a training run stands; saved in every checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -43,6 +45,23 @@ pub struct Checkpoint {
     pub model: Vec<u8>,
     /// Burnpack bytes of the optimizer state (empty in a network-only checkpoint).
     pub optimizer: Vec<u8>,
+    /// How far this checkpoint's iteration got; a resume finishes the rest.
+    pub stage: Stage,
+    /// The iteration's metrics record (JSON) as far as `stage`; empty when not a
+    /// numbered checkpoint. Kept here so a checkpoint never exists without its metrics.
+    pub metrics: String,
+}
+
+/// The steps of an iteration after its training, each saved into its checkpoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, bincode::Encode, bincode::Decode)]
+pub enum Stage {
+    /// Trained and saved; not yet gated.
+    Trained,
+    /// Gated (and promoted, if it won); the baselines not yet measured.
+    Gated,
+    /// Finished: the metrics are complete.
+    #[default]
+    Done,
 }
 
 /// The network's parameters as burnpack bytes. (Taken from `valid()`, which first syncs
@@ -64,9 +83,46 @@ pub fn model_from_bytes(
 ) -> anyhow::Result<PolicyValueNet> {
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
         .map_err(|e| anyhow::anyhow!("network parameters: {e}"))?;
-    PolicyValueNet::new(shape, device)
+    let model = PolicyValueNet::new(shape, device)
         .try_load_record(record)
-        .map_err(|e| anyhow::anyhow!("network parameters do not fit the shape: {e}"))
+        .map_err(|e| anyhow::anyhow!("network parameters do not fit the shape: {e}"))?;
+    let mut check = NonFinite::default();
+    model.visit(&mut check);
+    match check.found {
+        Some(name) => bail!("network tensor '{name}' holds NaN or infinite values"),
+        None => Ok(model),
+    }
+}
+
+/// Finds the first parameter (or batch-norm statistic) with a NaN or an infinity.
+#[derive(Default)]
+struct NonFinite {
+    path: Vec<String>,
+    found: Option<String>,
+}
+
+impl ModuleVisitor for NonFinite {
+    fn enter_module(&mut self, name: &str, _: &str) {
+        self.path.push(name.to_string());
+    }
+
+    fn exit_module(&mut self, _: &str, _: &str) {
+        self.path.pop();
+    }
+
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if self.found.is_some() {
+            return;
+        }
+        let values = param
+            .val()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap_or_default();
+        if values.iter().any(|x| !x.is_finite()) {
+            self.found = Some(self.path.join("."));
+        }
+    }
 }
 
 impl Checkpoint {
@@ -77,7 +133,21 @@ impl Checkpoint {
 
     /// Reads and checks a checkpoint: header, checksum, shape and parameters.
     pub fn load(path: &Path) -> anyhow::Result<Checkpoint> {
-        let ckpt: Checkpoint = storage::load(path, MAGIC, VERSION)?;
+        let what = path.display().to_string();
+        let ckpt = match storage::read_framed(path, MAGIC, &[1, VERSION])? {
+            (1, payload) => {
+                let (shape, state, model, optimizer) = storage::decode(&payload, &what)?;
+                Checkpoint {
+                    shape,
+                    state,
+                    model,
+                    optimizer,
+                    stage: Stage::Done,
+                    metrics: String::new(),
+                }
+            }
+            (_, payload) => storage::decode(&payload, &what)?,
+        };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {
             bail!("{}: the network shape is empty", path.display());
         }

@@ -22,6 +22,8 @@ pub const BN_EPSILON: f64 = 1e-5;
 pub struct Manifest {
     pub format: String,
     pub version: u32,
+    /// SHA-256 of `model.safetensors`, lowercase hex; every loader checks it.
+    pub weights_sha256: String,
     pub game: GameInfo,
     pub input: Input,
     pub architecture: Architecture,

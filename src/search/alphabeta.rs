@@ -29,6 +29,8 @@ pub struct SearchLimits {
     pub nodes: Option<u64>,
     /// Stop at this instant.
     pub deadline: Option<Instant>,
+    /// Stop when asked to.
+    pub stop: super::Stop,
 }
 
 impl SearchLimits {
@@ -163,7 +165,7 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             self.next_check = self.nodes + 1024;
             let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
             let over_time = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
-            self.aborted = over_nodes || over_time;
+            self.aborted = over_nodes || over_time || self.limits.stop.requested();
         }
         self.aborted
     }

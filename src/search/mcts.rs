@@ -303,11 +303,7 @@ impl<G: Game> Tree<G> {
         }
         children
             .iter()
-            .max_by(|a, b| {
-                (a.visits, a.prior)
-                    .partial_cmp(&(b.visits, b.prior))
-                    .expect("finite priors")
-            })
+            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
             .map(|n| n.action)
     }
 

@@ -198,6 +198,15 @@ impl<G: Game> ReplayBuffer<G> {
             .sum()
     }
 
+    /// Positions stored for `iteration`.
+    pub fn positions_of(&self, iteration: u32) -> usize {
+        self.shards
+            .iter()
+            .filter(|s| s.iteration == iteration)
+            .map(|s| s.positions)
+            .sum()
+    }
+
     /// Positions in the window.
     pub fn len(&self) -> usize {
         self.samples.len()

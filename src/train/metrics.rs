@@ -1,7 +1,8 @@
 //! `metrics.jsonl`: one JSON object per iteration, appended and fsynced.
 //!
 //! A line cut short by a crash is skipped when reading (and reported), so the log
-//! never stops a run from resuming.
+//! never stops a run from resuming; before appending, the trainer [`repair`]s the file,
+//! cutting a torn last line so that it cannot swallow the next record.
 
 use std::io::Write;
 use std::path::Path;
@@ -83,10 +84,36 @@ pub fn append(path: &Path, m: &IterationMetrics) -> anyhow::Result<()> {
         .with_context(|| format!("appending to {}", path.display()))
 }
 
+/// Cuts a torn (unterminated) last line off `path`; returns how many bytes were cut.
+pub fn repair(path: &Path) -> anyhow::Result<usize> {
+    if !path.exists() {
+        return Ok(0);
+    }
+    let bytes = crate::limits::read_file(path, crate::limits::MAX_TEXT_BYTES)?;
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if keep < bytes.len() {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        f.set_len(keep as u64)
+            .and_then(|_| f.sync_all())
+            .with_context(|| format!("repairing {}", path.display()))?;
+    }
+    Ok(bytes.len() - keep)
+}
+
+/// The highest iteration with a record in `path` (0 when none or no file).
+pub fn last_iteration(path: &Path) -> anyhow::Result<u32> {
+    if !path.exists() {
+        return Ok(0);
+    }
+    Ok(read(path)?.0.iter().map(|m| m.iteration).max().unwrap_or(0))
+}
+
 /// Reads every complete record; returns them and the number of unreadable lines.
 pub fn read(path: &Path) -> anyhow::Result<(Vec<IterationMetrics>, usize)> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
     let mut out = Vec::new();
     let mut bad = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

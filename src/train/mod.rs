@@ -10,14 +10,15 @@
 //! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!
-//! - [`run`]: the whole training loop (self-play → buffer → train → gate), run
-//!   directory, checkpoints and resume.
+//! - [`run`]: the whole training loop (self-play → buffer → train → gate) and resume.
+//! - [`rundir`]: the run directory, its lock and its numbered checkpoints.
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 
 pub mod gating;
 pub mod metrics;
 pub mod run;
+pub mod rundir;
 
 use burn::module::Module;
 use burn::optim::decay::WeightDecayConfig;

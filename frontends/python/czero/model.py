@@ -6,6 +6,7 @@ bundle and interprets that list with numpy. Batch norm is already folded into th
 convolutions, so inference is convolutions, matrix products and activations.
 """
 
+import hashlib
 import json
 import os
 
@@ -70,12 +71,25 @@ class Model:
             raise BundleError(f"{path}: not a model bundle (format {m.get('format')!r})")
         if m.get("version") != VERSION:
             raise BundleError(f"{path}: bundle version {m.get('version')}, this reads {VERSION}")
+        weights = os.path.join(directory, "model.safetensors")
         try:
-            self.tensors = safetensors.load(os.path.join(directory, "model.safetensors"))
+            with open(weights, "rb") as f:
+                raw = f.read()
         except OSError as e:
             raise BundleError(f"cannot read the weights: {e.strerror}") from None
+        digest = hashlib.sha256(raw).hexdigest()
+        if digest != m.get("weights_sha256"):
+            raise BundleError(
+                f"{weights}: damaged or replaced (its SHA-256 is {digest}, "
+                f"the manifest says {str(m.get('weights_sha256'))[:80]})"
+            )
+        try:
+            self.tensors = safetensors.parse(raw)
         except safetensors.SafetensorsError as e:
             raise BundleError(f"model.safetensors: {e}") from None
+        for name, t in self.tensors.items():
+            if not np.isfinite(t).all():
+                raise BundleError(f"model.safetensors: tensor '{name}' holds NaN or infinite values")
         self.layers = m["architecture"]["layers"]
         self.input_shape = tuple(m["input"]["shape"])
         self.policy_index = np.asarray(m["actions"]["policy_index"], dtype=np.int64)

@@ -37,15 +37,15 @@ pub fn move_to_string(state: &Ataxx, action: Action) -> String {
 
 /// Parses a square name at the start of `text`; returns the cell and the rest.
 fn parse_square(size: usize, text: &str) -> Option<(usize, &str)> {
-    let mut chars = text.char_indices();
-    let (_, f) = chars.next()?;
-    let file = (f as u32).checked_sub('a' as u32)? as usize;
-    let digits_end = text[1..]
+    let mut chars = text.chars();
+    let file = (chars.next()? as u32).checked_sub('a' as u32)? as usize;
+    let rest = chars.as_str();
+    let digits_end = rest
         .find(|c: char| !c.is_ascii_digit())
-        .map_or(text.len(), |i| i + 1);
-    let rank: usize = text[1..digits_end].parse().ok()?;
+        .unwrap_or(rest.len());
+    let rank: usize = rest[..digits_end].parse().ok()?;
     (file < size && (1..=size).contains(&rank))
-        .then(|| ((size - rank) * size + file, &text[digits_end..]))
+        .then(|| ((size - rank) * size + file, &rest[digits_end..]))
 }
 
 /// Parses `f1`, `a7c5` or `0000` (in this position's board size).
