@@ -211,3 +211,25 @@ fn a_human_cannot_play_outside_play() {
         stderr(&o)
     );
 }
+
+#[test]
+fn counts_past_their_limits_are_refused_before_any_work() {
+    for (args, why) in [
+        (
+            vec!["--games", "1000000000"],
+            "--games = 1000000000 is over the limit of 100000",
+        ),
+        (
+            vec!["--threads", "100000"],
+            "--threads = 100000 is over the limit of 256",
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        let out = eval_greedy_random(&args);
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(why), "{}", stderr(&out));
+        assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    }
+    let out = contagion(&["bench", "selfplay", "--workers", "100000"]);
+    assert!(stderr(&out).contains("--workers = 100000 is over the limit of 256"));
+}

@@ -83,6 +83,11 @@ impl Engine {
     /// Sends `go …`; returns the info lines and the move.
     fn go(&mut self, line: &str) -> (Vec<String>, String) {
         self.send(line);
+        self.bestmove()
+    }
+
+    /// Reads up to the `bestmove` line; returns the info lines and the move.
+    fn bestmove(&mut self) -> (Vec<String>, String) {
         let mut info = Vec::new();
         loop {
             let reply = self.read();
@@ -285,5 +290,59 @@ fn chexers_plays_through_the_engine() {
     let (info, m) = e.go("go");
     assert!(info[0].starts_with("info depth 2"), "{info:?}");
     assert!(m.starts_with("MOVE(") || m.starts_with("JUMP("), "{m}");
+    e.quit();
+}
+
+#[test]
+fn stop_ends_an_endless_search_at_once_with_a_legal_move() {
+    for (game, agent, go) in [
+        ("infexion", "alphabeta:depth=2", "go depth 1000"),
+        ("ataxx", "alphabeta:depth=2", "go depth 1000"),
+        (
+            "infexion",
+            "model:checkpoints/infexion-bundle",
+            "go nodes 10000000000",
+        ),
+    ] {
+        let mut e = Engine::start_game(game, agent);
+        e.send(go);
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let t = std::time::Instant::now();
+        e.send("stop");
+        let (_, mv) = e.bestmove();
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{game} {agent}: stop took {:?}",
+            t.elapsed()
+        );
+        let moves = e.ask("moves");
+        assert!(moves.split(' ').any(|m| m == mv), "{mv} not in {moves}");
+        // The stop was used up: the next search runs to its own limit.
+        let (_, again) = e.go("go depth 1");
+        assert!(moves.split(' ').any(|m| m == again));
+        e.quit();
+    }
+}
+
+#[test]
+fn huge_lines_are_refused_and_echoes_are_capped() {
+    let mut e = Engine::start("alphabeta:depth=1");
+    let huge = "x".repeat(200_000);
+    let reply = e.ask(&huge);
+    assert!(
+        reply.starts_with("error input line longer than 65536 bytes"),
+        "{reply}"
+    );
+    let reply = e.ask(&"é".repeat(5_000));
+    assert!(
+        reply.starts_with("error unknown command") && reply.len() < 400,
+        "{reply}"
+    );
+    let reply = e.ask(&format!("position startpos moves {}", "Q".repeat(10_000)));
+    assert!(
+        reply.contains("more characters") && reply.len() < 400,
+        "{reply}"
+    );
+    assert_eq!(e.ask("isready"), "readyok");
     e.quit();
 }

@@ -7,12 +7,8 @@ use contagion::games::Game;
 use contagion::games::infexion::Board;
 use contagion::rng::Rng;
 
-/// A random string of `len` pieces drawn from `vocabulary`.
-fn junk(rng: &mut Rng, vocabulary: &[&str], len: usize) -> String {
-    (0..len)
-        .map(|_| vocabulary[rng.below(vocabulary.len())])
-        .collect()
-}
+mod common;
+use common::{junk, mutate};
 
 const NOTATION_BITS: &[&str] = &[
     "r", "b", "1", "2", "6", "7", "8", "0", "/", " ", "-", "x", "r6", "b1", "7/", " r ", " b ",
@@ -33,26 +29,6 @@ const MOVE_BITS: &[&str] = &[
     "99999999999",
     "x",
 ];
-
-/// `text` with 1–3 random edits: a piece inserted, a character deleted or replaced.
-fn mutate(rng: &mut Rng, text: &str, vocabulary: &[&str]) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    for _ in 0..1 + rng.below(3) {
-        let at = rng.below(chars.len() + 1);
-        let piece: Vec<char> = vocabulary[rng.below(vocabulary.len())].chars().collect();
-        match rng.below(3) {
-            0 => {
-                chars.splice(at..at, piece);
-            }
-            1 if at < chars.len() => {
-                chars.remove(at);
-            }
-            _ if at < chars.len() => chars[at] = piece[0],
-            _ => {}
-        }
-    }
-    chars.into_iter().collect()
-}
 
 #[test]
 fn random_and_mutated_text_never_panics_the_parsers() {

@@ -82,6 +82,15 @@ impl<G: Game> MctsAgent<G> {
     }
 }
 
+/// The simulations for one move: `go nodes` if given, else the spec's, never more than
+/// [`crate::limits::MAX_SIMULATIONS`] (the tree grows with every simulation).
+pub fn simulations(limits: &Limits, spec: u32) -> u32 {
+    limits
+        .nodes
+        .map_or(spec as u64, |n| n)
+        .clamp(1, crate::limits::MAX_SIMULATIONS) as u32
+}
+
 impl<G: Game> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
@@ -101,10 +110,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let tree = self.tree.get_or_insert_with(|| Tree::new(state.clone()));
         tree.reroot(state);
         let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
-        // `go nodes` beyond the cap would grow the tree without bound.
-        let sims = limits.nodes.map_or(self.sims, |n| {
-            n.clamp(1, crate::limits::MAX_SIMULATIONS) as u32
-        });
+        let sims = simulations(limits, self.sims);
         search_batched(
             &mut [tree],
             sims,
@@ -163,5 +169,22 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             lines.push(format!("  {m:<18} {share:5.1}% of visits   value {q:+.2}"));
         }
         lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_nodes_is_capped_at_the_simulation_limit() {
+        let nodes = |n| Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        };
+        assert_eq!(simulations(&Limits::default(), 200), 200);
+        assert_eq!(simulations(&nodes(50), 200), 50);
+        assert_eq!(simulations(&nodes(0), 200), 1);
+        assert_eq!(simulations(&nodes(10_000_000_000), 200), 1_000_000);
     }
 }

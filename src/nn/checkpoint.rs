@@ -191,3 +191,28 @@ pub fn checkpoint_file(path: &Path) -> anyhow::Result<std::path::PathBuf> {
 
 /// The file name of a run's best network.
 pub const BEST: &str = "best.ckpt";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::infexion::Board;
+
+    #[test]
+    fn non_finite_weights_are_refused_naming_the_tensor() {
+        let shape = NetShape::for_game(&Board::new(), 1, 8, 16);
+        let device = super::super::device();
+        let mut model = PolicyValueNet::new(&shape, &device);
+        let good = model_bytes(&model).unwrap();
+        assert!(model_from_bytes(&shape, &good, &device).is_ok());
+        let bias = model.value_out.bias.take().unwrap().val();
+        model.value_out.bias = Some(Param::from_tensor(bias.mul_scalar(f32::NAN)));
+        let bad = model_bytes(&model).unwrap();
+        let err = model_from_bytes(&shape, &bad, &device)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("value_out") && err.contains("NaN or infinite"),
+            "{err}"
+        );
+    }
+}

@@ -79,3 +79,30 @@ pub fn conformance<G: Game>(
         assert!(state.apply(0).is_err());
     }
 }
+
+/// A random string of `len` pieces drawn from `vocabulary`.
+pub fn junk(rng: &mut Rng, vocabulary: &[&str], len: usize) -> String {
+    (0..len)
+        .map(|_| vocabulary[rng.below(vocabulary.len())])
+        .collect()
+}
+
+/// `text` with 1–3 random edits: a piece inserted, a character deleted or replaced.
+pub fn mutate(rng: &mut Rng, text: &str, vocabulary: &[&str]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        let piece: Vec<char> = vocabulary[rng.below(vocabulary.len())].chars().collect();
+        match rng.below(3) {
+            0 => {
+                chars.splice(at..at, piece);
+            }
+            1 if at < chars.len() => {
+                chars.remove(at);
+            }
+            _ if at < chars.len() => chars[at] = piece[0],
+            _ => {}
+        }
+    }
+    chars.into_iter().collect()
+}
