@@ -73,14 +73,14 @@ fn check_run(run: &Path, iterations: u32) {
     let last = Checkpoint::load(&run.join(format!("ckpt-{iterations:06}.ckpt"))).unwrap();
     assert_eq!(last.state.iteration, iterations);
     let buffer = ReplayBuffer::open(&Board::new(), &run.join("replay"), 100_000).unwrap();
-    let on_disk: usize = (1..=iterations).map(|i| buffer.games_of(i)).sum();
+    let on_disk: usize = (1..=iterations).map(|i| buffer.stored(i).0).sum();
     assert_eq!(
         on_disk,
         4 * iterations as usize,
         "every iteration's games, once"
     );
     assert_eq!(last.state.games, on_disk as u64, "the game counter");
-    let positions: usize = (1..=iterations).map(|i| buffer.positions_of(i)).sum();
+    let positions: usize = (1..=iterations).map(|i| buffer.stored(i).1).sum();
     assert_eq!(last.state.positions, positions as u64);
     assert_eq!(positions, buffer.len());
     let best = Checkpoint::load(&run.join("best.ckpt")).unwrap();

@@ -189,22 +189,13 @@ impl<G: Game> ReplayBuffer<G> {
         Ok(())
     }
 
-    /// Games already stored for `iteration` (a resumed iteration plays only the rest).
-    pub fn games_of(&self, iteration: u32) -> usize {
+    /// Games and positions stored for `iteration` (a resumed iteration plays only the
+    /// rest of its games, and trains on all of them).
+    pub fn stored(&self, iteration: u32) -> (usize, usize) {
         self.shards
             .iter()
             .filter(|s| s.iteration == iteration)
-            .map(|s| s.games)
-            .sum()
-    }
-
-    /// Positions stored for `iteration`.
-    pub fn positions_of(&self, iteration: u32) -> usize {
-        self.shards
-            .iter()
-            .filter(|s| s.iteration == iteration)
-            .map(|s| s.positions)
-            .sum()
+            .fold((0, 0), |(g, p), s| (g + s.games, p + s.positions))
     }
 
     /// Positions in the window.

@@ -237,7 +237,7 @@ impl<G: Baselines> Run<'_, G> {
         } else {
             trainer.net()
         };
-        let done = buffer.games_of(it) as u32;
+        let done = buffer.stored(it).0 as u32;
         let todo = c.selfplay.games_per_iteration.saturating_sub(done);
         let settings = SelfPlaySettings {
             sims: c.mcts.simulations,
@@ -279,7 +279,8 @@ impl<G: Baselines> Run<'_, G> {
         let buffer = p.2;
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
-        let (games, positions) = (buffer.games_of(it) as u64, buffer.positions_of(it) as u64);
+        let (games, positions) = buffer.stored(it);
+        let (games, positions) = (games as u64, positions as u64);
         let steps = if buffer.len() >= c.replay.min_positions {
             ((positions as f64 * c.train.replay_ratio / c.train.batch_size as f64).ceil() as u64)
                 .min(c.train.max_steps_per_iteration as u64)
