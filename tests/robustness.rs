@@ -131,3 +131,17 @@ fn random_protocol_lines_get_at_most_one_reply_line() {
         assert_eq!(engine.state().hash(), engine.state().recompute_hash());
     }
 }
+
+#[test]
+fn agent_spec_errors_quote_at_most_a_clipped_input() {
+    let long = "z".repeat(100_000);
+    for text in [
+        long.clone(),
+        format!("alphabeta:{long}"),
+        format!("alphabeta:depth={long}"),
+        format!("alphabeta:{long}=1"),
+    ] {
+        let err = text.parse::<AgentSpec>().unwrap_err().to_string();
+        assert!(err.len() < 800, "{} bytes", err.len());
+    }
+}

@@ -57,7 +57,7 @@ impl FromStr for AgentSpec {
 
     fn from_str(text: &str) -> Result<Self, SpecError> {
         let err = |why: String| SpecError {
-            spec: text.to_string(),
+            spec: crate::limits::clip(text),
             why,
         };
         let (kind, params) = match text.trim().split_once(':') {
@@ -74,9 +74,12 @@ impl FromStr for AgentSpec {
         }
         let mut pairs = Vec::new();
         for item in items.into_iter().filter(|s| !s.is_empty()) {
-            let (key, value) = item
-                .split_once('=')
-                .ok_or_else(|| err(format!("'{item}' should be KEY=VALUE")))?;
+            let (key, value) = item.split_once('=').ok_or_else(|| {
+                err(format!(
+                    "'{}' should be KEY=VALUE",
+                    crate::limits::clip(item)
+                ))
+            })?;
             pairs.push((key.trim(), value.trim()));
         }
         let allowed: &[&str] = match kind {
@@ -86,7 +89,8 @@ impl FromStr for AgentSpec {
             "model" => &["sims"],
             _ => {
                 return Err(err(format!(
-                    "unknown agent '{kind}'; expected one of: {KINDS}"
+                    "unknown agent '{}'; expected one of: {KINDS}",
+                    crate::limits::clip(kind)
                 )));
             }
         };
@@ -102,7 +106,8 @@ impl FromStr for AgentSpec {
                     allowed.join(", ")
                 };
                 return Err(err(format!(
-                    "'{kind}' has no parameter '{key}' (allowed: {keys})"
+                    "'{kind}' has no parameter '{}' (allowed: {keys})",
+                    crate::limits::clip(key)
                 )));
             }
             let (lo, hi) = match key {
@@ -115,7 +120,12 @@ impl FromStr for AgentSpec {
                 .parse()
                 .ok()
                 .filter(|n| (lo..=hi).contains(n))
-                .ok_or_else(|| err(format!("{key}={value}: expected an integer {lo}..={hi}")))?;
+                .ok_or_else(|| {
+                    err(format!(
+                        "{}: expected an integer {lo}..={hi}",
+                        crate::limits::clip(&format!("{key}={value}"))
+                    ))
+                })?;
             match key {
                 "depth" => depth = Some(n as u32),
                 "ms" => ms = Some(n),
