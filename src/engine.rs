@@ -20,8 +20,9 @@
 //!
 //! A malformed or illegal command gets exactly one `error …` line and changes nothing;
 //! the engine keeps running. `position` applies its moves all-or-nothing. Input is read
-//! on its own thread, so `stop` (or `quit`) ends a running `go` at once with the best
-//! move found so far. `go nodes` is capped at [`crate::limits::MAX_SIMULATIONS`] for a
+//! on its own thread, so `stop` ends a running `go` at once with the best move found so
+//! far. Other lines, `quit` included, wait their turn: a script of `go nodes 12` then
+//! `quit` gets its full search (send `stop` first to end one early). `go nodes` is capped at [`crate::limits::MAX_SIMULATIONS`] for a
 //! network search, and error lines quote at most [`crate::limits::MAX_ECHO_CHARS`]
 //! characters of the input.
 
@@ -44,7 +45,7 @@ pub struct Engine<G: Game> {
     start: G,
     state: G,
     agent: Box<dyn Agent<G>>,
-    /// `stop` and `quit` lines read so far (by [`Engine::run`]'s reader thread).
+    /// `stop` lines read so far (by [`Engine::run`]'s reader thread).
     stops: &'static AtomicU64,
     /// How many of those had arrived before the line being handled.
     stops_before: u64,
@@ -236,7 +237,7 @@ impl<G: Baselines> Engine<G> {
                 let line = read_line(&mut input);
                 let before = stops.load(Ordering::Relaxed);
                 if let Ok(Some(l)) = &line
-                    && matches!(l.trim(), "stop" | "quit")
+                    && l.trim() == "stop"
                 {
                     stops.fetch_add(1, Ordering::Relaxed);
                 }
