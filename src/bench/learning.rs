@@ -4,11 +4,42 @@ use super::{Rate, measure, sample_positions};
 use crate::games::Game;
 use crate::nn::{Net, NetShape};
 
-/// Network forward passes: positions per second for each batch size.
-pub fn nn<G: Game>(start: &G, shape: &NetShape, batches: &[usize], rounds: usize) -> Vec<Rate> {
-    let net = Net::init(shape.clone());
-    let len = shape.input_len();
+/// One batch size's forward speed: the fast path (what `Net::infer` runs) and, when
+/// asked for, burn's forward on the same network and inputs, in the same run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NnFigure {
+    pub batch: usize,
+    pub threads: usize,
+    pub positions_per_s: f64,
+    pub min: f64,
+    pub max: f64,
+    pub rounds: usize,
+    /// burn's forward (`Net::infer_burn`), one thread.
+    pub burn_positions_per_s: Option<f64>,
+}
+
+/// Network forward passes of `net`: positions per second for each batch size.
+pub fn nn<G: Game>(
+    start: &G,
+    net: &Net,
+    batches: &[usize],
+    rounds: usize,
+    threads: usize,
+    reference: bool,
+) -> Vec<NnFigure> {
+    let len = net.shape.input_len();
     let positions = sample_positions(start, 64, 20, 7);
+    let time = |b: usize, input: &[f32], f: &dyn Fn(Vec<f32>)| -> Rate {
+        // At least ~4096 positions per round so small batches are timed fairly.
+        let reps = (4096 / b).max(1);
+        f(input.to_vec()); // warm-up
+        measure(&format!("forward, batch {b}"), "positions", rounds, |_| {
+            for _ in 0..reps {
+                f(input.to_vec());
+            }
+            (reps * b) as u64
+        })
+    };
     batches
         .iter()
         .map(|&b| {
@@ -16,15 +47,24 @@ pub fn nn<G: Game>(start: &G, shape: &NetShape, batches: &[usize], rounds: usize
             for (k, chunk) in input.chunks_mut(len).enumerate() {
                 positions[k % positions.len()].encode(chunk);
             }
-            // At least ~2048 positions per round so small batches are timed fairly.
-            let reps = (2048 / b).max(1);
-            net.infer(input.clone(), b); // warm-up
-            measure(&format!("forward, batch {b}"), "positions", rounds, |_| {
-                for _ in 0..reps {
-                    std::hint::black_box(net.infer(input.clone(), b));
-                }
-                (reps * b) as u64
-            })
+            let fast = time(b, &input, &|x| {
+                std::hint::black_box(net.infer(x, b));
+            });
+            let burn = reference.then(|| {
+                time(b, &input, &|x| {
+                    std::hint::black_box(net.infer_burn(x, b));
+                })
+                .median
+            });
+            NnFigure {
+                batch: b,
+                threads,
+                positions_per_s: fast.median,
+                min: fast.min,
+                max: fast.max,
+                rounds,
+                burn_positions_per_s: burn,
+            }
         })
         .collect()
 }

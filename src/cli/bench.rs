@@ -45,8 +45,18 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 32)]
         channels: usize,
         /// Batch sizes, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "1,8,16,32,64,128")]
+        #[arg(long, value_delimiter = ',', default_value = "1,8,64,256")]
         batch: Vec<usize>,
+        /// Time this model (a bundle, checkpoint or run directory) instead of a fresh
+        /// `--blocks` x `--channels` network.
+        #[arg(long, value_name = "PATH")]
+        model: Option<std::path::PathBuf>,
+        /// Threads one forward is split over (by positions).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Also time burn's forward (the previous inference path) on the same inputs.
+        #[arg(long)]
+        reference: bool,
     },
     /// Self-play: positions per second, network share of the time, batch size, cache hits.
     Selfplay {
@@ -105,9 +115,55 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             blocks,
             channels,
             batch,
+            model,
+            threads,
+            reference,
         } => {
-            let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
-            bench::learning::nn(&start, &shape, &batch, args.rounds)
+            anyhow::ensure!(
+                batch.iter().all(|&b| (1..=65_536).contains(&b)),
+                "--batch sizes must be 1-65536"
+            );
+            anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+            let net = match &model {
+                Some(path) => crate::nn::checkpoint::load_net(path)?,
+                None => crate::nn::Net::init(crate::nn::NetShape::for_game(
+                    &start, blocks, channels, 64,
+                )),
+            };
+            anyhow::ensure!(
+                net.shape.game == start.name(),
+                "the model is for '{}'; pass --game {}",
+                net.shape.game,
+                net.shape.game
+            );
+            let net = net.with_threads(threads)?;
+            let s = &net.shape;
+            let mflop = crate::nn::flops_per_position(s) / 1e6;
+            for f in bench::learning::nn(&start, &net, &batch, args.rounds, threads, reference) {
+                if args.json {
+                    println!("{}", serde_json::to_string(&f)?);
+                    continue;
+                }
+                let burn = f.burn_positions_per_s.map_or(String::new(), |b| {
+                    format!(
+                        "; burn's forward {b:.0}/s, {:.2}x faster",
+                        f.positions_per_s / b
+                    )
+                });
+                println!(
+                    "forward {}x{} ({mflop:.2} MFLOP/position), batch {:>4}, {} thread(s): {:>9.0} positions/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}",
+                    s.blocks,
+                    s.channels,
+                    f.batch,
+                    f.threads,
+                    f.positions_per_s,
+                    f.positions_per_s * mflop / 1e3,
+                    f.rounds,
+                    f.min,
+                    f.max
+                );
+            }
+            return Ok(());
         }
         BenchKind::Train {
             blocks,

@@ -3,6 +3,8 @@
 //! - [`network`]: the burn module and its shape ([`NetShape`]).
 //! - [`evaluator`]: [`NetEvaluator`], the MCTS evaluator that runs many positions as one
 //!   batch and caches results by position hash.
+//! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
+//!   im2col into one GEMM per convolution); burn's forward stays for training and CUDA.
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
@@ -14,6 +16,7 @@
 pub mod bundle;
 pub mod checkpoint;
 pub mod evaluator;
+pub mod fast;
 pub mod manifest;
 pub mod network;
 pub mod safetensors;
@@ -36,12 +39,26 @@ pub fn device() -> Device {
     }
 }
 
+/// Multiply-adds × 2 of one forward pass (the convolutions, heads and dense layers).
+pub fn flops_per_position(s: &NetShape) -> f64 {
+    let cells = (s.height * s.width) as f64;
+    let c = s.channels as f64;
+    let trunk = 9.0 * s.in_planes as f64 * c + s.blocks as f64 * 2.0 * 9.0 * c * c;
+    let heads = c * (s.policy_planes + s.value_channels) as f64;
+    let dense = (s.value_channels * s.value_hidden + s.value_hidden * s.num_players) as f64;
+    2.0 * (cells * (trunk + heads) + dense)
+}
+
 /// A network for inference (no gradients; batch norm in evaluation mode).
 #[derive(Debug, Clone)]
 pub struct Net {
     pub shape: NetShape,
     model: PolicyValueNet,
     device: Device,
+    /// The fast CPU forward over the same weights (`None` on CUDA).
+    fast: Option<std::sync::Arc<fast::FastNet>>,
+    /// Threads one forward may use (see [`Net::with_threads`]); `None`: the caller's.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// One batch's raw outputs, row-major.
@@ -55,11 +72,31 @@ pub struct Output {
 impl Net {
     /// Wraps a (possibly training) model for inference.
     pub fn new(shape: NetShape, model: &PolicyValueNet) -> Net {
+        let model = model.valid();
+        let fast = (!cfg!(feature = "cuda")).then(|| {
+            let tensors = bundle::folded_tensors(&shape, &model);
+            std::sync::Arc::new(fast::FastNet::new(&shape, &tensors))
+        });
         Net {
             shape,
-            model: model.valid(),
+            model,
             device: device(),
+            fast,
+            pool: None,
         }
+    }
+
+    /// This network with each forward split over `threads` threads (by positions). Self-
+    /// play leaves this at one: its workers already fill the cores.
+    pub fn with_threads(mut self, threads: usize) -> anyhow::Result<Net> {
+        crate::limits::at_most("threads", threads, crate::limits::MAX_THREADS)?;
+        self.pool = match threads {
+            0 | 1 => None,
+            n => Some(std::sync::Arc::new(
+                rayon::ThreadPoolBuilder::new().num_threads(n).build()?,
+            )),
+        };
+        Ok(self)
     }
 
     /// A freshly initialised network.
@@ -72,14 +109,42 @@ impl Net {
         &self.model
     }
 
-    /// Runs `batch` encoded positions (`batch * shape.input_len()` floats).
+    /// Runs `batch` encoded positions (`batch * shape.input_len()` floats): on the CPU
+    /// through the fast forward ([`fast`]), on CUDA through burn.
     pub fn infer(&self, input: Vec<f32>, batch: usize) -> Output {
-        let s = &self.shape;
         assert_eq!(
             input.len(),
-            batch * s.input_len(),
+            batch * self.shape.input_len(),
             "Net::infer: input length"
         );
+        let Some(f) = &self.fast else {
+            return self.infer_burn(input, batch);
+        };
+        let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
+        if threads < 2 || batch < 2 {
+            let (logits, values) = f.forward(&input, batch);
+            return Output { logits, values };
+        }
+        use rayon::prelude::*;
+        let per = batch.div_ceil(threads);
+        let len = self.shape.input_len();
+        let parts: Vec<(Vec<f32>, Vec<f32>)> = self.pool.as_ref().expect("a pool").install(|| {
+            input
+                .par_chunks(per * len)
+                .map(|chunk| f.forward(chunk, chunk.len() / len))
+                .collect()
+        });
+        let (mut logits, mut values) = (Vec::new(), Vec::new());
+        for (l, v) in parts {
+            logits.extend(l);
+            values.extend(v);
+        }
+        Output { logits, values }
+    }
+
+    /// [`Net::infer`] through burn's forward: the reference the fast path is held to.
+    pub fn infer_burn(&self, input: Vec<f32>, batch: usize) -> Output {
+        let s = &self.shape;
         let x = Tensor::<4>::from_data(
             TensorData::new(input, [batch, s.in_planes, s.height, s.width]),
             &self.device,
