@@ -57,6 +57,10 @@ pub enum BenchKind {
         /// Also time burn's forward (the previous inference path) on the same inputs.
         #[arg(long)]
         reference: bool,
+        /// Write 16 encoded sample positions with this forward's outputs as JSON
+        /// (`{batch, input, logits, values}`) to PATH, for comparing other runtimes.
+        #[arg(long, value_name = "PATH")]
+        dump: Option<std::path::PathBuf>,
     },
     /// Self-play: positions per second, network share of the time, batch size, cache hits.
     Selfplay {
@@ -118,6 +122,7 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             model,
             threads,
             reference,
+            dump,
         } => {
             anyhow::ensure!(
                 batch.iter().all(|&b| (1..=65_536).contains(&b)),
@@ -137,6 +142,19 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
                 net.shape.game
             );
             let net = net.with_threads(threads)?;
+            if let Some(path) = dump {
+                let len = net.shape.input_len();
+                let mut input = vec![0.0; 16 * len];
+                let positions = bench::sample_positions(&start, 16, 20, 3);
+                for (p, chunk) in positions.iter().zip(input.chunks_mut(len)) {
+                    p.encode(chunk);
+                }
+                let out = net.infer(input.clone(), 16);
+                let json = serde_json::json!({
+                    "batch": 16, "input": input, "logits": out.logits, "values": out.values,
+                });
+                crate::storage::write_atomic(&path, json.to_string().as_bytes())?;
+            }
             let s = &net.shape;
             let mflop = crate::nn::flops_per_position(s) / 1e6;
             for f in bench::learning::nn(&start, &net, &batch, args.rounds, threads, reference) {
