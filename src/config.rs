@@ -58,6 +58,9 @@ pub struct MctsConfig {
     pub dirichlet_fraction: f32,
     /// Moves sampled in proportion to visits for this many plies, then the best.
     pub temperature_plies: u32,
+    /// Leaves each self-play tree adds to a batch (virtual loss keeps them apart):
+    /// more fill the network's batches with fewer games in flight.
+    pub leaves_per_tree: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,6 +157,7 @@ impl Default for MctsConfig {
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.25,
             temperature_plies: 30,
+            leaves_per_tree: 1,
         }
     }
 }
@@ -289,6 +293,7 @@ impl Config {
         range("mcts.dirichlet_alpha", m.dirichlet_alpha, 0.001, 100.0)?;
         range("mcts.dirichlet_fraction", m.dirichlet_fraction, 0.0, 1.0)?;
         range("mcts.temperature_plies", m.temperature_plies, 0, 10_000)?;
+        range("mcts.leaves_per_tree", m.leaves_per_tree, 1, 64)?;
         let s = &self.selfplay;
         if !["latest", "best"].contains(&s.network.as_str()) {
             bail!(
@@ -390,7 +395,7 @@ impl Config {
             } else {
                 0.0
             },
-            leaves_per_tree: 1,
+            leaves_per_tree: if noise { self.mcts.leaves_per_tree } else { 1 },
         }
     }
 

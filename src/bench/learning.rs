@@ -84,8 +84,10 @@ pub fn selfplay<G: Game>(
     shape: &NetShape,
     settings: &crate::selfplay::SelfPlaySettings,
     games: u32,
+    burn: bool,
 ) -> anyhow::Result<SelfPlayFigures> {
     let net = Net::init(shape.clone());
+    let net = if burn { net.burn_only() } else { net };
     let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
     Ok(SelfPlayFigures {
         positions_per_second: stats.positions_per_second(),

@@ -79,6 +79,17 @@ pub enum BenchKind {
         /// Moves played per game (from the start).
         #[arg(long, default_value_t = 24)]
         moves: u32,
+        /// Leaves each tree adds to a batch (virtual loss).
+        #[arg(long, default_value_t = 1)]
+        leaves: u32,
+        /// Run it twice, the second time with burn's forward (the previous inference
+        /// path), and print both.
+        #[arg(long)]
+        reference: bool,
+        /// Take the network size, simulations, workers, games in flight and leaves per
+        /// tree from this training config instead.
+        #[arg(long, value_name = "PATH")]
+        config: Option<std::path::PathBuf>,
     },
     /// Training steps: samples per second.
     Train {
@@ -196,64 +207,99 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
             bench::learning::train(&start, &shape, batch, steps, args.rounds)
         }
-        BenchKind::Selfplay {
-            blocks,
-            channels,
-            sims,
-            workers,
-            concurrent,
-            moves,
-        } => {
-            anyhow::ensure!(
-                sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1,
-                "--sims, --workers, --concurrent and --moves must be at least 1"
-            );
-            crate::limits::at_most("--workers", workers, crate::limits::MAX_THREADS)?;
-            crate::limits::at_most("--sims", sims as u64, crate::limits::MAX_SIMULATIONS)?;
-            let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
-            let settings = crate::selfplay::SelfPlaySettings {
-                sims,
-                params: crate::search::mcts::MctsParams {
-                    dirichlet_fraction: 0.25,
-                    ..Default::default()
-                },
-                temperature_plies: 16,
-                workers,
-                concurrent,
-                cache_size: 200_000,
-                progress: false,
-                move_limit: moves,
-            };
-            let games = (workers * concurrent) as u32;
-            let f = bench::learning::selfplay(&start, &shape, &settings, games)?;
-            let line = format!(
-                "self-play, {blocks}x{channels} net, {sims} sims, {workers} workers x {concurrent} games: {:.1} positions/s ({:.0} simulations/s); network forward {:.0}% of worker time; mean batch {:.1}; cache hits {:.1}%",
-                f.positions_per_second,
-                f.simulations_per_second,
-                100.0 * f.forward_share,
-                f.mean_batch,
-                100.0 * f.cache_hit_rate
-            );
-            if args.json {
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "what": "selfplay", "positions_per_second": f.positions_per_second,
-                        "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
-                        "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
-                    })
-                );
-            } else {
-                println!("{line}");
-            }
-            return Ok(());
-        }
+        BenchKind::Selfplay { .. } => return selfplay(&start, args),
     };
     for r in rates {
         if args.json {
             println!("{}", serde_json::to_string(&r)?);
         } else {
             println!("{r}");
+        }
+    }
+    Ok(())
+}
+
+/// `bench selfplay`: one timed run (two with `--reference`), on the flags' settings or
+/// those of `--config`.
+fn selfplay<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
+    let BenchKind::Selfplay {
+        mut blocks,
+        mut channels,
+        mut sims,
+        mut workers,
+        mut concurrent,
+        moves,
+        mut leaves,
+        reference,
+        config,
+    } = args.what.clone()
+    else {
+        unreachable!("called for bench selfplay")
+    };
+    if let Some(path) = &config {
+        let c = crate::config::Config::load(path)?;
+        (blocks, channels) = (c.network.blocks, c.network.channels);
+        (sims, leaves) = (c.mcts.simulations, c.mcts.leaves_per_tree);
+        (workers, concurrent) = (c.selfplay.workers, c.selfplay.concurrent_games);
+    }
+    anyhow::ensure!(
+        sims >= 1 && workers >= 1 && concurrent >= 1 && moves >= 1 && leaves >= 1,
+        "--sims, --workers, --concurrent, --moves and --leaves must be at least 1"
+    );
+    crate::limits::at_most("--workers", workers, crate::limits::MAX_THREADS)?;
+    crate::limits::at_most("--sims", sims as u64, crate::limits::MAX_SIMULATIONS)?;
+    let shape = crate::nn::NetShape::for_game(start, blocks, channels, 64);
+    let settings = crate::selfplay::SelfPlaySettings {
+        sims,
+        params: crate::search::mcts::MctsParams {
+            dirichlet_fraction: 0.25,
+            leaves_per_tree: leaves,
+            ..Default::default()
+        },
+        temperature_plies: 16,
+        workers,
+        concurrent,
+        cache_size: 200_000,
+        progress: false,
+        move_limit: moves,
+    };
+    let games = (workers * concurrent) as u32;
+    let runs: &[bool] = if reference { &[false, true] } else { &[false] };
+    let mut first = None;
+    for &burn in runs {
+        let f = bench::learning::selfplay(start, &shape, &settings, games, burn)?;
+        let path = if burn {
+            "burn's forward"
+        } else {
+            "fast forward"
+        };
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "what": "selfplay", "inference": if burn { "burn" } else { "fast" },
+                    "positions_per_second": f.positions_per_second,
+                    "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
+                    "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
+                })
+            );
+        } else {
+            println!(
+                "self-play ({path}), {blocks}x{channels} net, {sims} sims, {workers} workers x {concurrent} games x {leaves} leaves: {:.1} positions/s ({:.0} simulations/s); network forward {:.0}% of worker time; mean batch {:.1}; cache hits {:.1}%",
+                f.positions_per_second,
+                f.simulations_per_second,
+                100.0 * f.forward_share,
+                f.mean_batch,
+                100.0 * f.cache_hit_rate
+            );
+        }
+        match first {
+            None => first = Some(f.positions_per_second),
+            Some(fast) if !args.json => println!(
+                "the fast forward plays {:.2}x the positions/s of burn's",
+                fast / f.positions_per_second
+            ),
+            Some(_) => {}
         }
     }
     Ok(())

@@ -86,6 +86,12 @@ impl Net {
         }
     }
 
+    /// This network running burn's forward only (the reference, for benchmarks).
+    pub fn burn_only(mut self) -> Net {
+        self.fast = None;
+        self
+    }
+
     /// This network with each forward split over `threads` threads (by positions). Self-
     /// play leaves this at one: its workers already fill the cores.
     pub fn with_threads(mut self, threads: usize) -> anyhow::Result<Net> {
