@@ -125,9 +125,11 @@ pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(PathBuf,
     let dir = opts.root.join(&config.run.name);
     let copy = dir.join("config.toml");
     if dir.exists() && !copy.exists() && !opts.fresh {
-        let foreign = std::fs::read_dir(&dir)?
-            .filter_map(|e| e.ok())
-            .any(|e| e.file_name() != LOCK);
+        // Only a lock and temporary files: a trainer killed before its first config copy.
+        let foreign = std::fs::read_dir(&dir)?.filter_map(|e| e.ok()).any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name != LOCK && !(name.starts_with('.') && name.ends_with(".tmp"))
+        });
         if foreign {
             bail!(
                 "{} exists but holds no config.toml: not a run directory; refusing to write into it",
