@@ -210,12 +210,8 @@ fn copy_bundle(from: &Path, to: &Path) {
 /// Writes `bytes` as bundle `dir`'s weights and records their checksum in its manifest,
 /// so that the damage reaches the loader's later checks.
 fn replace_weights(dir: &Path, bytes: &[u8]) {
-    use sha2::Digest;
     std::fs::write(dir.join("model.safetensors"), bytes).unwrap();
-    let digest: String = sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = contagion::nn::bundle::sha256_hex(bytes);
     let path = dir.join("manifest.json");
     let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     m["weights_sha256"] = digest.into();

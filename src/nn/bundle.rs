@@ -292,8 +292,8 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
     Ok(Net::new(shape, &model))
 }
 
-/// The SHA-256 of `bytes` as lowercase hex.
-fn sha256_hex(bytes: &[u8]) -> String {
+/// The SHA-256 of `bytes` as lowercase hex (a manifest's `weights_sha256`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes)
         .iter()
