@@ -307,7 +307,7 @@ impl Config {
             1,
             1_000_000,
         )?;
-        range("selfplay.workers", s.workers, 1, 256)?;
+        range("selfplay.workers", s.workers, 0, 256)?;
         range("selfplay.concurrent_games", s.concurrent_games, 1, 4096)?;
         range("selfplay.cache_size", s.cache_size, 0, 100_000_000)?;
         let b = &self.replay;
@@ -383,6 +383,15 @@ impl Config {
             field("train.optimizer", |c| c.train.optimizer.clone()),
         ];
         pairs.into_iter().find(|(_, a, b)| a != b)
+    }
+
+    /// Threads for the trainer's matches (gating, baselines): `selfplay.workers`, or
+    /// every core when the trainer plays no self-play itself (`workers = 0`).
+    pub fn match_threads(&self) -> usize {
+        match self.selfplay.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
     }
 
     pub fn mcts_params(&self, noise: bool) -> MctsParams {

@@ -30,4 +30,5 @@ pub mod rng;
 pub mod search;
 pub mod selfplay;
 pub mod storage;
+pub mod store;
 pub mod train;

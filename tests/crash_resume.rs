@@ -72,7 +72,12 @@ fn check_run(run: &Path, iterations: u32) {
     }
     let last = Checkpoint::load(&run.join(format!("ckpt-{iterations:06}.ckpt"))).unwrap();
     assert_eq!(last.state.iteration, iterations);
-    let buffer = ReplayBuffer::open(&Board::new(), &run.join("replay"), 100_000).unwrap();
+    let buffer = ReplayBuffer::open(
+        &Board::new(),
+        contagion::store::open(run.to_str().unwrap()).unwrap(),
+        100_000,
+    )
+    .unwrap();
     let on_disk: usize = (1..=iterations).map(|i| buffer.stored(i).0).sum();
     assert_eq!(
         on_disk,

@@ -168,8 +168,9 @@ fn damaged_checkpoints_and_shards_are_refused() {
 
     // A shard: written by the buffer, then damaged.
     let replay = dir.join("replay");
+    let store = contagion::store::open(dir.to_str().unwrap()).unwrap();
     let start = Board::new();
-    let mut buffer = ReplayBuffer::open(&start, &replay, 1000).unwrap();
+    let mut buffer = ReplayBuffer::open(&start, store.clone(), 1000).unwrap();
     let mut state = start;
     let mut legal = Vec::new();
     let mut game = SelfPlayGame {
@@ -185,9 +186,14 @@ fn damaged_checkpoints_and_shards_are_refused() {
         game.moves.push(legal[0]);
         state.apply(legal[0]).unwrap();
     }
-    buffer.add(&[game.clone()], 1).unwrap();
+    buffer.add(&[game.clone()], 1, 0).unwrap();
     assert_eq!(buffer.len(), 6);
-    assert_eq!(ReplayBuffer::open(&start, &replay, 1000).unwrap().len(), 6);
+    assert_eq!(
+        ReplayBuffer::open(&start, store.clone(), 1000)
+            .unwrap()
+            .len(),
+        6
+    );
     let shard = std::fs::read_dir(&replay)
         .unwrap()
         .next()
@@ -198,20 +204,20 @@ fn damaged_checkpoints_and_shards_are_refused() {
     let mut bad = good.clone();
     bad[30] ^= 1;
     std::fs::write(&shard, &bad).unwrap();
-    let e = ReplayBuffer::open(&start, &replay, 1000)
+    let e = ReplayBuffer::open(&start, store.clone(), 1000)
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("checksum"), "{e}");
     std::fs::write(&shard, &good[..good.len() - 3]).unwrap();
-    let e = ReplayBuffer::open(&start, &replay, 1000)
+    let e = ReplayBuffer::open(&start, store.clone(), 1000)
         .err()
         .unwrap()
         .to_string();
     assert!(e.contains("truncated"), "{e}");
     // A checkpoint renamed as a shard is foreign.
     std::fs::write(&shard, &bytes).unwrap();
-    let e = ReplayBuffer::open(&start, &replay, 1000)
+    let e = ReplayBuffer::open(&start, store.clone(), 1000)
         .err()
         .unwrap()
         .to_string();

@@ -1,18 +1,19 @@
 //! `model:PATH[,sims=N]`: MCTS guided by a trained network.
 //!
-//! `PATH` is a checkpoint file or a run directory (its `best.ckpt`). Each move runs `N`
+//! `PATH` is a checkpoint file or a run directory (its `best.ckpt`), local or in an S3
+//! store (`s3://bucket/prefix/run`). Each move runs `N`
 //! simulations (fewer if a time limit from `go movetime`, `go wtime/btime` or the match
 //! clock runs out first), collecting 8 leaves per network batch with virtual loss, with
 //! no noise and no sampling: the most visited move is played. The tree is kept between
 //! moves when the new position lies below it.
 //!
-//! Loaded networks are cached by path and modification time, so a match that builds an
-//! agent per game reads each file once.
+//! Loaded networks are cached by path and modification (a file's mtime and size, an
+//! object's ETag), so a match that builds an agent per game reads each file once.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use super::{Agent, Limits, move_budget};
 use crate::games::{Action, Game};
@@ -24,12 +25,20 @@ use crate::search::mcts::{MctsParams, Tree, search_batched};
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
 
-type NetCache = Mutex<HashMap<PathBuf, (Option<SystemTime>, Net)>>;
+type NetCache = Mutex<HashMap<PathBuf, (Option<String>, Net)>>;
 
-/// The network at `path`, read once per modification.
+/// The network at `path` (a file, directory or object URL), read once per modification.
 pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
     static CACHE: OnceLock<NetCache> = OnceLock::new();
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let modified = crate::nn::checkpoint::checkpoint_file(path)
+        .ok()
+        .filter(|_| !crate::nn::bundle::is_bundle(path))
+        .map_or_else(
+            || crate::store::local::file_tag(path),
+            |f| crate::store::tag_location(&f),
+        )
+        .ok()
+        .flatten();
     let cache = CACHE.get_or_init(Default::default);
     if let Some((m, net)) = cache.lock().expect("net cache").get(path)
         && *m == modified

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod export;
 pub mod play;
 pub mod report;
+pub mod selfplay;
 pub mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -23,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Train a network by self-play from a config (resumes an existing run).
     Train(train::TrainArgs),
+    /// Play self-play games for a run in a store and upload them for its trainer.
+    Selfplay(selfplay::SelfplayArgs),
     /// Learning curves (SVG) and a summary table from a run's metrics.
     Report(report::ReportArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
@@ -109,6 +112,7 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
         Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Export(args) => export::run(args),

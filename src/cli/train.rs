@@ -16,9 +16,17 @@ pub struct TrainArgs {
     /// Start over: an existing run directory is moved aside (never overwritten).
     #[arg(long)]
     pub fresh: bool,
-    /// The directory holding run directories.
-    #[arg(long, default_value = "checkpoints")]
+    /// Where runs live: a directory holding run directories.
+    #[arg(long, default_value = "checkpoints", conflicts_with = "store")]
     pub checkpoints: PathBuf,
+    /// Where runs live, as a store URL: a directory or s3://bucket/prefix (credentials
+    /// and endpoint from AWS_* variables). The run is <store>/<run.name>.
+    #[arg(long)]
+    pub store: Option<String>,
+    /// Seconds an S3 run's lease outlives a trainer that stopped renewing it (killed):
+    /// a resume before then is refused.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub lease_seconds: u64,
     /// No progress bars or progress lines (the per-iteration summary still prints).
     #[arg(long)]
     pub quiet: bool,
@@ -28,7 +36,10 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = Config::load(&args.config)?;
     let opts = TrainOptions {
         config: args.config,
-        root: args.checkpoints,
+        root: args
+            .store
+            .unwrap_or_else(|| args.checkpoints.display().to_string()),
+        lease_seconds: args.lease_seconds,
         fresh: args.fresh,
         progress: !args.quiet,
     };

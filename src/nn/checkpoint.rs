@@ -127,16 +127,27 @@ impl ModuleVisitor for NonFinite {
 
 impl Checkpoint {
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        storage::save(path, MAGIC, VERSION, self)
+        storage::write_atomic(path, &self.to_bytes()?)
             .with_context(|| format!("saving checkpoint {}", path.display()))
     }
 
-    /// Reads and checks a checkpoint: header, checksum, shape and parameters.
-    pub fn load(path: &Path) -> anyhow::Result<Checkpoint> {
-        let what = path.display().to_string();
-        let ckpt = match storage::read_framed(path, MAGIC, &[1, VERSION])? {
+    /// The framed file contents.
+    pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        let payload = bincode::encode_to_vec(self, bincode::config::standard())?;
+        Ok(storage::frame(MAGIC, VERSION, &payload))
+    }
+
+    /// Reads and checks the checkpoint at `location` (a file or an object URL).
+    pub fn load(location: &Path) -> anyhow::Result<Checkpoint> {
+        let bytes = crate::store::read_location(location, crate::limits::MAX_MODEL_BYTES)?;
+        Checkpoint::from_bytes(&bytes, &location.display().to_string())
+    }
+
+    /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
+    pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
+        let ckpt = match storage::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
             (1, payload) => {
-                let (shape, state, model, optimizer) = storage::decode(&payload, &what)?;
+                let (shape, state, model, optimizer) = storage::decode(payload, what)?;
                 Checkpoint {
                     shape,
                     state,
@@ -146,10 +157,10 @@ impl Checkpoint {
                     metrics: String::new(),
                 }
             }
-            (_, payload) => storage::decode(&payload, &what)?,
+            (_, payload) => storage::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {
-            bail!("{}: the network shape is empty", path.display());
+            bail!("{what}: the network shape is empty");
         }
         Ok(ckpt)
     }
@@ -175,6 +186,13 @@ pub fn load_net(path: &Path) -> anyhow::Result<Net> {
 
 /// `path` itself, or for a run directory its `best` checkpoint.
 pub fn checkpoint_file(path: &Path) -> anyhow::Result<std::path::PathBuf> {
+    if crate::store::is_remote(path) {
+        // An object URL: a `.ckpt` object itself, anything else a run whose best to take.
+        return Ok(match path.extension() {
+            Some(e) if e == "ckpt" => path.to_path_buf(),
+            _ => path.join(BEST),
+        });
+    }
     if !path.is_dir() {
         return Ok(path.to_path_buf());
     }

@@ -8,9 +8,11 @@
 //! that), keeps the subtree below it, and a finished game is handed to `on_game` and
 //! replaced by a new one.
 //!
-//! - [`replay`]: the replay buffer and its shards on disk.
+//! - [`replay`]: the replay buffer and its shards in the run's store.
+//! - [`worker`]: `contagion selfplay`, a worker uploading games for a run's trainer.
 
 pub mod replay;
+pub mod worker;
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

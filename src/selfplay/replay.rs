@@ -1,9 +1,11 @@
 //! The replay buffer: a sliding window of the most recent self-play positions, backed
-//! by shard files in the run directory.
+//! by shard objects in the run's store.
 //!
 //! Every batch of finished games is written at once as a shard,
 //! `replay/shard-IIIIII-SSSS.bin` (iteration, sequence number): a versioned, checksummed
-//! bincode file ([`crate::storage`]). On resume the shards are read back in order and
+//! bincode object ([`crate::storage`]) naming the worker and the model that played it,
+//! and for games uploaded by a worker the upload they came from (so that none is taken
+//! twice). On resume the shards are read back in order and
 //! their games replayed through the rules (a move that is not legal marks the shard as
 //! corrupt or foreign: an error, never a half-loaded buffer). Shards whose positions have
 //! all left the window are deleted.
@@ -11,8 +13,8 @@
 //! Sampling draws positions uniformly from the window; training maps each through a
 //! random symmetry (see `train`).
 
-use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::collections::{HashSet, VecDeque};
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
@@ -20,15 +22,71 @@ use super::SelfPlayGame;
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::rng::Rng;
 use crate::storage;
+use crate::store::Store;
 
 pub const MAGIC: &[u8; 8] = b"CZSHARD\0";
-pub const VERSION: u32 = 1;
+/// Version 2 added the worker, model and origin fields; version 1 shards still load.
+pub const VERSION: u32 = 2;
+/// Where replay shards live in a run's store.
+pub const PREFIX: &str = "replay/shard-";
+/// Where self-play workers upload shards for the trainer to take in.
+pub const INCOMING: &str = "incoming/";
+/// Where the trainer keeps uploads that failed their checks.
+pub const REJECTED: &str = "rejected/";
 
+/// A batch of finished games: a replay shard, or one uploaded by a self-play worker.
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
-struct Shard {
+pub struct Shard {
+    pub game: String,
+    /// The iteration that trains on it (0 in a worker's upload, set on ingest).
+    pub iteration: u32,
+    pub games: Vec<SelfPlayGame>,
+    /// The worker that played the games (empty: the trainer's own self-play).
+    pub worker: String,
+    /// The best iteration of the network that played them.
+    pub model: u32,
+    /// The uploaded object the games came from (empty: the trainer's own self-play).
+    pub origin: String,
+}
+
+#[derive(bincode::Decode)]
+struct ShardV1 {
     game: String,
     iteration: u32,
     games: Vec<SelfPlayGame>,
+}
+
+impl Shard {
+    /// The framed bytes of the shard.
+    pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        let payload = bincode::encode_to_vec(self, bincode::config::standard())?;
+        Ok(storage::frame(MAGIC, VERSION, &payload))
+    }
+
+    /// Checks (header, checksum, game) and decodes a shard; `what` names it.
+    pub fn from_bytes(bytes: &[u8], game: &str, what: &str) -> anyhow::Result<Shard> {
+        let shard = match storage::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
+            (1, payload) => {
+                let v1: ShardV1 = storage::decode(payload, what)?;
+                Shard {
+                    game: v1.game,
+                    iteration: v1.iteration,
+                    games: v1.games,
+                    worker: String::new(),
+                    model: 0,
+                    origin: String::new(),
+                }
+            }
+            (_, payload) => storage::decode(payload, what)?,
+        };
+        if shard.game != game {
+            bail!(
+                "{what}: a shard of game '{}', not '{game}'",
+                crate::limits::clip(&shard.game)
+            );
+        }
+        Ok(shard)
+    }
 }
 
 /// A training position: the state, the visit distribution and the final result.
@@ -43,18 +101,21 @@ pub struct Sample<G> {
 
 #[derive(Debug, Clone)]
 struct ShardInfo {
-    path: PathBuf,
+    key: String,
     iteration: u32,
+    seq: u32,
     games: usize,
     positions: usize,
 }
 
 pub struct ReplayBuffer<G> {
     start: G,
-    dir: PathBuf,
+    store: Arc<dyn Store>,
     window: usize,
     samples: VecDeque<Sample<G>>,
     shards: Vec<ShardInfo>,
+    /// The uploads already taken into the buffer (so none is ingested twice).
+    origins: HashSet<String>,
 }
 
 /// The positions of one game, each with its policy target.
@@ -89,83 +150,122 @@ pub fn positions<G: Game>(start: &G, game: &SelfPlayGame) -> anyhow::Result<Vec<
     Ok(out)
 }
 
+/// `(iteration, sequence)` from a shard key `replay/shard-IIIIII-SSSS.bin`.
+fn shard_numbers(key: &str) -> Option<(u32, u32)> {
+    let (it, seq) = key
+        .strip_prefix(PREFIX)?
+        .strip_suffix(".bin")?
+        .split_once('-')?;
+    Some((it.parse().ok()?, seq.parse().ok()?))
+}
+
 impl<G: Game> ReplayBuffer<G> {
-    /// Opens (or creates) the buffer in `dir`, loading every shard in order.
-    pub fn open(start: &G, dir: &Path, window: usize) -> anyhow::Result<ReplayBuffer<G>> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".bin"))
-            })
-            .collect();
-        paths.sort();
+    /// Opens (or creates) the buffer in the run's `store`, loading every shard in order.
+    pub fn open(
+        start: &G,
+        store: Arc<dyn Store>,
+        window: usize,
+    ) -> anyhow::Result<ReplayBuffer<G>> {
+        let keys = store.list(PREFIX)?;
         let mut buffer = ReplayBuffer {
             start: start.clone(),
-            dir: dir.to_path_buf(),
+            store,
             window,
             samples: VecDeque::new(),
             shards: Vec::new(),
+            origins: HashSet::new(),
         };
-        for path in paths {
-            let shard: Shard = storage::load(&path, MAGIC, VERSION)?;
-            if shard.game != start.name() {
-                bail!(
-                    "{}: a shard of game '{}', not '{}'",
-                    path.display(),
-                    shard.game,
-                    start.name()
-                );
-            }
-            buffer
-                .push(&shard.games, path.clone(), shard.iteration)
-                .with_context(|| format!("{}: corrupt or foreign shard", path.display()))?;
+        for key in keys {
+            let what = buffer.store.location(&key).display().to_string();
+            let Some((_, seq)) = shard_numbers(&key) else {
+                continue; // not a shard this program wrote
+            };
+            let Some(bytes) = buffer.store.get(&key, crate::limits::MAX_MODEL_BYTES)? else {
+                continue; // deleted since the listing
+            };
+            let shard = Shard::from_bytes(&bytes, start.name(), &what)?;
+            let new = buffer
+                .positions_of(&shard)
+                .with_context(|| format!("{what}: corrupt or foreign shard"))?;
+            buffer.push(&shard, key, seq, new);
         }
         buffer.trim()?;
         Ok(buffer)
     }
 
-    fn push(
-        &mut self,
-        games: &[SelfPlayGame],
-        path: PathBuf,
-        iteration: u32,
-    ) -> anyhow::Result<()> {
-        let mut new = Vec::new();
-        for g in games {
-            new.extend(positions(&self.start, g)?);
+    /// Every position of `shard`'s games (an error if one does not replay).
+    fn positions_of(&self, shard: &Shard) -> anyhow::Result<Vec<Sample<G>>> {
+        let mut out = Vec::new();
+        for g in &shard.games {
+            out.extend(positions(&self.start, g)?);
         }
-        self.shards.push(ShardInfo {
-            path,
-            iteration,
-            games: games.len(),
-            positions: new.len(),
-        });
-        self.samples.extend(new);
-        Ok(())
+        Ok(out)
     }
 
-    /// Writes `games` as a new shard of `iteration` and adds their positions.
-    pub fn add(&mut self, games: &[SelfPlayGame], iteration: u32) -> anyhow::Result<()> {
+    fn push(&mut self, shard: &Shard, key: String, seq: u32, new: Vec<Sample<G>>) {
+        self.shards.push(ShardInfo {
+            key,
+            iteration: shard.iteration,
+            seq,
+            games: shard.games.len(),
+            positions: new.len(),
+        });
+        if !shard.origin.is_empty() {
+            self.origins.insert(shard.origin.clone());
+        }
+        self.samples.extend(new);
+    }
+
+    /// Writes `games` (played by the trainer) as a new shard of `iteration`.
+    pub fn add(
+        &mut self,
+        games: &[SelfPlayGame],
+        iteration: u32,
+        model: u32,
+    ) -> anyhow::Result<()> {
         if games.is_empty() {
             return Ok(());
         }
-        let seq = self
-            .shards
-            .iter()
-            .filter(|s| s.iteration == iteration)
-            .count();
-        let path = self.dir.join(format!("shard-{iteration:06}-{seq:04}.bin"));
-        let shard = Shard {
+        self.add_shard(Shard {
             game: self.start.name().to_string(),
             iteration,
             games: games.to_vec(),
-        };
-        storage::save(&path, MAGIC, VERSION, &shard)?;
-        self.push(games, path, iteration)?;
+            worker: String::new(),
+            model,
+            origin: String::new(),
+        })
+    }
+
+    /// Writes `shard` (its games checked against the rules first) as the next shard of
+    /// its iteration and adds its positions.
+    pub fn add_shard(&mut self, shard: Shard) -> anyhow::Result<()> {
+        let new = self.positions_of(&shard)?;
+        let seq = self
+            .shards
+            .iter()
+            .filter(|s| s.iteration == shard.iteration)
+            .map(|s| s.seq + 1)
+            .max()
+            .unwrap_or(0);
+        let key = format!("{PREFIX}{:06}-{seq:04}.bin", shard.iteration);
+        self.store.put(&key, &shard.to_bytes()?)?;
+        self.push(&shard, key, seq, new);
         self.trim()
+    }
+
+    /// Checks that every game of `shard` replays through the rules.
+    pub fn check(&self, shard: &Shard) -> anyhow::Result<()> {
+        self.positions_of(shard).map(drop)
+    }
+
+    /// The game the buffer holds (as shards name it).
+    pub fn game_name(&self) -> &'static str {
+        self.start.name()
+    }
+
+    /// Whether the upload `origin` is already in the buffer.
+    pub fn has_origin(&self, origin: &str) -> bool {
+        self.origins.contains(origin)
     }
 
     /// Drops positions beyond the window and deletes shards wholly outside it.
@@ -183,8 +283,7 @@ impl<G: Game> ReplayBuffer<G> {
             newer += s.positions;
         }
         for s in self.shards.drain(..keep_from) {
-            std::fs::remove_file(&s.path)
-                .with_context(|| format!("deleting old shard {}", s.path.display()))?;
+            self.store.delete(&s.key)?;
         }
         Ok(())
     }

@@ -40,7 +40,7 @@ pub fn gate<G: Baselines>(
     }
     let (a, b) = (model(candidate, g.simulations), model(best, g.simulations));
     let round = if g.sprt {
-        (start.num_players() as u32 * c.selfplay.workers.max(1) as u32).min(g.games)
+        (start.num_players() as u32 * c.match_threads() as u32).min(g.games)
     } else {
         g.games
     };
@@ -61,7 +61,7 @@ pub fn gate<G: Baselines>(
                 c.run.seed ^ 0x6A7E,
                 ((iteration as u64) << 20) + played as u64,
             ),
-            threads: c.selfplay.workers,
+            threads: c.match_threads(),
             opening_plies: g.opening_plies,
             time_per_game: None,
             progress,
@@ -102,7 +102,7 @@ pub fn measure<G: Baselines>(
     let config = MatchConfig {
         games: bl.games,
         seed: Rng::derive(c.run.seed ^ 0xBA5E, iteration as u64),
-        threads: c.selfplay.workers,
+        threads: c.match_threads(),
         opening_plies: bl.opening_plies,
         time_per_game: None,
         progress,

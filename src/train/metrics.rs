@@ -1,16 +1,17 @@
-//! `metrics.jsonl`: one JSON object per iteration, appended and fsynced.
+//! `metrics.jsonl`: one JSON object per iteration, in the run's store.
 //!
-//! A line cut short by a crash is skipped when reading (and reported), so the log
-//! never stops a run from resuming; before appending, the trainer [`repair`]s the file,
-//! cutting a torn last line so that it cannot swallow the next record.
+//! Each record is appended by rewriting the log whole (atomically, like every object),
+//! so no reader sees half a line. A line cut short in a log written by an older version
+//! is skipped when reading (and reported); the trainer [`repair`]s such a log on start.
 
-use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::arena::elo::Stats;
+use crate::limits::MAX_TEXT_BYTES;
+use crate::store::Store;
 
 /// A match result from the trained side's point of view: W/D/L, score and Elo
 /// ([`Stats`], flattened into the same JSON object).
@@ -69,51 +70,63 @@ pub struct IterationMetrics {
     /// The best network against the fixed baseline and against greedy.
     pub vs_baseline: Option<MatchResult>,
     pub vs_greedy: Option<MatchResult>,
+    /// Games this iteration took from self-play workers (`contagion selfplay`), by
+    /// worker id; empty when the trainer played them all.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub worker_games: BTreeMap<String, u32>,
 }
 
-/// Appends one record as a line, fsynced.
-pub fn append(path: &Path, m: &IterationMetrics) -> anyhow::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    let line = serde_json::to_string(m)? + "\n";
-    f.write_all(line.as_bytes())
-        .and_then(|_| f.sync_all())
-        .with_context(|| format!("appending to {}", path.display()))
+/// The metrics log's key in a run's store.
+pub const LOG: &str = "metrics.jsonl";
+
+/// Appends one record as a line: the log is rewritten whole (atomically), so a crash
+/// leaves the old log or the new one.
+pub fn append(store: &dyn Store, m: &IterationMetrics) -> anyhow::Result<()> {
+    let mut text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
+    text.truncate(complete_len(&text));
+    text.extend_from_slice((serde_json::to_string(m)? + "\n").as_bytes());
+    store.put(LOG, &text)
 }
 
-/// Cuts a torn (unterminated) last line off `path`; returns how many bytes were cut.
-pub fn repair(path: &Path) -> anyhow::Result<usize> {
-    if !path.exists() {
+/// The length of `bytes` up to and including its last newline.
+fn complete_len(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+/// Cuts a torn (unterminated) last line off the log (older versions appended in place);
+/// returns how many bytes were cut.
+pub fn repair(store: &dyn Store) -> anyhow::Result<usize> {
+    let Some(bytes) = store.get(LOG, MAX_TEXT_BYTES)? else {
         return Ok(0);
-    }
-    let bytes = crate::limits::read_file(path, crate::limits::MAX_TEXT_BYTES)?;
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    };
+    let keep = complete_len(&bytes);
     if keep < bytes.len() {
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
-        f.set_len(keep as u64)
-            .and_then(|_| f.sync_all())
-            .with_context(|| format!("repairing {}", path.display()))?;
+        store.put(LOG, &bytes[..keep])?;
     }
     Ok(bytes.len() - keep)
 }
 
-/// The highest iteration with a record in `path` (0 when none or no file).
-pub fn last_iteration(path: &Path) -> anyhow::Result<u32> {
-    if !path.exists() {
-        return Ok(0);
-    }
-    Ok(read(path)?.0.iter().map(|m| m.iteration).max().unwrap_or(0))
+/// The highest iteration with a record in the log (0 when none or no log).
+pub fn last_iteration(store: &dyn Store) -> anyhow::Result<u32> {
+    let text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
+    Ok(parse(&String::from_utf8_lossy(&text))
+        .0
+        .iter()
+        .map(|m| m.iteration)
+        .max()
+        .unwrap_or(0))
 }
 
-/// Reads every complete record; returns them and the number of unreadable lines.
-pub fn read(path: &Path) -> anyhow::Result<(Vec<IterationMetrics>, usize)> {
-    let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
+/// Reads every complete record of the log at `location` (a file or an object URL);
+/// returns them and the number of unreadable lines.
+pub fn read(location: &Path) -> anyhow::Result<(Vec<IterationMetrics>, usize)> {
+    let bytes = crate::store::read_location(location, MAX_TEXT_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text", location.display()))?;
+    Ok(parse(&text))
+}
+
+fn parse(text: &str) -> (Vec<IterationMetrics>, usize) {
     let mut out = Vec::new();
     let mut bad = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -122,5 +135,5 @@ pub fn read(path: &Path) -> anyhow::Result<(Vec<IterationMetrics>, usize)> {
             Err(_) => bad += 1,
         }
     }
-    Ok((out, bad))
+    (out, bad)
 }

@@ -11,11 +11,13 @@
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!
 //! - [`run`]: the whole training loop (self-play → buffer → train → gate) and resume.
-//! - [`rundir`]: the run directory, its lock and its numbered checkpoints.
+//! - [`rundir`]: the run's store, its lock and its numbered checkpoints.
+//! - [`ingest`]: taking in games uploaded by self-play workers.
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 
 pub mod gating;
+pub mod ingest;
 pub mod metrics;
 pub mod run;
 pub mod rundir;

@@ -1,4 +1,4 @@
-//! The training loop over a run directory (its layout: [`super::rundir`]).
+//! The training loop over a run's store (its layout: [`super::rundir`]).
 //!
 //! One iteration: the latest network (or, with `selfplay.network = "best"`, the gated
 //! best) plays `games_per_iteration` self-play games (written to shards as they finish);
@@ -13,15 +13,16 @@
 //! finishes an unfinished iteration (gate, promotion, baselines, metrics line) before
 //! starting the next, and writes a metrics line at most once per iteration.
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
 use super::metrics::{self, IterationMetrics, MatchResult};
-use super::rundir::{self, checkpoint_path};
-use super::{Losses, Trainer, gating};
+use super::rundir::{self, checkpoint_key};
+use super::{Losses, Trainer, gating, ingest};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::NetShape;
@@ -29,13 +30,17 @@ use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
 use crate::selfplay::replay::ReplayBuffer;
-use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings};
+use crate::selfplay::worker::FINISHED;
+use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
+use crate::store::Store;
 
 /// How `contagion train` was asked to run.
 pub struct TrainOptions {
     pub config: PathBuf,
-    /// Where run directories live (`checkpoints`).
-    pub root: PathBuf,
+    /// Where runs live: a directory (`checkpoints`) or an `s3://bucket/prefix` store.
+    pub root: String,
+    /// How long an S3 lease outlives a trainer that stopped renewing it.
+    pub lease_seconds: u64,
     /// Start over; an existing run directory is moved aside, never overwritten.
     pub fresh: bool,
     pub progress: bool,
@@ -55,13 +60,12 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         .map_err(anyhow::Error::from)
         .and_then(|spec| spec.build(start, c.run.seed).map(drop))
         .with_context(|| format!("baseline.spec = {:?}", c.baseline.spec))?;
-    let (dir, _lock) = rundir::prepare(&config, opts)?;
-    let metrics_path = dir.join("metrics.jsonl");
-    let torn = metrics::repair(&metrics_path)?;
+    let (store, _lock) = rundir::prepare(&config, opts)?;
+    let torn = metrics::repair(store.as_ref())?;
     if torn > 0 {
         println!(
             "{}: cut a torn last line ({torn} bytes) left by a crash",
-            metrics_path.display()
+            store.location(metrics::LOG).display()
         );
     }
     let shape = NetShape::for_game(
@@ -70,13 +74,15 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         c.network.channels,
         c.network.value_hidden,
     );
-    let latest = rundir::latest(&dir)?;
+    let latest = rundir::latest(store.as_ref())?;
     let (mut trainer, mut state) = match &latest {
         Some(ckpt) => {
             if ckpt.shape != shape {
                 bail!(
                     "{}: the network shape differs from the config's",
-                    checkpoint_path(&dir, ckpt.state.iteration).display()
+                    store
+                        .location(&checkpoint_key(ckpt.state.iteration))
+                        .display()
                 );
             }
             let trainer = Trainer::restore(
@@ -87,12 +93,12 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
                 ckpt.state.steps,
             )
             .with_context(|| {
-                let path = checkpoint_path(&dir, ckpt.state.iteration);
-                format!("restoring {}", path.display())
+                let key = checkpoint_key(ckpt.state.iteration);
+                format!("restoring {}", store.location(&key).display())
             })?;
             println!(
                 "resuming {} after iteration {}",
-                dir.display(),
+                store.url(),
                 ckpt.state.iteration
             );
             (trainer, ckpt.state.clone())
@@ -103,40 +109,45 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
                 rng: Rng::new(c.run.seed).state(),
                 ..TrainState::default()
             };
-            println!("starting run {}", dir.display());
+            println!("starting run {}", store.url());
             (trainer, state)
         }
     };
-    let best = dir.join(BEST);
-    if best.exists() {
+    match rundir::load(store.as_ref(), BEST)? {
         // A damaged best is found now, not when the first game needs it.
-        Checkpoint::load(&best)?
-            .net()
-            .with_context(|| format!("loading {}", best.display()))?;
-    } else {
-        save(&trainer, &state, &best, None)?;
+        Some(best) => drop(
+            best.net()
+                .with_context(|| format!("loading {}", store.location(BEST).display()))?,
+        ),
+        None => save(&trainer, &state, store.as_ref(), BEST, None)?,
     }
     let session = Instant::now();
     let wall_before = state.wall_seconds;
     let run = Run {
         start,
         c,
-        dir: &dir,
+        store: store.clone(),
         progress: opts.progress,
     };
     if let Some(ckpt) = latest {
         let m: Option<IterationMetrics> = match ckpt.metrics.as_str() {
             "" => None,
             json => Some(serde_json::from_str(json).with_context(|| {
-                let path = checkpoint_path(&dir, ckpt.state.iteration);
-                format!("{}: unreadable metrics record", path.display())
+                let key = checkpoint_key(ckpt.state.iteration);
+                format!(
+                    "{}: unreadable metrics record",
+                    store.location(&key).display()
+                )
             })?),
         };
         if let Some(m) = m {
             run.finish(&trainer, &mut state, ckpt.stage, m, 0.0)?;
         }
     }
-    let mut buffer = ReplayBuffer::open(start, &dir.join("replay"), c.replay.window)?;
+    let mut buffer = ReplayBuffer::open(start, store.clone(), c.replay.window)?;
+    if state.iteration < c.run.iterations {
+        store.delete(FINISHED)?; // a run extended by a larger run.iterations
+    }
     while state.iteration < c.run.iterations {
         if c.run.max_minutes > 0.0 && session.elapsed().as_secs_f64() > c.run.max_minutes * 60.0 {
             println!("stopping: run.max_minutes = {} reached", c.run.max_minutes);
@@ -153,6 +164,9 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             t0.elapsed().as_secs_f64(),
         )?;
     }
+    if state.iteration >= c.run.iterations {
+        store.put(FINISHED, b"")?; // tells self-play workers to stop
+    }
     Ok(())
 }
 
@@ -160,7 +174,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
 struct Run<'a, G> {
     start: &'a G,
     c: &'a Config,
-    dir: &'a Path,
+    store: Arc<dyn Store>,
     progress: bool,
 }
 
@@ -191,12 +205,13 @@ fn summary_line(m: &IterationMetrics) -> String {
     )
 }
 
-/// Saves the trainer's network to `path`: a numbered checkpoint (with the optimizer
+/// Saves the trainer's network as `key`: a numbered checkpoint (with the optimizer
 /// state, the stage and the metrics so far) when `numbered` gives those, else `best.ckpt`.
 fn save(
     trainer: &Trainer,
     state: &TrainState,
-    path: &Path,
+    store: &dyn Store,
+    key: &str,
     numbered: Option<(Stage, &IterationMetrics)>,
 ) -> anyhow::Result<()> {
     let (model, optim) = trainer.save_bytes()?;
@@ -216,7 +231,9 @@ fn save(
         stage,
         metrics,
     }
-    .save(path)
+    .to_bytes()
+    .and_then(|bytes| store.put(key, &bytes))
+    .with_context(|| format!("saving checkpoint {}", store.location(key).display()))
 }
 
 impl<G: Baselines> Run<'_, G> {
@@ -228,55 +245,11 @@ impl<G: Baselines> Run<'_, G> {
         state: &mut TrainState,
         buffer: &mut ReplayBuffer<G>,
     ) -> anyhow::Result<IterationMetrics> {
-        let (start, c, dir, progress) = (self.start, self.c, self.dir, self.progress);
+        let c = self.c;
         let it = state.iteration + 1;
         let mut rng = Rng::from_state(state.rng);
-        // 1. Self-play with the latest or the best network; games go to shards as they finish.
-        let generator = if c.selfplay.network == "best" {
-            Checkpoint::load(&dir.join(BEST))?.net()?
-        } else {
-            trainer.net()
-        };
-        let done = buffer.stored(it).0 as u32;
-        let todo = c.selfplay.games_per_iteration.saturating_sub(done);
-        let settings = SelfPlaySettings {
-            sims: c.mcts.simulations,
-            params: c.mcts_params(true),
-            temperature_plies: c.mcts.temperature_plies,
-            workers: c.selfplay.workers,
-            concurrent: c.selfplay.concurrent_games,
-            cache_size: c.selfplay.cache_size,
-            progress,
-            move_limit: 0,
-        };
-        type Pending<'b, G> = (
-            Vec<SelfPlayGame>,
-            Option<anyhow::Error>,
-            &'b mut ReplayBuffer<G>,
-        );
-        let pending: Mutex<Pending<G>> = Mutex::new((Vec::new(), None, buffer));
-        let flush = |p: &mut Pending<G>| {
-            let games = std::mem::take(&mut p.0);
-            if let Err(e) = p.2.add(&games, it)
-                && p.1.is_none()
-            {
-                p.1 = Some(e);
-            }
-        };
-        let seed = Rng::derive(c.run.seed, it as u64) ^ done as u64;
-        let sp = selfplay::play(start, &generator, &settings, todo, seed, |g| {
-            let mut p = pending.lock().expect("shard lock");
-            p.0.push(g);
-            if p.0.len() >= SHARD_GAMES {
-                flush(&mut p);
-            }
-        })?;
-        let mut p = pending.into_inner().expect("shard lock");
-        flush(&mut p);
-        if let Some(e) = p.1 {
-            return Err(e.context("writing a replay shard"));
-        }
-        let buffer = p.2;
+        // 1. Games: uploads from self-play workers, then the trainer's own self-play.
+        let (sp, worker_games) = self.gather(trainer, state, buffer, it)?;
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
         let (games, positions) = buffer.stored(it);
@@ -287,7 +260,7 @@ impl<G: Baselines> Run<'_, G> {
         } else {
             0
         };
-        let bar = Progress::new("training", steps, "steps", progress);
+        let bar = Progress::new("training", steps, "steps", self.progress);
         let t_train = Instant::now();
         let losses = if steps > 0 {
             trainer.train(buffer, steps, &mut rng, || bar.inc())
@@ -326,15 +299,114 @@ impl<G: Baselines> Run<'_, G> {
             best_iteration: state.best_iteration,
             vs_baseline: None,
             vs_greedy: None,
+            worker_games,
         };
+        let store = self.store.as_ref();
         save(
             trainer,
             state,
-            &checkpoint_path(dir, it),
+            store,
+            &checkpoint_key(it),
             Some((Stage::Trained, &m)),
         )?;
-        rundir::prune_checkpoints(dir, c.run.keep_checkpoints)?;
+        rundir::prune_checkpoints(store, c.run.keep_checkpoints)?;
         Ok(m)
+    }
+
+    /// Brings iteration `it` to `games_per_iteration` games: first uploads from self-play
+    /// workers, then, with `selfplay.workers > 0`, the trainer's own self-play with the
+    /// latest or the best network (games go to shards as they finish); with
+    /// `selfplay.workers = 0` it waits for the workers instead. Returns the self-play
+    /// figures and the games taken from each worker.
+    fn gather(
+        &self,
+        trainer: &Trainer,
+        state: &TrainState,
+        buffer: &mut ReplayBuffer<G>,
+        it: u32,
+    ) -> anyhow::Result<(SelfPlayStats, BTreeMap<String, u32>)> {
+        let (start, c, store, progress) = (self.start, self.c, self.store.as_ref(), self.progress);
+        let target = c.selfplay.games_per_iteration as usize;
+        let mut by_worker = BTreeMap::new();
+        let t0 = Instant::now();
+        let mut have = buffer.stored(it).0;
+        have += ingest::ingest(
+            store,
+            buffer,
+            it,
+            target.saturating_sub(have),
+            &mut by_worker,
+        )?;
+        if c.selfplay.workers == 0 {
+            let mut said = None;
+            while have < target {
+                if said.is_none_or(|t: Instant| t.elapsed() > Duration::from_secs(30)) {
+                    println!(
+                        "iteration {it}: {have} of {target} games; waiting for self-play \
+                         workers to upload to {}",
+                        store.location(crate::selfplay::replay::INCOMING).display()
+                    );
+                    said = Some(Instant::now());
+                }
+                std::thread::sleep(Duration::from_millis(500));
+                have += ingest::ingest(store, buffer, it, target - have, &mut by_worker)?;
+            }
+            let sp = SelfPlayStats {
+                games: have as u64,
+                positions: buffer.stored(it).1 as u64,
+                wall: t0.elapsed(),
+                ..SelfPlayStats::default()
+            };
+            return Ok((sp, by_worker));
+        }
+        let generator = if c.selfplay.network == "best" {
+            rundir::load(store, BEST)?
+                .with_context(|| format!("{} is missing", store.location(BEST).display()))?
+                .net()?
+        } else {
+            trainer.net()
+        };
+        let done = have as u32;
+        let todo = c.selfplay.games_per_iteration.saturating_sub(done);
+        let settings = SelfPlaySettings {
+            sims: c.mcts.simulations,
+            params: c.mcts_params(true),
+            temperature_plies: c.mcts.temperature_plies,
+            workers: c.selfplay.workers,
+            concurrent: c.selfplay.concurrent_games,
+            cache_size: c.selfplay.cache_size,
+            progress,
+            move_limit: 0,
+        };
+        type Pending<'b, G> = (
+            Vec<SelfPlayGame>,
+            Option<anyhow::Error>,
+            &'b mut ReplayBuffer<G>,
+        );
+        let pending: Mutex<Pending<G>> = Mutex::new((Vec::new(), None, buffer));
+        let model = state.best_iteration;
+        let flush = |p: &mut Pending<G>| {
+            let games = std::mem::take(&mut p.0);
+            if let Err(e) = p.2.add(&games, it, model)
+                && p.1.is_none()
+            {
+                p.1 = Some(e);
+            }
+        };
+        let seed = Rng::derive(c.run.seed, it as u64) ^ done as u64;
+        let sp = selfplay::play(start, &generator, &settings, todo, seed, |g| {
+            let mut p = pending.lock().expect("shard lock");
+            p.0.push(g);
+            if p.0.len() >= SHARD_GAMES {
+                flush(&mut p);
+            }
+        })?;
+        let mut p = pending.into_inner().expect("shard lock");
+        flush(&mut p);
+        if let Some(e) = p.1 {
+            return Err(e.context("writing a replay shard"));
+        }
+        Ok((sp, by_worker))
     }
 
     /// Takes iteration `state.iteration`, whose checkpoint is at `stage`, to the end:
@@ -348,10 +420,11 @@ impl<G: Baselines> Run<'_, G> {
         mut m: IterationMetrics,
         seconds: f64,
     ) -> anyhow::Result<()> {
-        let (start, c, dir, progress) = (self.start, self.c, self.dir, self.progress);
+        let (start, c, store, progress) = (self.start, self.c, self.store.as_ref(), self.progress);
         let it = state.iteration;
-        let candidate = checkpoint_path(dir, it);
-        let best_path = dir.join(BEST);
+        let key = checkpoint_key(it);
+        // Matches load networks by location (a file, or an object URL).
+        let (candidate, best_path) = (store.location(&key), store.location(BEST));
         m.minutes = state.wall_seconds / 60.0;
         m.iteration_seconds += seconds;
         if stage == Stage::Trained {
@@ -368,17 +441,18 @@ impl<G: Baselines> Run<'_, G> {
                 state.best_iteration = it;
             }
             (m.gating, m.promoted, m.best_iteration) = (gating, promoted, state.best_iteration);
-            save(trainer, state, &candidate, Some((Stage::Gated, &m)))?;
+            save(trainer, state, store, &key, Some((Stage::Gated, &m)))?;
         }
         if stage != Stage::Done {
             // Promotion is redone from the checkpoint if a crash came before or during it.
             if m.promoted
-                && Checkpoint::load(&best_path)
+                && rundir::load(store, BEST)
                     .ok()
+                    .flatten()
                     .map(|b| b.state.best_iteration)
                     != Some(it)
             {
-                save(trainer, state, &best_path, None)?;
+                save(trainer, state, store, BEST, None)?;
             }
             let bl = &c.baseline;
             if bl.every > 0 && bl.games > 0 && it.is_multiple_of(bl.every) {
@@ -389,11 +463,10 @@ impl<G: Baselines> Run<'_, G> {
                     start, c, it, &best_path, "greedy", progress,
                 )?);
             }
-            save(trainer, state, &candidate, Some((Stage::Done, &m)))?;
+            save(trainer, state, store, &key, Some((Stage::Done, &m)))?;
         }
-        let log = dir.join("metrics.jsonl");
-        if metrics::last_iteration(&log)? < it {
-            metrics::append(&log, &m)?;
+        if metrics::last_iteration(store)? < it {
+            metrics::append(store, &m)?;
             println!("{}", summary_line(&m));
         }
         Ok(())

@@ -1,109 +1,82 @@
-//! The run directory, `checkpoints/<run>/`: preparing it, locking it against a second
-//! trainer, and its numbered checkpoints.
+//! A run's store (`checkpoints/<run>/` by default, or `s3://bucket/prefix/<run>`):
+//! preparing it, keeping a second trainer out, and its numbered checkpoints.
 //!
 //! ```text
 //! config.toml          the config this run uses (copied in; a resume compares against it)
-//! run.lock             held (flock) by the trainer working in the directory; names it
+//! run.lock / run.lease held by the trainer working on the run (local flock / S3 lease)
 //! ckpt-000012.ckpt     numbered checkpoints: network, optimizer, counters, random state
 //! best.ckpt            the network that generates self-play games (gated)
 //! replay/shard-*.bin   the replay buffer
+//! incoming/*.bin       games uploaded by self-play workers, not yet taken in
+//! rejected/*.bin       uploads that failed their checks (kept for inspection)
 //! metrics.jsonl        one line per iteration
+//! finished             present once the run has done all its iterations
 //! ```
-//!
-//! The lock is an advisory `flock` on `run.lock`: the kernel drops it when its holder
-//! dies, so a killed trainer never blocks a resume, while a live one makes a second
-//! `train` on the same run refuse, naming the holder's pid and host.
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::any::Any;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
 use super::run::TrainOptions;
 use crate::config::Config;
 use crate::nn::checkpoint::Checkpoint;
-use crate::storage;
+use crate::store::{self, Store};
 
-pub const LOCK: &str = "run.lock";
+/// The trainer's lock on a run, held until dropped.
+pub type RunLock = Box<dyn Any + Send>;
 
-/// The lock on a run directory, held until dropped.
-#[derive(Debug)]
-pub struct RunLock {
-    _file: File,
+/// The config copy's key.
+pub const CONFIG: &str = "config.toml";
+
+pub fn checkpoint_key(iteration: u32) -> String {
+    format!("ckpt-{iteration:06}.ckpt")
 }
 
-impl RunLock {
-    /// Takes the lock on `dir` (which must exist), or says who holds it.
-    pub fn acquire(dir: &Path) -> anyhow::Result<RunLock> {
-        let path = dir.join(LOCK);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("opening the lock file {}", path.display()))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                bail!(
-                    "{} is in use by another trainer ({}); wait for it to finish or stop it",
-                    dir.display(),
-                    crate::limits::clip(holder.trim())
-                );
-            }
-            Err(TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("locking {}", path.display()));
-            }
-        }
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
-            .or_else(|| std::env::var("HOSTNAME").ok())
-            .unwrap_or_else(|| "an unknown host".into());
-        file.set_len(0)
-            .and_then(|_| write!(file, "pid {} on {}", std::process::id(), host.trim()))
-            .and_then(|_| file.sync_all())
-            .with_context(|| format!("writing {}", path.display()))?;
-        Ok(RunLock { _file: file })
-    }
-}
-
-pub fn checkpoint_path(dir: &Path, iteration: u32) -> PathBuf {
-    dir.join(format!("ckpt-{iteration:06}.ckpt"))
-}
-
-/// Numbered checkpoints in `dir`, ascending.
-pub fn checkpoints(dir: &Path) -> anyhow::Result<Vec<(u32, PathBuf)>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if let Some(n) = name
-            .strip_prefix("ckpt-")
-            .and_then(|s| s.strip_suffix(".ckpt"))
-            .and_then(|s| s.parse().ok())
-        {
-            out.push((n, path));
-        }
-    }
+/// Numbered checkpoints in the run, ascending.
+pub fn checkpoints(store: &dyn Store) -> anyhow::Result<Vec<(u32, String)>> {
+    let mut out: Vec<(u32, String)> = store
+        .list("ckpt-")?
+        .into_iter()
+        .filter_map(|key| {
+            let n = key
+                .strip_prefix("ckpt-")?
+                .strip_suffix(".ckpt")?
+                .parse()
+                .ok()?;
+            Some((n, key))
+        })
+        .collect();
     out.sort();
     Ok(out)
 }
 
+/// Reads and checks the checkpoint `key` of the run.
+pub fn load(store: &dyn Store, key: &str) -> anyhow::Result<Option<Checkpoint>> {
+    let what = store.location(key).display().to_string();
+    store
+        .get(key, crate::limits::MAX_MODEL_BYTES)?
+        .map(|bytes| Checkpoint::from_bytes(&bytes, &what))
+        .transpose()
+}
+
 /// The newest numbered checkpoint, after checking that it holds the iteration its name
 /// says (a renamed or copied file would roll the run back).
-pub fn latest(dir: &Path) -> anyhow::Result<Option<Checkpoint>> {
-    let Some((n, path)) = checkpoints(dir)?.pop() else {
+pub fn latest(store: &dyn Store) -> anyhow::Result<Option<Checkpoint>> {
+    let Some((n, key)) = checkpoints(store)?.pop() else {
         return Ok(None);
     };
-    let ckpt = Checkpoint::load(&path)?;
+    let Some(ckpt) = load(store, &key)? else {
+        bail!(
+            "{}: deleted while the run was read",
+            store.location(&key).display()
+        );
+    };
     if ckpt.state.iteration != n {
         bail!(
             "{} holds iteration {}, not {n}: renamed or copied? Move it out of the run \
-             directory to resume from the checkpoint before it",
-            path.display(),
+             to resume from the checkpoint before it",
+            store.location(&key).display(),
             ckpt.state.iteration
         );
     }
@@ -111,54 +84,65 @@ pub fn latest(dir: &Path) -> anyhow::Result<Option<Checkpoint>> {
 }
 
 /// Deletes all but the newest `keep` numbered checkpoints.
-pub fn prune_checkpoints(dir: &Path, keep: u32) -> anyhow::Result<()> {
-    let all = checkpoints(dir)?;
+pub fn prune_checkpoints(store: &dyn Store, keep: u32) -> anyhow::Result<()> {
+    let all = checkpoints(store)?;
     let excess = all.len().saturating_sub(keep as usize);
-    for (_, path) in &all[..excess] {
-        std::fs::remove_file(path).with_context(|| format!("deleting {}", path.display()))?;
+    for (_, key) in &all[..excess] {
+        store.delete(key)?;
     }
     Ok(())
 }
 
-/// Prepares and locks the run directory; returns it with its lock.
-pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(PathBuf, RunLock)> {
-    let dir = opts.root.join(&config.run.name);
-    let copy = dir.join("config.toml");
-    if dir.exists() && !copy.exists() && !opts.fresh {
-        // Only a lock and temporary files: a trainer killed before its first config copy.
-        let foreign = std::fs::read_dir(&dir)?.filter_map(|e| e.ok()).any(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name != LOCK && !(name.starts_with('.') && name.ends_with(".tmp"))
-        });
-        if foreign {
-            bail!(
-                "{} exists but holds no config.toml: not a run directory; refusing to write into it",
-                dir.display()
-            );
-        }
+/// Opens, locks and prepares the run's store; returns it with its lock.
+pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn Store>, RunLock)> {
+    let url = store::join(&opts.root, &config.run.name);
+    let mut run = store::open(&url)?;
+    if run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?.is_none()
+        && !opts.fresh
+        && !run.list("")?.is_empty()
+    {
+        bail!(
+            "{} exists but holds no {CONFIG}: not a run; refusing to write into it",
+            run.url()
+        );
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut lock = RunLock::acquire(&dir)?;
-    if opts.fresh && std::fs::read_dir(&dir)?.any(|e| e.is_ok_and(|e| e.file_name() != LOCK)) {
+    if let Some(dir) = run.local_dir() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut lock = run.lock(opts.lease_seconds)?;
+    // Read again under the lock: another trainer may have started the run meanwhile.
+    let saved = run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?;
+    if opts.fresh && !run.list("")?.is_empty() {
+        let Some(dir) = run.local_dir().map(|d| d.to_path_buf()) else {
+            bail!(
+                "--fresh moves a local run aside; {} is in an object store: delete its objects \
+                 or choose another run.name",
+                run.url()
+            );
+        };
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)?
             .as_secs();
-        let aside = opts.root.join(format!("{}-old-{secs}", config.run.name));
+        let aside = store::join(&opts.root, &format!("{}-old-{secs}", config.run.name));
         std::fs::rename(&dir, &aside)
-            .with_context(|| format!("moving the old run aside to {}", aside.display()))?;
-        println!("--fresh: the previous run was moved to {}", aside.display());
+            .with_context(|| format!("moving the old run aside to {aside}"))?;
+        println!("--fresh: the previous run was moved to {aside}");
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        lock = RunLock::acquire(&dir)?;
-    } else if copy.exists() {
-        let old = Config::load(&copy).context("the run's saved config")?;
+        drop(lock);
+        run = store::open(&url)?;
+        lock = run.lock(opts.lease_seconds)?;
+    } else if let Some(bytes) = saved {
+        let text = String::from_utf8(bytes).context("the run's saved config is not UTF-8")?;
+        let old = Config::parse(&text, &run.location(CONFIG).display().to_string())
+            .context("the run's saved config")?;
         if let Some((field, a, b)) = old.incompatible_change(config) {
             bail!(
                 "{} was trained with {field} = {a}, the config now says {b}; this cannot resume. \
                  Use --fresh to start over (the old run is moved aside) or another run.name",
-                dir.display()
+                run.url()
             );
         }
     }
-    storage::write_atomic(&copy, config.to_toml().as_bytes())?;
-    Ok((dir, lock))
+    run.put(CONFIG, config.to_toml().as_bytes())?;
+    Ok((run, lock))
 }

@@ -1,0 +1,60 @@
+//! `contagion selfplay`: a self-play worker that uploads games to a run's store.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{GameKind, with_game};
+use crate::config::Config;
+use crate::selfplay::worker::{WorkerOptions, run as run_worker};
+
+#[derive(Debug, Args)]
+pub struct SelfplayArgs {
+    /// The run's TOML config (the same file the trainer uses).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Where runs live: a directory or s3://bucket/prefix (credentials and endpoint from
+    /// AWS_* variables); the worker plays for <store>/<run.name>.
+    #[arg(long)]
+    pub store: String,
+    /// This worker's name in its uploads and in the trainer's metrics (letters, digits,
+    /// '-', '_', '.'); default: the host name.
+    #[arg(long)]
+    pub worker_id: Option<String>,
+    /// Threads playing games (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_THREADS as u64))]
+    pub threads: Option<u64>,
+    /// Stop after this many games (default 0: until the run is finished).
+    #[arg(long, default_value_t = 0)]
+    pub games: u64,
+    /// Finished games per upload (fewer: more, smaller objects; a killed worker loses at
+    /// most this many minus one finished games).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub shard_games: u64,
+    /// No progress bars (a line per model change and the final figures still print).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+    let config = Config::load(&args.config)?;
+    let id = match args.worker_id {
+        Some(id) => id,
+        None => std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "worker".into()),
+    };
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let opts = WorkerOptions {
+        root: args.store,
+        id,
+        threads,
+        games: args.games,
+        shard_games: args.shard_games as usize,
+        progress: !args.quiet,
+    };
+    with_game!(GameKind::from_name(&config.run.game)?, start => run_worker(start, &config, &opts))
+}

@@ -1,0 +1,343 @@
+//! The S3 store, `s3://bucket/prefix`, through the `object_store` crate: AWS S3 or any
+//! S3-compatible server (MinIO, SeaweedFS, Ceph, R2 …).
+//!
+//! Settings come from the standard AWS environment variables, read by
+//! `AmazonS3Builder::from_env`: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//! `AWS_REGION` (default `us-east-1`), `AWS_ENDPOINT` for a server other than AWS, and
+//! `AWS_ALLOW_HTTP=true` for a plain-http endpoint. Opening the store lists its prefix
+//! once, so a missing bucket, wrong credentials or an unreachable endpoint are reported
+//! at once, by name. Failed requests are retried with exponential backoff (object_store's
+//! retry layer, up to 30 s) before an error is returned.
+//!
+//! **Lease.** S3 has no locks, so a trainer holds `run.lease`, a small JSON object naming
+//! the holder and an expiry time, renewed every third of its lifetime by a thread. A
+//! second trainer refuses while the lease is live; a killed trainer's lease simply
+//! expires, so it never blocks a resume for longer than `--lease-seconds`. A trainer
+//! that finds its lease taken (it was paused past the expiry and another took over)
+//! stops at once rather than train beside the other.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use futures::TryStreamExt;
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::path::Path as ObjectPath;
+use object_store::{
+    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+};
+use serde::{Deserialize, Serialize};
+
+use super::Store;
+
+/// The lease object of a run.
+pub const LEASE: &str = "run.lease";
+
+pub struct S3Store {
+    bucket: String,
+    prefix: String,
+    client: Arc<AmazonS3>,
+    runtime: Arc<tokio::runtime::Runtime>,
+}
+
+fn credentials_present() -> bool {
+    [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    ]
+    .iter()
+    .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
+impl S3Store {
+    /// Opens `bucket[/prefix]` (the URL after `s3://`) and checks that it can be listed.
+    pub fn open(rest: &str) -> anyhow::Result<S3Store> {
+        let url = format!("s3://{rest}");
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        let prefix = prefix.trim_matches('/').to_string();
+        if bucket.is_empty() {
+            bail!(
+                "store '{}': no bucket; write s3://bucket/prefix",
+                crate::limits::clip(&url)
+            );
+        }
+        if !credentials_present() {
+            bail!(
+                "{}: no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \
+                 (and AWS_ENDPOINT, AWS_ALLOW_HTTP=true for a local http server)",
+                crate::limits::clip(&url)
+            );
+        }
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(200),
+                max_backoff: Duration::from_secs(5),
+                base: 2.0,
+            },
+            max_retries: 6,
+            retry_timeout: Duration::from_secs(30),
+        };
+        let client = AmazonS3Builder::from_env()
+            .with_bucket_name(bucket)
+            .with_retry(retry)
+            .with_client_options(
+                ClientOptions::new()
+                    .with_connect_timeout(Duration::from_secs(5))
+                    .with_timeout(Duration::from_secs(120)),
+            )
+            .build()
+            .with_context(|| format!("{url}: the S3 settings"))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("s3")
+            .enable_all()
+            .build()
+            .context("starting the S3 client's runtime")?;
+        let store = S3Store {
+            bucket: bucket.to_string(),
+            prefix,
+            client: Arc::new(client),
+            runtime: Arc::new(runtime),
+        };
+        store.list("").with_context(|| {
+            format!(
+                "{url}: cannot list the bucket (missing bucket, wrong credentials or endpoint?)"
+            )
+        })?;
+        Ok(store)
+    }
+
+    fn path(&self, key: &str) -> ObjectPath {
+        ObjectPath::from(if self.prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}/{key}", self.prefix)
+        })
+    }
+
+    fn what(&self, key: &str) -> String {
+        format!("{}/{key}", self.url())
+    }
+
+    fn block<T>(&self, f: impl std::future::Future<Output = T>) -> T {
+        self.runtime.block_on(f)
+    }
+}
+
+impl Store for S3Store {
+    fn url(&self) -> String {
+        match self.prefix.as_str() {
+            "" => format!("s3://{}", self.bucket),
+            p => format!("s3://{}/{p}", self.bucket),
+        }
+    }
+
+    fn put(&self, key: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        let payload = PutPayload::from(bytes.to_vec());
+        self.block(self.client.put(&self.path(key), payload))
+            .with_context(|| format!("writing {}", self.what(key)))?;
+        Ok(())
+    }
+
+    fn get(&self, key: &str, limit: u64) -> anyhow::Result<Option<Vec<u8>>> {
+        let what = self.what(key);
+        self.block(async {
+            let result = match self.client.get(&self.path(key)).await {
+                Ok(r) => r,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(e).with_context(|| format!("reading {what}")),
+            };
+            if result.meta.size > limit {
+                bail!(
+                    "{what}: {} bytes, more than the {limit} allowed",
+                    result.meta.size
+                );
+            }
+            let bytes = result
+                .bytes()
+                .await
+                .with_context(|| format!("reading {what}"))?;
+            Ok(Some(bytes.to_vec()))
+        })
+    }
+
+    fn tag(&self, key: &str) -> anyhow::Result<Option<String>> {
+        match self.block(self.client.head(&self.path(key))) {
+            Ok(meta) => Ok(Some(format!(
+                "{}/{}/{}",
+                meta.e_tag.unwrap_or_default(),
+                meta.last_modified,
+                meta.size
+            ))),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("reading {}", self.what(key))),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> anyhow::Result<Vec<String>> {
+        let (dir, rest) = prefix.rsplit_once('/').unwrap_or(("", prefix));
+        let root = match (self.prefix.as_str(), dir) {
+            ("", "") => None,
+            ("", d) => Some(ObjectPath::from(d)),
+            (p, "") => Some(ObjectPath::from(p)),
+            (p, d) => Some(ObjectPath::from(format!("{p}/{d}"))),
+        };
+        let skip = match self.prefix.as_str() {
+            "" => 0,
+            p => p.len() + 1,
+        };
+        let folder = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let metas: Vec<_> = self
+            .block(self.client.list(root.as_ref()).try_collect())
+            .with_context(|| format!("listing {}", self.what(prefix)))?;
+        let mut keys: Vec<String> = metas
+            .into_iter()
+            .filter_map(|m| m.location.as_ref().get(skip..).map(str::to_string))
+            .filter(|k| k.starts_with(&folder) && k[folder.len()..].starts_with(rest))
+            .filter(|k| k != LEASE)
+            .collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    fn delete(&self, key: &str) -> anyhow::Result<()> {
+        match self.block(self.client.delete(&self.path(key))) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e).with_context(|| format!("deleting {}", self.what(key))),
+        }
+    }
+
+    fn lock(&self, lease_seconds: u64) -> anyhow::Result<Box<dyn Any + Send>> {
+        Ok(Box::new(Lease::acquire(
+            self.clone_handle(),
+            lease_seconds,
+        )?))
+    }
+}
+
+impl S3Store {
+    fn clone_handle(&self) -> S3Store {
+        S3Store {
+            bucket: self.bucket.clone(),
+            prefix: self.prefix.clone(),
+            client: self.client.clone(),
+            runtime: self.runtime.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct LeaseRecord {
+    holder: String,
+    /// Milliseconds since the Unix epoch.
+    expires: u64,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn read_lease(store: &S3Store) -> anyhow::Result<Option<LeaseRecord>> {
+    let Some(bytes) = store.get(LEASE, 1 << 16)? else {
+        return Ok(None);
+    };
+    // An unreadable lease is treated as expired: it cannot name a live holder.
+    Ok(serde_json::from_slice(&bytes).ok())
+}
+
+fn write_lease(store: &S3Store, holder: &str, seconds: u64) -> anyhow::Result<()> {
+    let record = LeaseRecord {
+        holder: holder.to_string(),
+        expires: now_ms() + seconds * 1000,
+    };
+    store.put(LEASE, &serde_json::to_vec(&record)?)
+}
+
+/// A trainer's lease on an S3 run, renewed by a thread until dropped.
+pub struct Lease {
+    stop: Arc<AtomicBool>,
+    renewer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Lease {
+    fn acquire(store: S3Store, seconds: u64) -> anyhow::Result<Lease> {
+        let seconds = seconds.max(1);
+        let me = super::local::holder();
+        if let Some(old) = read_lease(&store)?
+            && old.holder != me
+            && old.expires > now_ms()
+        {
+            bail!(
+                "{} is in use by another trainer ({}); its lease expires in {:.0} s unless renewed",
+                store.url(),
+                crate::limits::clip(&old.holder),
+                (old.expires - now_ms()) as f64 / 1000.0
+            );
+        }
+        write_lease(&store, &me, seconds)?;
+        // Two trainers racing for an expired lease: the last writer wins, the other sees it.
+        std::thread::sleep(Duration::from_millis(300));
+        if read_lease(&store)?.is_none_or(|r| r.holder != me) {
+            bail!(
+                "{}: another trainer took the lease at the same moment",
+                store.url()
+            );
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let renewer = std::thread::spawn(move || {
+            let period = Duration::from_millis(seconds * 1000 / 3);
+            let mut waited = Duration::ZERO;
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                waited += Duration::from_millis(100);
+                if waited < period {
+                    continue;
+                }
+                waited = Duration::ZERO;
+                match read_lease(&store) {
+                    Ok(Some(r)) if r.holder != me => {
+                        eprintln!(
+                            "error: {}: the lease was taken by {}; stopping so that two trainers never write one run",
+                            store.url(),
+                            r.holder
+                        );
+                        std::process::exit(3);
+                    }
+                    Ok(_) => {
+                        if let Err(e) = write_lease(&store, &me, seconds) {
+                            eprintln!("warning: renewing the lease: {e:#}");
+                        }
+                    }
+                    Err(e) => eprintln!("warning: reading the lease: {e:#}"),
+                }
+            }
+            if read_lease(&store).is_ok_and(|r| r.is_some_and(|r| r.holder == me)) {
+                let _ = store.delete(LEASE);
+            }
+        });
+        Ok(Lease {
+            stop,
+            renewer: Some(renewer),
+        })
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.renewer.take() {
+            let _ = t.join();
+        }
+    }
+}
