@@ -66,7 +66,12 @@ pub fn read_text(path: &Path, max: u64) -> anyhow::Result<String> {
 /// `text` for quoting in a message: at most [`MAX_ECHO_CHARS`] characters, with the
 /// length of the rest when it is cut.
 pub fn clip(text: &str) -> String {
-    match text.char_indices().nth(MAX_ECHO_CHARS) {
+    clip_to(text, MAX_ECHO_CHARS)
+}
+
+/// [`clip`] to `chars` characters.
+pub fn clip_to(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
         None => text.to_string(),
         Some((cut, _)) => format!(
             "{}… ({} more characters)",

@@ -81,11 +81,15 @@ impl S3Store {
             max_retries: 6,
             retry_timeout: Duration::from_secs(30),
         };
+        // Client options given here replace those from the environment: keep AWS_ALLOW_HTTP.
+        let allow_http = std::env::var("AWS_ALLOW_HTTP")
+            .is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1");
         let client = AmazonS3Builder::from_env()
             .with_bucket_name(bucket)
             .with_retry(retry)
             .with_client_options(
                 ClientOptions::new()
+                    .with_allow_http(allow_http)
                     .with_connect_timeout(Duration::from_secs(5))
                     .with_timeout(Duration::from_secs(120)),
             )
@@ -103,11 +107,10 @@ impl S3Store {
             client: Arc::new(client),
             runtime: Arc::new(runtime),
         };
-        store.list("").with_context(|| {
-            format!(
-                "{url}: cannot list the bucket (missing bucket, wrong credentials or endpoint?)"
-            )
-        })?;
+        if let Err(e) = store.list("") {
+            let endpoint = std::env::var("AWS_ENDPOINT").unwrap_or_else(|_| "AWS S3".into());
+            bail!("{e} (endpoint {endpoint})");
+        }
         Ok(store)
     }
 
@@ -139,7 +142,7 @@ impl Store for S3Store {
     fn put(&self, key: &str, bytes: &[u8]) -> anyhow::Result<()> {
         let payload = PutPayload::from(bytes.to_vec());
         self.block(self.client.put(&self.path(key), payload))
-            .with_context(|| format!("writing {}", self.what(key)))?;
+            .map_err(|e| brief(&e, "writing", &self.what(key)))?;
         Ok(())
     }
 
@@ -149,7 +152,7 @@ impl Store for S3Store {
             let result = match self.client.get(&self.path(key)).await {
                 Ok(r) => r,
                 Err(object_store::Error::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(e).with_context(|| format!("reading {what}")),
+                Err(e) => return Err(brief(&e, "reading", &what)),
             };
             if result.meta.size > limit {
                 bail!(
@@ -160,7 +163,7 @@ impl Store for S3Store {
             let bytes = result
                 .bytes()
                 .await
-                .with_context(|| format!("reading {what}"))?;
+                .map_err(|e| brief(&e, "reading", &what))?;
             Ok(Some(bytes.to_vec()))
         })
     }
@@ -174,7 +177,7 @@ impl Store for S3Store {
                 meta.size
             ))),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("reading {}", self.what(key))),
+            Err(e) => Err(brief(&e, "reading", &self.what(key))),
         }
     }
 
@@ -197,7 +200,7 @@ impl Store for S3Store {
         };
         let metas: Vec<_> = self
             .block(self.client.list(root.as_ref()).try_collect())
-            .with_context(|| format!("listing {}", self.what(prefix)))?;
+            .map_err(|e| brief(&e, "listing", &self.what(prefix)))?;
         let mut keys: Vec<String> = metas
             .into_iter()
             .filter_map(|m| m.location.as_ref().get(skip..).map(str::to_string))
@@ -211,7 +214,7 @@ impl Store for S3Store {
     fn delete(&self, key: &str) -> anyhow::Result<()> {
         match self.block(self.client.delete(&self.path(key))) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(e).with_context(|| format!("deleting {}", self.what(key))),
+            Err(e) => Err(brief(&e, "deleting", &self.what(key))),
         }
     }
 
@@ -232,6 +235,48 @@ impl S3Store {
             runtime: self.runtime.clone(),
         }
     }
+}
+
+/// A short error for `doing` `what`: the S3 error code and message, or the network
+/// failure, instead of object_store's whole chain (which repeats the request thrice).
+fn brief(e: &object_store::Error, doing: &str, what: &str) -> anyhow::Error {
+    let text = e.to_string();
+    let between = |a: &str, b: &str| {
+        let start = text.find(a)? + a.len();
+        Some(text[start..start + text[start..].find(b)?].to_string())
+    };
+    let why = match (
+        between("<Code>", "</Code>"),
+        between("<Message>", "</Message>"),
+    ) {
+        (Some(code), _) if code == "NoSuchBucket" => {
+            "the bucket does not exist (create it first)".to_string()
+        }
+        (Some(code), _)
+            if [
+                "SignatureDoesNotMatch",
+                "InvalidAccessKeyId",
+                "AccessDenied",
+            ]
+            .contains(&code.as_str()) =>
+        {
+            format!("{code}: access denied; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+        }
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        _ => {
+            let mut source: &dyn std::error::Error = e;
+            while let Some(inner) = source.source() {
+                source = inner;
+            }
+            let last = source.to_string();
+            if text.contains("after") && text.contains("retries") {
+                format!("{last} (after retrying)")
+            } else {
+                last
+            }
+        }
+    };
+    anyhow::anyhow!("{doing} {what}: {}", crate::limits::clip_to(&why, 300))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
