@@ -13,7 +13,7 @@
 //! Sampling draws positions uniformly from the window; training maps each through a
 //! random symmetry (see `train`).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
@@ -103,6 +103,7 @@ pub struct Sample<G> {
 struct ShardInfo {
     key: String,
     iteration: u32,
+    worker: String,
     seq: u32,
     games: usize,
     positions: usize,
@@ -206,6 +207,7 @@ impl<G: Game> ReplayBuffer<G> {
         self.shards.push(ShardInfo {
             key,
             iteration: shard.iteration,
+            worker: shard.worker.clone(),
             seq,
             games: shard.games.len(),
             positions: new.len(),
@@ -295,6 +297,17 @@ impl<G: Game> ReplayBuffer<G> {
             .iter()
             .filter(|s| s.iteration == iteration)
             .fold((0, 0), |(g, p), s| (g + s.games, p + s.positions))
+    }
+
+    /// Games stored for `iteration` that self-play workers played, by worker id.
+    pub fn worker_games(&self, iteration: u32) -> BTreeMap<String, u32> {
+        let mut out = BTreeMap::new();
+        for s in self.shards.iter().filter(|s| s.iteration == iteration) {
+            if !s.worker.is_empty() {
+                *out.entry(s.worker.clone()).or_default() += s.games as u32;
+            }
+        }
+        out
     }
 
     /// Positions in the window.

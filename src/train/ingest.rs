@@ -8,21 +8,17 @@
 //! origin and only deletes the upload: no game is lost or counted twice. An upload that
 //! fails its checks is moved to `rejected/` with a warning naming what is wrong.
 
-use std::collections::BTreeMap;
-
 use crate::games::Game;
 use crate::selfplay::replay::{INCOMING, REJECTED, ReplayBuffer, Shard};
 use crate::store::Store;
 
-/// Takes waiting uploads, oldest key first, into `buffer` as shards of `iteration` until
-/// at least `want` games came in (or none is left); counts them by worker in `by_worker`.
-/// Returns the games taken.
+/// Takes waiting uploads, in key order, into `buffer` as shards of `iteration` until at
+/// least `want` games came in (or none is left). Returns the games taken.
 pub fn ingest<G: Game>(
     store: &dyn Store,
     buffer: &mut ReplayBuffer<G>,
     iteration: u32,
     want: usize,
-    by_worker: &mut BTreeMap<String, u32>,
 ) -> anyhow::Result<usize> {
     let mut got = 0;
     for key in store.list(INCOMING)? {
@@ -45,7 +41,6 @@ pub fn ingest<G: Game>(
         match checked {
             Ok(mut shard) => {
                 let n = shard.games.len();
-                *by_worker.entry(shard.worker.clone()).or_default() += n as u32;
                 shard.iteration = iteration;
                 shard.origin = key.clone();
                 buffer.add_shard(shard)?;

@@ -13,7 +13,6 @@
 //! finishes an unfinished iteration (gate, promotion, baselines, metrics line) before
 //! starting the next, and writes a metrics line at most once per iteration.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -249,7 +248,7 @@ impl<G: Baselines> Run<'_, G> {
         let it = state.iteration + 1;
         let mut rng = Rng::from_state(state.rng);
         // 1. Games: uploads from self-play workers, then the trainer's own self-play.
-        let (sp, worker_games) = self.gather(trainer, state, buffer, it)?;
+        let sp = self.gather(trainer, state, buffer, it)?;
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
         let (games, positions) = buffer.stored(it);
@@ -299,7 +298,7 @@ impl<G: Baselines> Run<'_, G> {
             best_iteration: state.best_iteration,
             vs_baseline: None,
             vs_greedy: None,
-            worker_games,
+            worker_games: buffer.worker_games(it),
         };
         let store = self.store.as_ref();
         save(
@@ -317,26 +316,19 @@ impl<G: Baselines> Run<'_, G> {
     /// workers, then, with `selfplay.workers > 0`, the trainer's own self-play with the
     /// latest or the best network (games go to shards as they finish); with
     /// `selfplay.workers = 0` it waits for the workers instead. Returns the self-play
-    /// figures and the games taken from each worker.
+    /// figures.
     fn gather(
         &self,
         trainer: &Trainer,
         state: &TrainState,
         buffer: &mut ReplayBuffer<G>,
         it: u32,
-    ) -> anyhow::Result<(SelfPlayStats, BTreeMap<String, u32>)> {
+    ) -> anyhow::Result<SelfPlayStats> {
         let (start, c, store, progress) = (self.start, self.c, self.store.as_ref(), self.progress);
         let target = c.selfplay.games_per_iteration as usize;
-        let mut by_worker = BTreeMap::new();
         let t0 = Instant::now();
         let mut have = buffer.stored(it).0;
-        have += ingest::ingest(
-            store,
-            buffer,
-            it,
-            target.saturating_sub(have),
-            &mut by_worker,
-        )?;
+        have += ingest::ingest(store, buffer, it, target.saturating_sub(have))?;
         if c.selfplay.workers == 0 {
             let mut said = None;
             while have < target {
@@ -349,7 +341,7 @@ impl<G: Baselines> Run<'_, G> {
                     said = Some(Instant::now());
                 }
                 std::thread::sleep(Duration::from_millis(500));
-                have += ingest::ingest(store, buffer, it, target - have, &mut by_worker)?;
+                have += ingest::ingest(store, buffer, it, target - have)?;
             }
             let sp = SelfPlayStats {
                 games: have as u64,
@@ -357,7 +349,7 @@ impl<G: Baselines> Run<'_, G> {
                 wall: t0.elapsed(),
                 ..SelfPlayStats::default()
             };
-            return Ok((sp, by_worker));
+            return Ok(sp);
         }
         let generator = if c.selfplay.network == "best" {
             rundir::load(store, BEST)?
@@ -406,7 +398,7 @@ impl<G: Baselines> Run<'_, G> {
         if let Some(e) = p.1 {
             return Err(e.context("writing a replay shard"));
         }
-        Ok((sp, by_worker))
+        Ok(sp)
     }
 
     /// Takes iteration `state.iteration`, whose checkpoint is at `stage`, to the end:

@@ -21,6 +21,7 @@ use anyhow::{Context, bail};
 use super::run::TrainOptions;
 use crate::config::Config;
 use crate::nn::checkpoint::Checkpoint;
+use crate::selfplay::replay::INCOMING;
 use crate::store::{self, Store};
 
 /// The trainer's lock on a run, held until dropped.
@@ -97,9 +98,13 @@ pub fn prune_checkpoints(store: &dyn Store, keep: u32) -> anyhow::Result<()> {
 pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn Store>, RunLock)> {
     let url = store::join(&opts.root, &config.run.name);
     let mut run = store::open(&url)?;
+    // Workers may upload before the trainer's first start: their uploads are not foreign.
+    let foreign = |run: &dyn Store| -> anyhow::Result<bool> {
+        Ok(run.list("")?.iter().any(|k| !k.starts_with(INCOMING)))
+    };
     if run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?.is_none()
         && !opts.fresh
-        && !run.list("")?.is_empty()
+        && foreign(run.as_ref())?
     {
         bail!(
             "{} exists but holds no {CONFIG}: not a run; refusing to write into it",
@@ -112,7 +117,7 @@ pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn 
     let mut lock = run.lock(opts.lease_seconds)?;
     // Read again under the lock: another trainer may have started the run meanwhile.
     let saved = run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?;
-    if opts.fresh && !run.list("")?.is_empty() {
+    if opts.fresh && foreign(run.as_ref())? {
         let Some(dir) = run.local_dir().map(|d| d.to_path_buf()) else {
             bail!(
                 "--fresh moves a local run aside; {} is in an object store: delete its objects \

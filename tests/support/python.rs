@@ -1,12 +1,14 @@
-//! The Python the front-end tests run: `python3` itself when it has numpy, otherwise a
-//! virtual environment under `target/` made on first use with numpy installed from PyPI
-//! (so the README's test command needs nothing but Rust and Python 3). Test binaries
-//! running at once share it: the first to arrive builds it under a file lock.
+//! What the tests need from outside Rust, installed without touching the system: a
+//! virtual environment under `target/test-python` made on first use from
+//! `tests/requirements.txt` (numpy for the export consumer, SeaweedFS's `weed` binary
+//! for the S3 test), so the README's test command needs nothing but Rust and Python 3.
+//! Test binaries running at once share it: the first to arrive builds it under a lock.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+#[allow(dead_code)] // each test binary uses some of these helpers
 fn has_numpy(python: &str) -> bool {
     Command::new(python)
         .args(["-c", "import numpy"])
@@ -24,27 +26,49 @@ fn run(cmd: &mut Command) {
     );
 }
 
-/// A Python 3 interpreter with numpy; panics (failing the test) if none can be made.
+/// The test venv's `bin/` directory, made (and filled from the requirements) on first use.
+fn venv_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let dir = root.join("target/test-python");
+        std::fs::create_dir_all(&dir).expect("creating target/test-python");
+        let lock = std::fs::File::create(dir.join(".lock")).expect("the venv lock");
+        lock.lock().expect("locking the venv");
+        let bin = dir.join("venv/bin");
+        let requirements = root.join("tests/requirements.txt");
+        let done = dir.join("venv/.installed");
+        let wanted = std::fs::read(&requirements).expect("tests/requirements.txt");
+        if std::fs::read(&done).ok() != Some(wanted.clone()) {
+            run(Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(dir.join("venv")));
+            run(Command::new(bin.join("python3"))
+                .args(["-m", "pip", "install", "--quiet", "-r"])
+                .arg(&requirements));
+            std::fs::write(&done, wanted).expect("marking the venv complete");
+        }
+        bin
+    })
+    .clone()
+}
+
+/// A Python 3 interpreter with numpy: `python3` itself when it has numpy, else the
+/// test venv's; panics (failing the test) if none can be made.
+#[allow(dead_code)]
 pub fn python3() -> String {
-    static PYTHON: OnceLock<String> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            if has_numpy("python3") {
-                return "python3".into();
-            }
-            let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-python");
-            std::fs::create_dir_all(&dir).expect("creating target/test-python");
-            let lock = std::fs::File::create(dir.join(".lock")).expect("the venv lock");
-            lock.lock().expect("locking the venv");
-            let python = dir.join("venv/bin/python3").display().to_string();
-            if !has_numpy(&python) {
-                run(Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(dir.join("venv")));
-                run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "numpy"]));
-            }
-            assert!(has_numpy(&python), "{python} still cannot import numpy");
-            python
-        })
-        .clone()
+    if has_numpy("python3") {
+        return "python3".into();
+    }
+    let python = venv_bin().join("python3").display().to_string();
+    assert!(has_numpy(&python), "{python} still cannot import numpy");
+    python
+}
+
+/// SeaweedFS's `weed` binary from the test venv.
+#[allow(dead_code)]
+pub fn weed() -> PathBuf {
+    let weed = venv_bin().join("weed");
+    assert!(weed.is_file(), "{} is missing", weed.display());
+    weed
 }
