@@ -74,6 +74,9 @@ pub struct IterationMetrics {
     /// worker id; empty when the trainer played them all.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub worker_games: BTreeMap<String, u32>,
+    /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).
+    #[serde(default)]
+    pub ingest_seconds: f64,
 }
 
 /// The metrics log's key in a run's store.

@@ -248,7 +248,7 @@ impl<G: Baselines> Run<'_, G> {
         let it = state.iteration + 1;
         let mut rng = Rng::from_state(state.rng);
         // 1. Games: uploads from self-play workers, then the trainer's own self-play.
-        let sp = self.gather(trainer, state, buffer, it)?;
+        let (sp, ingest_seconds) = self.gather(trainer, state, buffer, it)?;
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
         let (games, positions) = buffer.stored(it);
@@ -299,6 +299,7 @@ impl<G: Baselines> Run<'_, G> {
             vs_baseline: None,
             vs_greedy: None,
             worker_games: buffer.worker_games(it),
+            ingest_seconds,
         };
         let store = self.store.as_ref();
         save(
@@ -316,19 +317,26 @@ impl<G: Baselines> Run<'_, G> {
     /// workers, then, with `selfplay.workers > 0`, the trainer's own self-play with the
     /// latest or the best network (games go to shards as they finish); with
     /// `selfplay.workers = 0` it waits for the workers instead. Returns the self-play
-    /// figures.
+    /// figures and the seconds spent taking uploads in.
     fn gather(
         &self,
         trainer: &Trainer,
         state: &TrainState,
         buffer: &mut ReplayBuffer<G>,
         it: u32,
-    ) -> anyhow::Result<SelfPlayStats> {
+    ) -> anyhow::Result<(SelfPlayStats, f64)> {
         let (start, c, store, progress) = (self.start, self.c, self.store.as_ref(), self.progress);
         let target = c.selfplay.games_per_iteration as usize;
         let t0 = Instant::now();
         let mut have = buffer.stored(it).0;
-        have += ingest::ingest(store, buffer, it, target.saturating_sub(have))?;
+        let mut ingest_time = Duration::ZERO;
+        let mut take_in = |buffer: &mut ReplayBuffer<G>, want: usize| {
+            let t = Instant::now();
+            let got = ingest::ingest(store, buffer, it, want);
+            ingest_time += t.elapsed();
+            got
+        };
+        have += take_in(buffer, target.saturating_sub(have))?;
         if c.selfplay.workers == 0 {
             let mut said = None;
             while have < target {
@@ -341,7 +349,7 @@ impl<G: Baselines> Run<'_, G> {
                     said = Some(Instant::now());
                 }
                 std::thread::sleep(Duration::from_millis(500));
-                have += ingest::ingest(store, buffer, it, target - have)?;
+                have += take_in(buffer, target - have)?;
             }
             let sp = SelfPlayStats {
                 games: have as u64,
@@ -349,7 +357,7 @@ impl<G: Baselines> Run<'_, G> {
                 wall: t0.elapsed(),
                 ..SelfPlayStats::default()
             };
-            return Ok(sp);
+            return Ok((sp, ingest_time.as_secs_f64()));
         }
         let generator = if c.selfplay.network == "best" {
             rundir::load(store, BEST)?
@@ -398,7 +406,7 @@ impl<G: Baselines> Run<'_, G> {
         if let Some(e) = p.1 {
             return Err(e.context("writing a replay shard"));
         }
-        Ok(sp)
+        Ok((sp, ingest_time.as_secs_f64()))
     }
 
     /// Takes iteration `state.iteration`, whose checkpoint is at `stage`, to the end:
