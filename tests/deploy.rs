@@ -22,8 +22,8 @@ fn docs() -> Vec<(String, Yaml)> {
     paths.sort();
     for path in paths {
         let text = std::fs::read_to_string(&path).unwrap();
-        let parsed = YamlLoader::load_from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let parsed =
+            YamlLoader::load_from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for doc in parsed {
             out.push((path.display().to_string(), doc));
         }
@@ -32,15 +32,20 @@ fn docs() -> Vec<(String, Yaml)> {
 }
 
 fn s<'a>(y: &'a Yaml, what: &str) -> &'a str {
-    y.as_str().unwrap_or_else(|| panic!("{what}: missing or not a string"))
+    y.as_str()
+        .unwrap_or_else(|| panic!("{what}: missing or not a string"))
 }
 
 #[test]
 fn manifests_are_complete_and_consistent() {
     let docs = docs();
     assert!(docs.len() >= 5, "{} documents", docs.len());
-    let (mut secrets, mut maps, mut used_secrets, mut used_maps) =
-        (BTreeSet::new(), BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    let (mut secrets, mut maps, mut used_secrets, mut used_maps) = (
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+        BTreeSet::new(),
+    );
     let mut commands = Vec::new();
     let mut run_toml = None;
     for (file, d) in &docs {
@@ -75,7 +80,10 @@ fn manifests_are_complete_and_consistent() {
                     }
                     assert!(spec["replicas"].as_i64().is_some_and(|r| r >= 1));
                 } else {
-                    assert_eq!(s(&pod["spec"]["restartPolicy"], "restartPolicy"), "OnFailure");
+                    assert_eq!(
+                        s(&pod["spec"]["restartPolicy"], "restartPolicy"),
+                        "OnFailure"
+                    );
                 }
                 let containers = pod["spec"]["containers"].as_vec().expect("containers");
                 assert!(!containers.is_empty());
@@ -102,7 +110,10 @@ fn manifests_are_complete_and_consistent() {
             other => panic!("{file}: unexpected kind {other}"),
         }
     }
-    assert!(used_secrets.is_subset(&secrets), "{used_secrets:?} vs {secrets:?}");
+    assert!(
+        used_secrets.is_subset(&secrets),
+        "{used_secrets:?} vs {secrets:?}"
+    );
     assert!(used_maps.is_subset(&maps), "{used_maps:?} vs {maps:?}");
     // The containers' command lines are ones `contagion` accepts: a trainer and workers.
     let mut roles = BTreeSet::new();
@@ -123,7 +134,10 @@ fn manifests_are_complete_and_consistent() {
     }
     assert_eq!(roles, BTreeSet::from(["selfplay", "train"]));
     let config = Config::parse(&run_toml.expect("a run config"), "deploy/config.yaml").unwrap();
-    assert_eq!(config.selfplay.workers, 0, "the trainer leaves self-play to the workers");
+    assert_eq!(
+        config.selfplay.workers, 0,
+        "the trainer leaves self-play to the workers"
+    );
 }
 
 #[test]

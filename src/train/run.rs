@@ -201,6 +201,20 @@ fn summary_line(m: &IterationMetrics) -> String {
         m.best_iteration,
         res(&m.vs_baseline),
         res(&m.vs_greedy),
+    ) + &ingest_text(m)
+}
+
+/// ` | took in G games from W workers in S s (R positions/s)`, when workers played.
+fn ingest_text(m: &IterationMetrics) -> String {
+    let games: u32 = m.worker_games.values().sum();
+    if games == 0 {
+        return String::new();
+    }
+    format!(
+        " | took in {games} games from {} workers in {:.2} s ({:.0} positions/s)",
+        m.worker_games.len(),
+        m.ingest_seconds,
+        m.positions as f64 * games as f64 / m.games.max(1) as f64 / m.ingest_seconds.max(1e-9)
     )
 }
 
