@@ -61,6 +61,15 @@ pub struct MctsConfig {
     /// Leaves each self-play tree adds to a batch (virtual loss keeps them apart):
     /// more fill the network's batches with fewer games in flight.
     pub leaves_per_tree: u32,
+    /// The root rule: "puct" (AlphaZero: Dirichlet noise, visit-count targets,
+    /// temperature) or "gumbel" (Gumbel-top-k with sequential halving, improved-policy
+    /// targets; noise and temperature are not used).
+    pub root: String,
+    /// Gumbel search: root actions sampled (k).
+    pub gumbel_actions: u32,
+    /// Gumbel search: σ's c_visit and c_scale.
+    pub gumbel_c_visit: f32,
+    pub gumbel_c_scale: f32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,6 +167,10 @@ impl Default for MctsConfig {
             dirichlet_fraction: 0.25,
             temperature_plies: 30,
             leaves_per_tree: 1,
+            root: "puct".into(),
+            gumbel_actions: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
         }
     }
 }
@@ -294,6 +307,15 @@ impl Config {
         range("mcts.dirichlet_fraction", m.dirichlet_fraction, 0.0, 1.0)?;
         range("mcts.temperature_plies", m.temperature_plies, 0, 10_000)?;
         range("mcts.leaves_per_tree", m.leaves_per_tree, 1, 64)?;
+        if !["puct", "gumbel"].contains(&m.root.as_str()) {
+            bail!(
+                "mcts.root = {:?}: allowed \"puct\" or \"gumbel\"",
+                crate::limits::clip(&m.root)
+            );
+        }
+        range("mcts.gumbel_actions", m.gumbel_actions, 1, 4096)?;
+        range("mcts.gumbel_c_visit", m.gumbel_c_visit, 0.0, 10_000.0)?;
+        range("mcts.gumbel_c_scale", m.gumbel_c_scale, 0.001, 1000.0)?;
         let s = &self.selfplay;
         if !["latest", "best"].contains(&s.network.as_str()) {
             bail!(
@@ -405,6 +427,13 @@ impl Config {
                 0.0
             },
             leaves_per_tree: if noise { self.mcts.leaves_per_tree } else { 1 },
+            gumbel_actions: if self.mcts.root == "gumbel" {
+                self.mcts.gumbel_actions
+            } else {
+                0
+            },
+            gumbel_c_visit: self.mcts.gumbel_c_visit,
+            gumbel_c_scale: self.mcts.gumbel_c_scale,
         }
     }
 

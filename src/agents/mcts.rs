@@ -120,12 +120,14 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         tree.reroot(state);
         let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
         let sims = simulations(limits, self.sims);
+        let (params, rng) = (&self.params, &mut self.rng);
+        tree.begin(params, sims, rng, false);
         search_batched(
             &mut [tree],
             sims,
-            &self.params,
+            params,
             &mut self.eval,
-            |_, _| {},
+            |_, tree| tree.begin(params, sims, rng, false),
             || deadline.is_some_and(|d| Instant::now() >= d) || limits.stop.requested(),
         );
         let action = tree

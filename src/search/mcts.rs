@@ -16,6 +16,7 @@
 //!
 //! [`search_batched`] drives many trees to a simulation count with one evaluator.
 
+use super::gumbel::{ChildView, RootPlan, Sigma, improved_policy, select_interior};
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::rng::Rng;
 
@@ -58,6 +59,22 @@ pub struct MctsParams {
     pub dirichlet_fraction: f32,
     /// Leaves collected per tree per batch (with virtual loss).
     pub leaves_per_tree: u32,
+    /// Gumbel root search over this many sampled actions ([`super::gumbel`]); 0: PUCT.
+    #[serde(default)]
+    pub gumbel_actions: u32,
+    /// Gumbel's `σ` settings: `c_visit` and `c_scale`.
+    #[serde(default = "default_c_visit")]
+    pub gumbel_c_visit: f32,
+    #[serde(default = "default_c_scale")]
+    pub gumbel_c_scale: f32,
+}
+
+fn default_c_visit() -> f32 {
+    50.0
+}
+
+fn default_c_scale() -> f32 {
+    1.0
 }
 
 impl Default for MctsParams {
@@ -68,6 +85,9 @@ impl Default for MctsParams {
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.0,
             leaves_per_tree: 1,
+            gumbel_actions: 0,
+            gumbel_c_visit: default_c_visit(),
+            gumbel_c_scale: default_c_scale(),
         }
     }
 }
@@ -82,6 +102,8 @@ struct Node {
     /// Leaves below this node being evaluated (virtual loss).
     pending: u32,
     value_sum: [f32; MAX_PLAYERS],
+    /// The evaluator's value of this node for the player to move here (Gumbel's `v̂`).
+    net_value: f32,
     first_child: u32,
     num_children: u16,
     expanded: bool,
@@ -95,11 +117,20 @@ impl Node {
             visits: 0,
             pending: 0,
             value_sum: [0.0; MAX_PLAYERS],
+            net_value: 0.0,
             first_child: NONE,
             num_children: 0,
             expanded: false,
         }
     }
+}
+
+/// A Gumbel search's root plan, where the search began, and its `σ` settings.
+#[derive(Debug, Clone)]
+struct Plan {
+    root: RootPlan,
+    start: u32,
+    sigma: Sigma,
 }
 
 /// A leaf handed out by [`Tree::select_leaf`] for evaluation.
@@ -116,6 +147,8 @@ pub struct Tree<G: Game> {
     root: G,
     nodes: Vec<Node>,
     noised: bool,
+    /// The Gumbel root plan of the current search (Gumbel search only).
+    plan: Option<Plan>,
     scratch: Vec<Action>,
 }
 
@@ -125,6 +158,7 @@ impl<G: Game> Tree<G> {
             root,
             nodes: vec![Node::new(0, 1.0)],
             noised: false,
+            plan: None,
             scratch: Vec::new(),
         }
     }
@@ -182,6 +216,60 @@ impl<G: Game> Tree<G> {
         self.noised = true;
     }
 
+    /// Prepares the root for a search of `sims` simulations, once per search and only
+    /// once the root is expanded: Dirichlet noise for PUCT (when `noise`), the Gumbel
+    /// draw and top-k for Gumbel search (`g = 0` without `noise`).
+    pub fn begin(&mut self, params: &MctsParams, sims: u32, rng: &mut Rng, noise: bool) {
+        if params.gumbel_actions == 0 {
+            if noise {
+                self.add_noise(rng, params.dirichlet_alpha, params.dirichlet_fraction);
+            }
+            return;
+        }
+        let range = self.children(0);
+        if self.plan.is_some() || range.is_empty() {
+            return;
+        }
+        let logits: Vec<f32> = range.clone().map(|i| logit(&self.nodes[i])).collect();
+        let base: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
+        let uniforms = noise.then(|| range.map(|_| rng.unit()).collect());
+        let plan = RootPlan::new(
+            &logits,
+            base,
+            params.gumbel_actions as usize,
+            sims as usize,
+            uniforms,
+        );
+        self.plan = Some(Plan {
+            root: plan,
+            start: self.nodes[0].visits,
+            sigma: Self::sigma(params),
+        });
+    }
+
+    /// The children of `node` as the Gumbel rules see them, for player `me`.
+    fn views(&self, node: u32, me: usize) -> Vec<ChildView> {
+        self.children(node)
+            .map(|i| {
+                let c = &self.nodes[i];
+                let n = c.visits + c.pending;
+                ChildView {
+                    logit: logit(c),
+                    visits: n,
+                    q: (n > 0).then(|| (c.value_sum[me] - c.pending as f32) / n as f32),
+                    prior: c.prior,
+                }
+            })
+            .collect()
+    }
+
+    fn sigma(params: &MctsParams) -> Sigma {
+        Sigma {
+            c_visit: params.gumbel_c_visit,
+            c_scale: params.gumbel_c_scale,
+        }
+    }
+
     /// Walks down by PUCT to a leaf. Returns `None` when the leaf was terminal (its
     /// outcome is already backed up); otherwise the leaf to evaluate, its path marked
     /// with a virtual loss until [`Tree::expand`].
@@ -197,7 +285,7 @@ impl<G: Game> Tree<G> {
             if !self.nodes[node as usize].expanded {
                 break;
             }
-            let child = self.pick_child(node, state.to_move(), params);
+            let child = self.next_child(node, state.to_move(), params);
             state
                 .apply(self.nodes[child as usize].action)
                 .expect("tree actions are legal");
@@ -213,6 +301,27 @@ impl<G: Game> Tree<G> {
             state,
             path,
         })
+    }
+
+    /// The child to descend to: the Gumbel root plan at the root of a Gumbel search,
+    /// Gumbel's deterministic rule below it, PUCT otherwise.
+    fn next_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
+        if params.gumbel_actions == 0 {
+            return self.pick_child(node, me, params);
+        }
+        let first = self.nodes[node as usize].first_child;
+        let views = self.views(node, me);
+        let value = self.nodes[node as usize].net_value;
+        let sigma = Self::sigma(params);
+        let i = match (&self.plan, node) {
+            (Some(plan), 0) => {
+                let root = &self.nodes[0];
+                let sim = (root.visits + root.pending).saturating_sub(plan.start);
+                plan.root.select(&views, value, sigma, sim as usize)
+            }
+            _ => select_interior(&views, value, sigma),
+        };
+        first + i as u32
     }
 
     fn pick_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
@@ -259,6 +368,7 @@ impl<G: Game> Tree<G> {
             n.first_child = first;
             n.num_children = leaf.legal.len() as u16;
             n.expanded = true;
+            n.net_value = eval.values[leaf.state.to_move()];
         }
         self.backup(&leaf.path, &eval.values, true);
     }
@@ -276,6 +386,31 @@ impl<G: Game> Tree<G> {
         }
     }
 
+    /// The root's improved policy under Gumbel search, `None` otherwise.
+    fn gumbel_policy(&self) -> Option<Vec<f32>> {
+        let plan = self.plan.as_ref()?;
+        let views = self.views(0, self.root.to_move());
+        Some(improved_policy(&views, self.nodes[0].net_value, plan.sigma))
+    }
+
+    /// The training target at the root as `(action, weight)`: visit counts under PUCT;
+    /// under Gumbel search the improved policy `softmax(logit + σ(completed Q))` in
+    /// units of 1/65536. Zero weights are left out.
+    pub fn policy_target(&self) -> Vec<(Action, u32)> {
+        let actions = self.children(0).map(|i| self.nodes[i].action);
+        match self.gumbel_policy() {
+            Some(pi) => actions
+                .zip(pi)
+                .map(|(a, p)| (a, (p * 65536.0).round() as u32))
+                .filter(|&(_, w)| w > 0)
+                .collect(),
+            None => actions
+                .zip(self.children(0).map(|i| self.nodes[i].visits))
+                .filter(|&(_, n)| n > 0)
+                .collect(),
+        }
+    }
+
     /// The root's visit distribution as `(action, probability)` pairs.
     pub fn policy(&self) -> Vec<(Action, f32)> {
         let total: u32 = self.children(0).map(|i| self.nodes[i].visits).sum();
@@ -287,9 +422,17 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
-    /// The move to play: sampled in proportion to visits when `sample`, else the most
-    /// visited (ties to the higher prior). `None` before the root is expanded.
+    /// The move to play, the one rule for every caller: under Gumbel search the plan's
+    /// choice (the best `g + logit + σ(q̂)` among the most visited; `sample` is ignored,
+    /// the Gumbel draw already explores); under PUCT sampled in proportion to visits
+    /// when `sample`, else the most visited (ties to the higher prior). `None` before
+    /// the root is expanded.
     pub fn choose(&self, sample: bool, rng: &mut Rng) -> Option<Action> {
+        if let Some(plan) = &self.plan {
+            let views = self.views(0, self.root.to_move());
+            let i = plan.root.best(&views, self.nodes[0].net_value, plan.sigma);
+            return self.children(0).nth(i).map(|c| self.nodes[c].action);
+        }
         let children: Vec<&Node> = self.children(0).map(|i| &self.nodes[i]).collect();
         let total: u64 = children.iter().map(|n| n.visits as u64).sum();
         if sample && total > 0 {
@@ -344,6 +487,7 @@ impl<G: Game> Tree<G> {
     /// (our move, then the opponent's); otherwise starts a fresh tree.
     pub fn reroot(&mut self, state: &G) {
         if self.root == *state {
+            self.plan = None; // a new search plans anew
             return;
         }
         for i in self.children(0) {
@@ -365,6 +509,11 @@ impl<G: Game> Tree<G> {
         }
         *self = Tree::new(state.clone());
     }
+}
+
+/// A child's prior as a logit (log-probability; the softmax's shift does not matter).
+fn logit(n: &Node) -> f32 {
+    n.prior.max(1e-12).ln()
 }
 
 fn mean(n: &Node) -> [f32; MAX_PLAYERS] {

@@ -6,6 +6,7 @@
 //! - [`mcts`]: PUCT Monte Carlo tree search for N players, batched across trees.
 
 pub mod alphabeta;
+pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
 

@@ -153,7 +153,7 @@ fn worker<G: Game>(
     let p = &settings.params;
     while !trees.is_empty() {
         for (tree, slot) in trees.iter_mut().zip(&mut slots) {
-            tree.add_noise(&mut slot.rng, p.dirichlet_alpha, p.dirichlet_fraction);
+            tree.begin(p, settings.sims, &mut slot.rng, true);
         }
         {
             let mut refs: Vec<&mut Tree<G>> = trees.iter_mut().collect();
@@ -163,9 +163,7 @@ fn worker<G: Game>(
                 settings.sims,
                 p,
                 &mut eval,
-                |t, tree| {
-                    tree.add_noise(&mut noise_rngs[t], p.dirichlet_alpha, p.dirichlet_fraction)
-                },
+                |t, tree| tree.begin(p, settings.sims, &mut noise_rngs[t], true),
                 || false,
             );
             for (slot, rng) in slots.iter_mut().zip(noise_rngs) {
@@ -178,13 +176,7 @@ fn worker<G: Game>(
             let (tree, slot) = (&mut trees[k], &mut slots[k]);
             let sample = (tree.root().ply()) < settings.temperature_plies;
             let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
-            slot.visits.push(
-                tree.root_children()
-                    .into_iter()
-                    .filter(|c| c.1 > 0)
-                    .map(|(a, n, _)| (a, n))
-                    .collect(),
-            );
+            slot.visits.push(tree.policy_target());
             slot.moves.push(action);
             tree.advance(action);
             let cut = settings.move_limit > 0 && slot.moves.len() >= settings.move_limit as usize;
