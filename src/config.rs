@@ -70,6 +70,10 @@ pub struct MctsConfig {
     /// Gumbel search: σ's c_visit and c_scale.
     pub gumbel_c_visit: f32,
     pub gumbel_c_scale: f32,
+    /// Playout-cap randomisation (KataGo): the share of moves searched with
+    /// `simulations` and recorded as policy targets; the rest get `fast_simulations`.
+    pub full_search_fraction: f64,
+    pub fast_simulations: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,6 +86,12 @@ pub struct SelfPlayConfig {
     pub workers: usize,
     pub concurrent_games: usize,
     pub cache_size: usize,
+    /// Resignation (two-player games): a player whose root value stays below
+    /// `resign_threshold` for `resign_moves` own moves resigns (0 moves: never);
+    /// `resign_check_fraction` of games are played out to measure false resignations.
+    pub resign_threshold: f32,
+    pub resign_moves: u32,
+    pub resign_check_fraction: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -121,6 +131,17 @@ pub struct GatingConfig {
     pub opening_plies: u32,
     /// Stop gating early with a sequential probability ratio test.
     pub sprt: bool,
+    /// The SPRT's hypotheses (Elo) and error rates; `sprt_elo1 = 0` takes the Elo of
+    /// `threshold`.
+    pub sprt_elo0: f64,
+    pub sprt_elo1: f64,
+    pub sprt_alpha: f64,
+    pub sprt_beta: f64,
+    /// The baseline gate: the candidate and the best each play `baseline_games` against
+    /// `baseline.spec` (same openings); a candidate scoring more than `baseline_margin`
+    /// below the best is refused even if it beat the best (0 games: no baseline gate).
+    pub baseline_games: u32,
+    pub baseline_margin: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -171,6 +192,8 @@ impl Default for MctsConfig {
             gumbel_actions: 16,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 1.0,
+            full_search_fraction: 1.0,
+            fast_simulations: 16,
         }
     }
 }
@@ -183,6 +206,9 @@ impl Default for SelfPlayConfig {
             workers: 2,
             concurrent_games: 16,
             cache_size: 200_000,
+            resign_threshold: -0.9,
+            resign_moves: 0,
+            resign_check_fraction: 0.1,
         }
     }
 }
@@ -221,6 +247,12 @@ impl Default for GatingConfig {
             simulations: 50,
             opening_plies: 4,
             sprt: false,
+            sprt_elo0: 0.0,
+            sprt_elo1: 0.0,
+            sprt_alpha: 0.05,
+            sprt_beta: 0.05,
+            baseline_games: 0,
+            baseline_margin: 0.1,
         }
     }
 }
@@ -316,6 +348,20 @@ impl Config {
         range("mcts.gumbel_actions", m.gumbel_actions, 1, 4096)?;
         range("mcts.gumbel_c_visit", m.gumbel_c_visit, 0.0, 10_000.0)?;
         range("mcts.gumbel_c_scale", m.gumbel_c_scale, 0.001, 1000.0)?;
+        range(
+            "mcts.full_search_fraction",
+            m.full_search_fraction,
+            0.01,
+            1.0,
+        )?;
+        if m.full_search_fraction < 1.0 {
+            range(
+                "mcts.fast_simulations",
+                m.fast_simulations,
+                1,
+                m.simulations,
+            )?;
+        }
         let s = &self.selfplay;
         if !["latest", "best"].contains(&s.network.as_str()) {
             bail!(
@@ -332,6 +378,14 @@ impl Config {
         range("selfplay.workers", s.workers, 0, 256)?;
         range("selfplay.concurrent_games", s.concurrent_games, 1, 4096)?;
         range("selfplay.cache_size", s.cache_size, 0, 100_000_000)?;
+        range("selfplay.resign_threshold", s.resign_threshold, -1.0, 0.0)?;
+        range("selfplay.resign_moves", s.resign_moves, 0, 1000)?;
+        range(
+            "selfplay.resign_check_fraction",
+            s.resign_check_fraction,
+            0.0,
+            1.0,
+        )?;
         let b = &self.replay;
         range("replay.window", b.window, 1, 100_000_000)?;
         range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;
@@ -373,6 +427,25 @@ impl Config {
         }
         range("gating.simulations", g.simulations, 1, 100_000)?;
         range("gating.opening_plies", g.opening_plies, 0, 40)?;
+        range("gating.sprt_elo0", g.sprt_elo0, -1000.0, 1000.0)?;
+        range("gating.sprt_elo1", g.sprt_elo1, -1000.0, 1000.0)?;
+        if g.sprt_elo1 != 0.0 && g.sprt_elo1 <= g.sprt_elo0 {
+            bail!(
+                "gating.sprt_elo1 = {}: must be above gating.sprt_elo0 = {} (or 0 for the threshold's Elo)",
+                g.sprt_elo1,
+                g.sprt_elo0
+            );
+        }
+        range("gating.sprt_alpha", g.sprt_alpha, 0.001, 0.5)?;
+        range("gating.sprt_beta", g.sprt_beta, 0.001, 0.5)?;
+        range("gating.baseline_games", g.baseline_games, 0, 100_000)?;
+        if !g.baseline_games.is_multiple_of(players as u32) {
+            bail!(
+                "gating.baseline_games = {}: must be a multiple of {players} (every seat per opening)",
+                g.baseline_games
+            );
+        }
+        range("gating.baseline_margin", g.baseline_margin, 0.0, 1.0)?;
         let bl = &self.baseline;
         range("baseline.every", bl.every, 0, 1_000_000)?;
         bl.spec

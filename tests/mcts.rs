@@ -194,3 +194,89 @@ fn three_player_backup_is_max_n() {
     below.advance(0);
     assert_eq!(below.choose(false, &mut Rng::new(0)), Some(0));
 }
+
+/// Uniform priors; a value for the mover that differs from position to position.
+struct HashEvaluator;
+
+impl<G: Game + std::fmt::Debug> contagion::search::mcts::Evaluator<G> for HashEvaluator {
+    fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<contagion::search::mcts::Evaluation> {
+        batch
+            .iter()
+            .map(|(state, legal)| {
+                let h = contagion::rng::splitmix64(
+                    format!("{state:?}").len() as u64 * 7919
+                        + format!("{state:?}").bytes().map(u64::from).sum::<u64>(),
+                );
+                let v = (h % 2001) as f32 / 1000.0 - 1.0;
+                let mut values = [0.0; 3];
+                values[state.to_move()] = v;
+                values[1 - state.to_move().min(1)] = -v;
+                contagion::search::mcts::Evaluation {
+                    priors: vec![1.0 / legal.len().max(1) as f32; legal.len()],
+                    values,
+                }
+            })
+            .collect()
+    }
+}
+
+fn gumbel_search(k: u32, sims: u32, leaves: u32, noise: bool) -> (Board, Tree<Board>) {
+    let board = Board::from_notation(WIN_IN_ONE).unwrap();
+    let params = MctsParams {
+        gumbel_actions: k,
+        leaves_per_tree: leaves,
+        ..MctsParams::default()
+    };
+    let mut tree = Tree::new(board.clone());
+    let mut rng = Rng::new(5);
+    search_batched(
+        &mut [&mut tree],
+        sims,
+        &params,
+        &mut HashEvaluator,
+        |_, t| t.begin(&params, sims, &mut rng, noise),
+        || false,
+    );
+    (board, tree)
+}
+
+#[test]
+fn gumbel_sequential_halving_spends_the_budget_exactly() {
+    for leaves in [1, 4] {
+        for noise in [false, true] {
+            // 16 simulations: one expands the root, 15 go to the children.
+            let (_, tree) = gumbel_search(4, 16, leaves, noise);
+            let mut visits: Vec<u32> = tree.root_children().iter().map(|c| c.1).collect();
+            visits.retain(|&n| n > 0);
+            visits.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(
+                visits.iter().sum::<u32>(),
+                15,
+                "leaves {leaves}: {visits:?}"
+            );
+            assert_eq!(visits.len(), 4, "exactly the k sampled actions: {visits:?}");
+            if leaves == 1 {
+                // Phase 1: one visit each; then the better two share the rest.
+                assert_eq!(visits, [7, 6, 1, 1]);
+            }
+        }
+    }
+}
+
+#[test]
+fn gumbel_plays_the_best_completed_q_among_the_most_visited() {
+    // k = 2, 8 simulations for the children: 4 each, then the better Q decides.
+    let (board, tree) = gumbel_search(2, 9, 1, false);
+    let children = tree.root_children();
+    let visited: Vec<_> = children.iter().filter(|c| c.1 > 0).collect();
+    assert_eq!(visited.iter().map(|c| c.1).collect::<Vec<_>>(), [4, 4]);
+    let best = visited.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap().0;
+    let chosen = tree.choose(false, &mut Rng::new(0)).unwrap();
+    assert_eq!(board.action_to_string(chosen), board.action_to_string(best));
+    // The training target: the improved policy, heaviest on the chosen move.
+    let target = tree.policy_target();
+    let total: u32 = target.iter().map(|t| t.1).sum();
+    assert!((65_000..=66_100).contains(&total), "{total}");
+    let heaviest = target.iter().max_by_key(|t| t.1).unwrap().0;
+    assert_eq!(heaviest, chosen);
+}

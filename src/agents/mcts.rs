@@ -75,13 +75,15 @@ struct Summary {
 }
 
 impl<G: Game> MctsAgent<G> {
-    pub fn new(name: String, net: Net, sims: u32, seed: u64) -> MctsAgent<G> {
+    /// `gumbel`: Gumbel root search over that many actions, deterministic; 0: PUCT.
+    pub fn new(name: String, net: Net, sims: u32, gumbel: u32, seed: u64) -> MctsAgent<G> {
         MctsAgent {
             name,
             eval: NetEvaluator::new(net, 100_000),
             sims,
             params: MctsParams {
                 leaves_per_tree: LEAVES_PER_BATCH,
+                gumbel_actions: gumbel,
                 ..MctsParams::default()
             },
             tree: None,

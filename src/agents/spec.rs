@@ -8,7 +8,7 @@
 //! | `maxn[:depth=D]` | max^n, depth `D` (default 2): each player maximises their own evaluation |
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
 //! | `human` | moves typed at the terminal (`contagion play` only) |
-//! | `model:PATH[,sims=N]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100) |
+//! | `model:PATH[,sims=N][,gumbel=K]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100); `gumbel=K`: Gumbel root search over `K` actions (deterministic) instead of PUCT |
 //!
 //! Every search agent also splits its whole-game clock over the moves left, as the
 //! seed does with `time_remaining / turns_left`.
@@ -39,6 +39,8 @@ pub enum AgentSpec {
     Model {
         path: std::path::PathBuf,
         sims: u32,
+        /// Gumbel root search over this many actions (deterministic variant); 0: PUCT.
+        gumbel: u32,
     },
 }
 
@@ -50,7 +52,7 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N]";
+const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,gumbel=K]";
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -86,7 +88,7 @@ impl FromStr for AgentSpec {
             "random" | "greedy" | "human" => &[],
             "minimax" | "maxn" => &["depth"],
             "alphabeta" => &["depth", "ms", "nodes"],
-            "model" => &["sims"],
+            "model" => &["sims", "gumbel"],
             _ => {
                 return Err(err(format!(
                     "unknown agent '{}'; expected one of: {KINDS}",
@@ -98,6 +100,7 @@ impl FromStr for AgentSpec {
         let mut ms = None;
         let mut nodes = None;
         let mut sims = None;
+        let mut gumbel = 0;
         for (key, value) in pairs {
             if !allowed.contains(&key) {
                 let keys = if allowed.is_empty() {
@@ -114,6 +117,7 @@ impl FromStr for AgentSpec {
                 "depth" => (1, 64),
                 "ms" => (1, 3_600_000),
                 "sims" => (1, 1_000_000),
+                "gumbel" => (1, 4096),
                 _ => (1, 1_000_000_000_000),
             };
             let n: u64 = value
@@ -130,6 +134,7 @@ impl FromStr for AgentSpec {
                 "depth" => depth = Some(n as u32),
                 "ms" => ms = Some(n),
                 "sims" => sims = Some(n as u32),
+                "gumbel" => gumbel = n as u32,
                 _ => nodes = Some(n),
             }
         }
@@ -140,6 +145,7 @@ impl FromStr for AgentSpec {
             "model" => AgentSpec::Model {
                 path: path.unwrap_or_default().into(),
                 sims: sims.unwrap_or(100),
+                gumbel,
             },
             "minimax" => AgentSpec::Minimax {
                 depth: depth.unwrap_or(2),
@@ -162,7 +168,13 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Greedy => write!(f, "greedy"),
             AgentSpec::Human => write!(f, "human"),
-            AgentSpec::Model { path, sims } => write!(f, "model:{},sims={sims}", path.display()),
+            AgentSpec::Model { path, sims, gumbel } => {
+                write!(f, "model:{},sims={sims}", path.display())?;
+                match gumbel {
+                    0 => Ok(()),
+                    k => write!(f, ",gumbel={k}"),
+                }
+            }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
@@ -203,7 +215,11 @@ impl AgentSpec {
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
                 Box::new(AlphaBetaAgent::new(name, true, depth, ms, nodes))
             }
-            AgentSpec::Model { ref path, sims } => {
+            AgentSpec::Model {
+                ref path,
+                sims,
+                gumbel,
+            } => {
                 let net = super::mcts::cached_net(path)?;
                 anyhow::ensure!(
                     net.shape.game == start.name()
@@ -214,7 +230,7 @@ impl AgentSpec {
                     net.shape.game,
                     start.name()
                 );
-                Box::new(super::mcts::MctsAgent::new(name, net, sims, seed))
+                Box::new(super::mcts::MctsAgent::new(name, net, sims, gumbel, seed))
             }
         })
     }

@@ -262,6 +262,9 @@ fn selfplay<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow:
         cache_size: 200_000,
         progress: false,
         move_limit: moves,
+        full_fraction: 1.0,
+        fast_sims: sims,
+        resign: crate::selfplay::resign::ResignRule::OFF,
     };
     let games = (workers * concurrent) as u32;
     let runs: &[bool] = if reference { &[false, true] } else { &[false] };

@@ -94,7 +94,11 @@ pub fn sigma_completed(children: &[ChildView], value: f32, s: Sigma) -> Vec<f32>
 /// `softmax(logit + σ(completed Q))`: the improved policy.
 pub fn improved_policy(children: &[ChildView], value: f32, s: Sigma) -> Vec<f32> {
     let sig = sigma_completed(children, value, s);
-    let z: Vec<f32> = children.iter().zip(&sig).map(|(c, x)| c.logit + x).collect();
+    let z: Vec<f32> = children
+        .iter()
+        .zip(&sig)
+        .map(|(c, x)| c.logit + x)
+        .collect();
     let m = z.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let e: Vec<f32> = z.iter().map(|x| (x - m).exp()).collect();
     let sum: f32 = e.iter().sum();
@@ -130,7 +134,13 @@ pub struct RootPlan {
 
 impl RootPlan {
     /// Draws `g` (when `noise` gives uniforms), keeps the top `k` by `g + logit`.
-    pub fn new(logits: &[f32], base: Vec<u32>, k: usize, sims: usize, noise: Option<Vec<f64>>) -> RootPlan {
+    pub fn new(
+        logits: &[f32],
+        base: Vec<u32>,
+        k: usize,
+        sims: usize,
+        noise: Option<Vec<f64>>,
+    ) -> RootPlan {
         let g: Vec<f32> = match noise {
             Some(u) => u.into_iter().map(gumbel).collect(),
             None => vec![0.0; logits.len()],

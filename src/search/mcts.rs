@@ -232,6 +232,9 @@ impl<G: Game> Tree<G> {
         }
         let logits: Vec<f32> = range.clone().map(|i| logit(&self.nodes[i])).collect();
         let base: Vec<u32> = range.clone().map(|i| self.nodes[i].visits).collect();
+        // A root expanded by this search's first simulation has `sims - 1` left.
+        let just_expanded = self.nodes[0].visits == 1 && base.iter().all(|&v| v == 0);
+        let sims = sims - u32::from(just_expanded && sims > 0);
         let uniforms = noise.then(|| range.map(|_| rng.unit()).collect());
         let plan = RootPlan::new(
             &logits,
@@ -542,13 +545,28 @@ pub fn search_batched<G: Game>(
     sims: u32,
     params: &MctsParams,
     evaluator: &mut dyn Evaluator<G>,
+    on_root_expanded: impl FnMut(usize, &mut Tree<G>),
+    stop: impl Fn() -> bool,
+) -> BatchStats {
+    let each = vec![sims; trees.len()];
+    search_batched_each(trees, &each, params, evaluator, on_root_expanded, stop)
+}
+
+/// [`search_batched`] with a budget per tree (`sims[t]` for tree `t`), for playout-cap
+/// randomisation: some trees get a full search, others a fast one, in the same batches.
+pub fn search_batched_each<G: Game>(
+    trees: &mut [&mut Tree<G>],
+    sims: &[u32],
+    params: &MctsParams,
+    evaluator: &mut dyn Evaluator<G>,
     mut on_root_expanded: impl FnMut(usize, &mut Tree<G>),
     stop: impl Fn() -> bool,
 ) -> BatchStats {
     let mut stats = BatchStats::default();
     let targets: Vec<u32> = trees
         .iter()
-        .map(|t| t.root_visits().saturating_add(sims))
+        .zip(sims)
+        .map(|(t, &n)| t.root_visits().saturating_add(n))
         .collect();
     loop {
         let mut leaves: Vec<(usize, Leaf<G>)> = Vec::new();

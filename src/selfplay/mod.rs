@@ -9,9 +9,11 @@
 //! replaced by a new one.
 //!
 //! - [`replay`]: the replay buffer and its shards in the run's store.
+//! - [`resign`]: resignation and its false-resignation check.
 //! - [`worker`]: `contagion selfplay`, a worker uploading games for a run's trainer.
 
 pub mod replay;
+pub mod resign;
 pub mod worker;
 
 use std::sync::Mutex;
@@ -19,12 +21,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::config::Config;
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::nn::evaluator::EvalStats;
 use crate::nn::{Net, NetEvaluator};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::search::mcts::{MctsParams, Tree, search_batched};
+use crate::search::mcts::{MctsParams, Tree, search_batched_each};
+use resign::{ResignRule, ResignWatch, Verdict, resigned_outcome};
 
 /// One self-play game, stored compactly: the moves from the start position and, for
 /// each position, the root's visit counts (the policy target).
@@ -58,6 +62,34 @@ pub struct SelfPlaySettings {
     /// Stop each game after this many moves without recording it (0: play to the end).
     /// For benchmarks only.
     pub move_limit: u32,
+    /// Playout-cap randomisation: the share of moves searched with `sims` and recorded
+    /// as policy targets; the others get `fast_sims`, no noise, and no target.
+    pub full_fraction: f64,
+    pub fast_sims: u32,
+    pub resign: ResignRule,
+}
+
+impl SelfPlaySettings {
+    /// The self-play settings of `c` on `workers` threads.
+    pub fn from_config(c: &Config, workers: usize, progress: bool) -> SelfPlaySettings {
+        SelfPlaySettings {
+            sims: c.mcts.simulations,
+            params: c.mcts_params(true),
+            temperature_plies: c.mcts.temperature_plies,
+            workers,
+            concurrent: c.selfplay.concurrent_games,
+            cache_size: c.selfplay.cache_size,
+            progress,
+            move_limit: 0,
+            full_fraction: c.mcts.full_search_fraction,
+            fast_sims: c.mcts.fast_simulations,
+            resign: ResignRule {
+                threshold: c.selfplay.resign_threshold,
+                moves: c.selfplay.resign_moves,
+                check_fraction: c.selfplay.resign_check_fraction,
+            },
+        }
+    }
 }
 
 /// Throughput figures of one [`play`] call.
@@ -65,11 +97,32 @@ pub struct SelfPlaySettings {
 pub struct SelfPlayStats {
     pub games: u64,
     pub positions: u64,
+    /// Games ended by a resignation.
+    pub resigned: u64,
+    /// Checked games (played out) in which someone would have resigned, and how many
+    /// of those resignations would have been false.
+    pub resign_checks: u64,
+    pub false_resigns: u64,
     pub wall: Duration,
     pub eval: EvalStats,
 }
 
 impl SelfPlayStats {
+    /// Adds another call's (or worker's) counts.
+    fn add(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.positions += o.positions;
+        self.resigned += o.resigned;
+        self.resign_checks += o.resign_checks;
+        self.false_resigns += o.false_resigns;
+        self.eval.add(&o.eval);
+    }
+
+    /// The share of would-be resignations in checked games that were false.
+    pub fn false_resign_rate(&self) -> Option<f64> {
+        (self.resign_checks > 0).then(|| self.false_resigns as f64 / self.resign_checks as f64)
+    }
+
     pub fn positions_per_second(&self) -> f64 {
         self.positions as f64 / self.wall.as_secs_f64().max(1e-9)
     }
@@ -86,6 +139,7 @@ struct Slot {
     visits: Vec<Vec<(Action, u32)>>,
     seed: u64,
     rng: Rng,
+    watch: ResignWatch,
 }
 
 /// Plays `games` games from `start` (game `i` seeded by `Rng::derive(seed, i)`),
@@ -113,9 +167,7 @@ pub fn play<G: Game>(
                 on_game(g)
             });
             let mut t = total.lock().expect("stats lock");
-            t.games += stats.games;
-            t.positions += stats.positions;
-            t.eval.add(&stats.eval);
+            t.add(&stats);
         })
     });
     progress.finish();
@@ -137,11 +189,15 @@ fn worker<G: Game>(
     let mut next = ids.iter();
     let new_slot = |id: u64| {
         let seed = Rng::derive(seed, id);
+        let mut rng = Rng::new(seed);
+        let r = &settings.resign;
+        let checking = r.moves > 0 && r.check_fraction > 0.0 && rng.unit() < r.check_fraction;
         Slot {
             moves: Vec::new(),
             visits: Vec::new(),
             seed,
-            rng: Rng::new(seed),
+            rng,
+            watch: ResignWatch::new(checking),
         }
     };
     let mut trees: Vec<Tree<G>> = Vec::new();
@@ -152,18 +208,28 @@ fn worker<G: Game>(
     }
     let p = &settings.params;
     while !trees.is_empty() {
-        for (tree, slot) in trees.iter_mut().zip(&mut slots) {
-            tree.begin(p, settings.sims, &mut slot.rng, true);
+        // Playout-cap randomisation: a full search (recorded as a policy target) with
+        // probability `full_fraction`, else a fast one without noise (not recorded).
+        let mut full: Vec<bool> = slots
+            .iter_mut()
+            .map(|s| settings.full_fraction >= 1.0 || s.rng.unit() < settings.full_fraction)
+            .collect();
+        let sims: Vec<u32> = full
+            .iter()
+            .map(|&f| if f { settings.sims } else { settings.fast_sims })
+            .collect();
+        for (t, (tree, slot)) in trees.iter_mut().zip(&mut slots).enumerate() {
+            tree.begin(p, sims[t], &mut slot.rng, full[t]);
         }
         {
             let mut refs: Vec<&mut Tree<G>> = trees.iter_mut().collect();
             let mut noise_rngs: Vec<Rng> = slots.iter().map(|s| s.rng.clone()).collect();
-            search_batched(
+            search_batched_each(
                 &mut refs,
-                settings.sims,
+                &sims,
                 p,
                 &mut eval,
-                |t, tree| tree.begin(p, settings.sims, &mut noise_rngs[t], true),
+                |t, tree| tree.begin(p, sims[t], &mut noise_rngs[t], full[t]),
                 || false,
             );
             for (slot, rng) in slots.iter_mut().zip(noise_rngs) {
@@ -174,23 +240,44 @@ fn worker<G: Game>(
         let mut k = 0;
         while k < trees.len() {
             let (tree, slot) = (&mut trees[k], &mut slots[k]);
-            let sample = (tree.root().ply()) < settings.temperature_plies;
-            let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
-            slot.visits.push(tree.policy_target());
-            slot.moves.push(action);
-            tree.advance(action);
+            let (players, mover) = (tree.root().num_players(), tree.root().to_move());
+            let value = tree.root_values()[mover];
+            let mut outcome = None;
+            if let Verdict::Resign(p) = slot.watch.observe(&settings.resign, players, mover, value)
+            {
+                outcome = Some(resigned_outcome(p));
+                stats.resigned += 1;
+            } else {
+                let sample = full[k] && tree.root().ply() < settings.temperature_plies;
+                let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
+                // A fast search's move is kept (the game replays) but is no training target.
+                slot.visits.push(if full[k] {
+                    tree.policy_target()
+                } else {
+                    Vec::new()
+                });
+                slot.moves.push(action);
+                tree.advance(action);
+                if let Some(o) = tree.root().outcome() {
+                    outcome = Some(o.0);
+                    if let Some(false_resign) = slot.watch.false_resignation(&o.0) {
+                        stats.resign_checks += 1;
+                        stats.false_resigns += u64::from(false_resign);
+                    }
+                }
+            }
             let cut = settings.move_limit > 0 && slot.moves.len() >= settings.move_limit as usize;
-            let outcome = tree.root().outcome();
             if outcome.is_some() || cut {
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
+                full.swap_remove(k);
                 stats.games += 1;
                 stats.positions += slot.moves.len() as u64;
                 if let Some(outcome) = outcome {
                     on_game(SelfPlayGame {
                         moves: slot.moves,
                         visits: slot.visits,
-                        outcome: outcome.0,
+                        outcome,
                         sims: settings.sims,
                         seed: slot.seed,
                     });

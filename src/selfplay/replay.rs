@@ -131,6 +131,13 @@ pub fn positions<G: Game>(start: &G, game: &SelfPlayGame) -> anyhow::Result<Vec<
     let mut state = start.clone();
     let mut out = Vec::with_capacity(game.moves.len());
     for (&action, visits) in game.moves.iter().zip(&game.visits) {
+        if visits.is_empty() {
+            // A fast search's move (playout-cap randomisation): no training target.
+            state
+                .apply(action)
+                .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
+            continue;
+        }
         let total: u64 = visits.iter().map(|&(_, n)| n as u64).sum();
         if total == 0 || visits.iter().any(|&(a, _)| !state.is_legal(a)) {
             bail!("a policy target names an illegal action or no visits");

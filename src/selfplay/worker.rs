@@ -123,16 +123,7 @@ pub fn run<G: Game>(start: &G, config: &Config, opts: &WorkerOptions) -> anyhow:
         .map_or(0, |d| d.as_nanos() as u64);
     // A restarted worker with the same id never reuses a key of its previous life.
     let session = format!("{:012x}", nanos >> 16);
-    let settings = SelfPlaySettings {
-        sims: c.mcts.simulations,
-        params: c.mcts_params(true),
-        temperature_plies: c.mcts.temperature_plies,
-        workers: opts.threads,
-        concurrent: c.selfplay.concurrent_games,
-        cache_size: c.selfplay.cache_size,
-        progress: opts.progress,
-        move_limit: 0,
-    };
+    let settings = SelfPlaySettings::from_config(c, opts.threads, opts.progress);
     println!(
         "worker {} on {}: {} threads, uploads of {} games",
         opts.id,

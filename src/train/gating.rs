@@ -3,9 +3,12 @@
 //!
 //! The candidate plays the best in colour-balanced pairs from random openings; it is
 //! promoted when its score reaches the threshold. With `gating.sprt` the games are
-//! played in rounds and a sequential probability ratio test (H0: Elo 0, H1: the Elo of
-//! the threshold score, 5% error each way) may stop early; if it never decides, the
-//! threshold rule applies to all games played.
+//! played in rounds and a sequential probability ratio test (H0: `sprt_elo0`, H1:
+//! `sprt_elo1` or the Elo of the threshold score, error rates `sprt_alpha` and
+//! `sprt_beta`) may stop early; if it never decides, the threshold rule applies to all
+//! games played. With `gating.baseline_games`, a candidate that passed also plays the
+//! fixed baseline, as does the best, on the same openings: it is refused if it scores
+//! more than `baseline_margin` below the best (a regression against the baseline).
 
 use std::path::Path;
 
@@ -21,10 +24,29 @@ pub fn model(path: &Path, sims: u32) -> AgentSpec {
     AgentSpec::Model {
         path: path.to_path_buf(),
         sims,
+        gumbel: 0,
     }
 }
 
-/// Plays the candidate against the best; returns the result and whether to promote.
+/// What gating decided, with the matches behind it.
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    /// The candidate against the best (`None` with `gating.games = 0`).
+    pub vs_best: Option<MatchResult>,
+    /// The candidate's and the best's results against the baseline (baseline gate only).
+    pub baseline: Option<(MatchResult, MatchResult)>,
+    pub promote: bool,
+}
+
+/// Whether a candidate scoring `candidate` against the baseline may replace a best
+/// that scored `best` on the same openings: not more than `margin` below it.
+pub fn baseline_allows(candidate: f64, best: f64, margin: f64) -> bool {
+    candidate >= best - margin
+}
+
+/// Plays the candidate against the best (stopping early when the SPRT decides), then,
+/// if it passed and the baseline gate is on, the candidate and the best against the
+/// baseline on the same openings; promotes only a candidate that passes both.
 pub fn gate<G: Baselines>(
     start: &G,
     c: &Config,
@@ -33,22 +55,68 @@ pub fn gate<G: Baselines>(
     best: &Path,
     best_iteration: u32,
     progress: bool,
-) -> anyhow::Result<(Option<MatchResult>, bool)> {
+) -> anyhow::Result<Gate> {
     let g = &c.gating;
-    if g.games == 0 {
-        return Ok((None, true));
-    }
     let (a, b) = (model(candidate, g.simulations), model(best, g.simulations));
+    let (vs_best, mut promote) = if g.games == 0 {
+        (None, true)
+    } else {
+        let (stats, promote) = against_best(start, c, iteration, (&a, &b), progress)?;
+        let name = format!("best (iteration {best_iteration})");
+        (Some(MatchResult::new(&name, stats)), promote)
+    };
+    let mut baseline = None;
+    if promote && g.baseline_games > 0 {
+        let spec: AgentSpec = c.baseline.spec.parse()?;
+        let config = MatchConfig {
+            games: g.baseline_games,
+            seed: Rng::derive(c.run.seed ^ 0x6A7B, iteration as u64),
+            threads: c.match_threads(),
+            opening_plies: g.opening_plies,
+            time_per_game: None,
+            progress,
+        };
+        let cand = run_match(start, &a, &spec, &config)?.overall;
+        let prev = run_match(start, &b, &spec, &config)?.overall;
+        promote = baseline_allows(cand.score, prev.score, g.baseline_margin);
+        baseline = Some((
+            MatchResult::new(&c.baseline.spec, cand),
+            MatchResult::new(&c.baseline.spec, prev),
+        ));
+    }
+    Ok(Gate {
+        vs_best,
+        baseline,
+        promote,
+    })
+}
+
+/// The candidate `a` against the best `b`: W/D/L and whether it passed.
+fn against_best<G: Baselines>(
+    start: &G,
+    c: &Config,
+    iteration: u32,
+    (a, b): (&AgentSpec, &AgentSpec),
+    progress: bool,
+) -> anyhow::Result<(Stats, bool)> {
+    let g = &c.gating;
     let round = if g.sprt {
         (start.num_players() as u32 * c.match_threads() as u32).min(g.games)
     } else {
         g.games
     };
+    let elo1 = if g.sprt_elo1 != 0.0 {
+        g.sprt_elo1
+    } else {
+        elo_from_score(g.threshold)
+            .unwrap_or(35.0)
+            .max(g.sprt_elo0 + 1.0)
+    };
     let sprt = Sprt {
-        elo0: 0.0,
-        elo1: elo_from_score(g.threshold).unwrap_or(35.0).max(1.0),
-        alpha: 0.05,
-        beta: 0.05,
+        elo0: g.sprt_elo0,
+        elo1,
+        alpha: g.sprt_alpha,
+        beta: g.sprt_beta,
     };
     let (mut w, mut d, mut l) = (0, 0, 0);
     let mut decision = SprtDecision::Continue;
@@ -66,7 +134,7 @@ pub fn gate<G: Baselines>(
             time_per_game: None,
             progress,
         };
-        let s = run_match(start, &a, &b, &config)?.overall;
+        let s = run_match(start, a, b, &config)?.overall;
         (w, d, l) = (w + s.wins, d + s.draws, l + s.losses);
         played += games;
         if g.sprt {
@@ -79,13 +147,7 @@ pub fn gate<G: Baselines>(
         SprtDecision::AcceptH0 => false,
         SprtDecision::Continue => stats.score >= g.threshold,
     };
-    Ok((
-        Some(MatchResult::new(
-            &format!("best (iteration {best_iteration})"),
-            stats,
-        )),
-        promote,
-    ))
+    Ok((stats, promote))
 }
 
 /// The best network against `opponent` (an agent spec) under the baseline settings.

@@ -65,6 +65,12 @@ pub struct IterationMetrics {
     pub loss_total: f64,
     /// Candidate (this iteration) against the best so far.
     pub gating: Option<MatchResult>,
+    /// The baseline gate (`gating.baseline_games`): the candidate's and the best's
+    /// results against the baseline on the same openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_candidate_vs_baseline: Option<MatchResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_best_vs_baseline: Option<MatchResult>,
     pub promoted: bool,
     pub best_iteration: u32,
     /// The best network against the fixed baseline and against greedy.
@@ -74,6 +80,12 @@ pub struct IterationMetrics {
     /// worker id; empty when the trainer played them all.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub worker_games: BTreeMap<String, u32>,
+    /// Self-play games ended by resignation, and the false-resignation rate measured
+    /// on the games played out anyway (`null` when none would have resigned).
+    #[serde(default)]
+    pub resigned_games: u64,
+    #[serde(default)]
+    pub false_resign_rate: Option<f64>,
     /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).
     #[serde(default)]
     pub ingest_seconds: f64,

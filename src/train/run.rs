@@ -308,11 +308,15 @@ impl<G: Baselines> Run<'_, G> {
             loss_value: losses.value,
             loss_total: losses.total,
             gating: None,
+            gate_candidate_vs_baseline: None,
+            gate_best_vs_baseline: None,
             promoted: false,
             best_iteration: state.best_iteration,
             vs_baseline: None,
             vs_greedy: None,
             worker_games: buffer.worker_games(it),
+            resigned_games: sp.resigned,
+            false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
         };
         let store = self.store.as_ref();
@@ -382,16 +386,7 @@ impl<G: Baselines> Run<'_, G> {
         };
         let done = have as u32;
         let todo = c.selfplay.games_per_iteration.saturating_sub(done);
-        let settings = SelfPlaySettings {
-            sims: c.mcts.simulations,
-            params: c.mcts_params(true),
-            temperature_plies: c.mcts.temperature_plies,
-            workers: c.selfplay.workers,
-            concurrent: c.selfplay.concurrent_games,
-            cache_size: c.selfplay.cache_size,
-            progress,
-            move_limit: 0,
-        };
+        let settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress);
         type Pending<'b, G> = (
             Vec<SelfPlayGame>,
             Option<anyhow::Error>,
@@ -442,7 +437,7 @@ impl<G: Baselines> Run<'_, G> {
         m.minutes = state.wall_seconds / 60.0;
         m.iteration_seconds += seconds;
         if stage == Stage::Trained {
-            let (gating, promoted) = gating::gate(
+            let gate = gating::gate(
                 start,
                 c,
                 it,
@@ -451,10 +446,12 @@ impl<G: Baselines> Run<'_, G> {
                 state.best_iteration,
                 progress,
             )?;
-            if promoted {
+            if gate.promote {
                 state.best_iteration = it;
             }
-            (m.gating, m.promoted, m.best_iteration) = (gating, promoted, state.best_iteration);
+            (m.gating, m.promoted, m.best_iteration) =
+                (gate.vs_best, gate.promote, state.best_iteration);
+            (m.gate_candidate_vs_baseline, m.gate_best_vs_baseline) = gate.baseline.unzip();
             save(trainer, state, store, &key, Some((Stage::Gated, &m)))?;
         }
         if stage != Stage::Done {
