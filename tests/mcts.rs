@@ -227,7 +227,7 @@ fn gumbel_search(k: u32, sims: u32, leaves: u32, noise: bool) -> (Board, Tree<Bo
         leaves_per_tree: leaves,
         ..MctsParams::default()
     };
-    let mut tree = Tree::new(board.clone());
+    let mut tree = Tree::new(board);
     let mut rng = Rng::new(5);
     search_batched(
         &mut [&mut tree],
