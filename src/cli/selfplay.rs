@@ -38,12 +38,10 @@ pub struct SelfplayArgs {
 
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let config = Config::load(&args.config)?;
-    let id = match args.worker_id {
-        Some(id) => id,
-        None => std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|h| h.trim().to_string())
-            .unwrap_or_else(|_| "worker".into()),
-    };
+    let id = args
+        .worker_id
+        .or_else(crate::store::local::hostname)
+        .unwrap_or_else(|| "worker".into());
     let threads = args.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| t as usize,

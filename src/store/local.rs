@@ -164,11 +164,17 @@ fn lock_dir(dir: &Path) -> anyhow::Result<File> {
 
 /// `pid N on HOST`: who holds a lock or lease.
 pub fn holder() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+    let host = hostname().unwrap_or_else(|| "an unknown host".into());
+    format!("pid {} on {host}", std::process::id())
+}
+
+/// This machine's host name (a pod's name on Kubernetes), if it can be read.
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "an unknown host".into());
-    format!("pid {} on {}", std::process::id(), host.trim())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
 }
 
 #[cfg(test)]

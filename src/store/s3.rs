@@ -4,8 +4,8 @@
 //! Settings come from the standard AWS environment variables, read by
 //! `AmazonS3Builder::from_env`: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
 //! `AWS_REGION` (default `us-east-1`), `AWS_ENDPOINT` for a server other than AWS, and
-//! `AWS_ALLOW_HTTP=true` for a plain-http endpoint. Opening the store lists its prefix
-//! once, so a missing bucket, wrong credentials or an unreachable endpoint are reported
+//! `AWS_ALLOW_HTTP=true` for a plain-http endpoint. Opening the store lists the top
+//! level of its prefix once, so a missing bucket, wrong credentials or an unreachable endpoint are reported
 //! at once, by name. Failed requests are retried with exponential backoff (object_store's
 //! retry layer, up to 30 s) before an error is returned.
 //!
@@ -35,6 +35,7 @@ use super::Store;
 /// The lease object of a run.
 pub const LEASE: &str = "run.lease";
 
+#[derive(Clone)]
 pub struct S3Store {
     bucket: String,
     prefix: String,
@@ -107,7 +108,12 @@ impl S3Store {
             client: Arc::new(client),
             runtime: Arc::new(runtime),
         };
-        if let Err(e) = store.list("") {
+        // One page of the top level only: a run with thousands of shards is not listed.
+        let top = (!store.prefix.is_empty()).then(|| ObjectPath::from(store.prefix.as_str()));
+        if let Err(e) = store
+            .block(store.client.list_with_delimiter(top.as_ref()))
+            .map_err(|e| brief(&e, "listing", &store.what("")))
+        {
             let endpoint = std::env::var("AWS_ENDPOINT").unwrap_or_else(|_| "AWS S3".into());
             bail!("{e} (endpoint {endpoint})");
         }
@@ -219,21 +225,7 @@ impl Store for S3Store {
     }
 
     fn lock(&self, lease_seconds: u64) -> anyhow::Result<Box<dyn Any + Send>> {
-        Ok(Box::new(Lease::acquire(
-            self.clone_handle(),
-            lease_seconds,
-        )?))
-    }
-}
-
-impl S3Store {
-    fn clone_handle(&self) -> S3Store {
-        S3Store {
-            bucket: self.bucket.clone(),
-            prefix: self.prefix.clone(),
-            client: self.client.clone(),
-            runtime: self.runtime.clone(),
-        }
+        Ok(Box::new(Lease::acquire(self.clone(), lease_seconds)?))
     }
 }
 
