@@ -2,10 +2,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Agent, Baselines, Limits};
+use super::{Agent, AgentOption, Baselines, Limits, Score, SearchInfo};
 use crate::games::{Action, Game};
 use crate::rng::Rng;
-use crate::search::alphabeta::{AlphaBeta, SearchLimits, SearchResult};
+use crate::search::alphabeta::{AlphaBeta, SearchLimits, SearchResult, WIN_SCORE};
 use crate::search::maxn::{MaxnResult, maxn};
 
 /// A uniformly random legal move.
@@ -68,7 +68,8 @@ pub struct AlphaBetaAgent<G: Baselines> {
     depth: Option<u32>,
     ms: Option<u64>,
     nodes: Option<u64>,
-    last: Option<(SearchResult, Duration)>,
+    /// The last search, its time and the number of players.
+    last: Option<(SearchResult, Duration, usize)>,
 }
 
 impl<G: Baselines> AlphaBetaAgent<G> {
@@ -93,10 +94,13 @@ impl<G: Baselines> AlphaBetaAgent<G> {
     /// The search limits for one move: the `go` command's limits replace the spec's of
     /// the same kind, and the whole-game clock caps the move at `time_left / turns_left`.
     fn search_limits(&self, state: &G, limits: &Limits, start: Instant) -> SearchLimits {
-        let budget = super::move_budget(state, limits, self.ms.map(Duration::from_millis));
+        // `go infinite` lifts the spec's own limits.
+        let own = |limit| if limits.infinite { None } else { limit };
+        let fallback = own(self.ms).map(Duration::from_millis);
+        let budget = super::move_budget(state, limits, fallback);
         SearchLimits {
-            depth: limits.depth.or(self.depth),
-            nodes: limits.nodes.or(self.nodes),
+            depth: limits.depth.or(own(self.depth.map(u64::from)).map(|d| d as u32)),
+            nodes: limits.nodes.or(own(self.nodes)),
             // A budget too large to add to the clock means no deadline at all.
             deadline: budget.and_then(|b| start.checked_add(b)),
             stop: limits.stop,
@@ -116,20 +120,46 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
         let result = search
             .search(state, search_limits)
             .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;
-        self.last = Some((result, start.elapsed()));
-        Ok(result.best)
+        let best = result.best;
+        self.last = Some((result, start.elapsed(), state.num_players()));
+        Ok(best)
     }
 
-    fn last_info(&self) -> Option<String> {
-        self.last.map(|(r, t)| {
-            format!(
-                "depth {} nodes {} score {:.0} time {}",
-                r.depth,
-                r.nodes,
-                r.score,
-                t.as_millis()
-            )
+    fn last_search(&self) -> Option<SearchInfo> {
+        let (r, time, players) = self.last.as_ref()?;
+        Some(SearchInfo {
+            depth: r.depth,
+            nodes: r.nodes,
+            time: *time,
+            score: heuristic_score(r.score, *players),
+            pv: r.pv.clone(),
         })
+    }
+
+    fn options(&self) -> Vec<AgentOption> {
+        let option = |name, value: Option<u64>, max| AgentOption {
+            name,
+            default: value.unwrap_or(0),
+            min: 0,
+            max,
+        };
+        vec![
+            option("Depth", self.depth.map(u64::from), 64),
+            option("MoveTime", self.ms, 3_600_000),
+            option("Nodes", self.nodes, 1_000_000_000_000),
+        ]
+    }
+
+    /// `Depth`, `MoveTime` (ms) and `Nodes` replace the spec's limits; 0 removes one.
+    fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
+        let value = (value > 0).then_some(value);
+        match name {
+            "Depth" => self.depth = value.map(|d| d as u32),
+            "MoveTime" => self.ms = value,
+            "Nodes" => self.nodes = value,
+            _ => anyhow::bail!("{}: no option '{name}'", self.name),
+        }
+        Ok(())
     }
 }
 
@@ -139,7 +169,8 @@ pub struct MaxnAgent<G: Baselines> {
     name: String,
     heuristic: G::Heuristic,
     depth: u32,
-    last: Option<(MaxnResult, usize, Duration)>,
+    /// The last search, the mover, its time, its depth and the number of players.
+    last: Option<(MaxnResult, usize, Duration, u32, usize)>,
 }
 
 impl<G: Baselines> MaxnAgent<G> {
@@ -163,19 +194,30 @@ impl<G: Baselines> Agent<G> for MaxnAgent<G> {
         let depth = limits.depth.unwrap_or(self.depth);
         let result = maxn(state, &self.heuristic, depth)
             .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;
-        self.last = Some((result, state.to_move(), start.elapsed()));
+        self.last = Some((result, state.to_move(), start.elapsed(), depth, state.num_players()));
         Ok(result.best)
     }
 
-    fn last_info(&self) -> Option<String> {
-        self.last.map(|(r, me, t)| {
-            format!(
-                "depth {} nodes {} score {:.0} time {}",
-                self.depth,
-                r.nodes,
-                r.scores[me],
-                t.as_millis()
-            )
+    fn last_search(&self) -> Option<SearchInfo> {
+        let (r, me, time, depth, players) = self.last.as_ref()?;
+        Some(SearchInfo {
+            depth: *depth,
+            nodes: r.nodes,
+            time: *time,
+            score: heuristic_score(r.scores[*me], *players),
+            pv: vec![r.best],
         })
+    }
+}
+
+/// A heuristic or game-theoretic score as the engine reports it: a won or lost game as
+/// `mate` in the mover's moves (`players` plies make one round), the rest rounded.
+fn heuristic_score(score: f64, players: usize) -> Score {
+    if score.abs() >= WIN_SCORE - 1e6 {
+        let plies = (WIN_SCORE - score.abs()).round().max(1.0) as i64;
+        let moves = (plies + players as i64 - 1) / players as i64;
+        Score::Mate(if score > 0.0 { moves } else { -moves })
+    } else {
+        Score::Cp(score.round().clamp(-1e15, 1e15) as i64)
     }
 }

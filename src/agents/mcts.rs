@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use super::{Agent, Limits, move_budget};
+use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::{Action, Game};
 use crate::nn::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
@@ -24,6 +24,13 @@ use crate::search::mcts::{MctsParams, Tree, search_batched};
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
+
+/// Cached evaluations per MiB of the `Hash` option (an entry holds the priors of a
+/// position's legal moves: about a kilobyte).
+const CACHE_ENTRIES_PER_MIB: u64 = 1024;
+
+/// The `Hash` option's default, in MiB.
+const DEFAULT_HASH_MIB: u64 = 100;
 
 type NetCache = Mutex<HashMap<PathBuf, (Option<String>, Net)>>;
 
@@ -65,13 +72,12 @@ pub struct MctsAgent<G: Game> {
 
 /// What the last search found.
 struct Summary {
-    sims: u32,
-    millis: u128,
+    info: SearchInfo,
     player: &'static str,
     /// The mover's mean value at the root.
     value: f32,
     /// The most visited moves: (move, visits, value for the mover).
-    best: Vec<(String, u32, f32)>,
+    best: Vec<(Action, u32, f32)>,
 }
 
 impl<G: Game> MctsAgent<G> {
@@ -79,7 +85,7 @@ impl<G: Game> MctsAgent<G> {
     pub fn new(name: String, net: Net, sims: u32, gumbel: u32, seed: u64) -> MctsAgent<G> {
         MctsAgent {
             name,
-            eval: NetEvaluator::new(net, 100_000),
+            eval: NetEvaluator::new(net, (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize),
             sims,
             params: MctsParams {
                 leaves_per_tree: LEAVES_PER_BATCH,
@@ -93,12 +99,18 @@ impl<G: Game> MctsAgent<G> {
     }
 }
 
-/// The simulations for one move: `go nodes` if given, else the spec's, never more than
+/// The simulations for one move: `go nodes` if given, else the spec's (the cap for
+/// `go infinite`), never more than
 /// [`crate::limits::MAX_SIMULATIONS`] (the tree grows with every simulation).
 pub fn simulations(limits: &Limits, spec: u32) -> u32 {
+    let own = if limits.infinite {
+        crate::limits::MAX_SIMULATIONS
+    } else {
+        spec as u64
+    };
     limits
         .nodes
-        .map_or(spec as u64, |n| n)
+        .map_or(own, |n| n)
         .clamp(1, crate::limits::MAX_SIMULATIONS) as u32
 }
 
@@ -137,51 +149,77 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?;
         let mut best = tree.root_children();
         best.sort_by_key(|c| std::cmp::Reverse(c.1));
+        best.truncate(5);
         let me = state.to_move();
+        let value = tree.root_values()[me];
+        let pv = tree.principal_variation(action);
         self.last = Some(Summary {
-            sims: tree.root_visits(),
-            millis: start.elapsed().as_millis(),
+            info: SearchInfo {
+                depth: pv.len() as u32,
+                nodes: tree.root_visits() as u64,
+                time: start.elapsed(),
+                score: Score::from_value(value),
+                pv,
+            },
             player: state.player_name(me),
-            value: tree.root_values()[me],
-            best: best
-                .iter()
-                .take(5)
-                .map(|&(a, n, q)| (state.action_to_string(a), n, q))
-                .collect(),
+            value,
+            best,
         });
         Ok(action)
     }
 
-    fn last_info(&self) -> Option<String> {
-        let s = self.last.as_ref()?;
-        let pv: Vec<String> = s
-            .best
-            .iter()
-            .take(3)
-            .map(|(m, n, _)| format!("{m}:{n}"))
-            .collect();
-        Some(format!(
-            "sims {} value {:+.3} time {} ms pv {}",
-            s.sims,
-            s.value,
-            s.millis,
-            pv.join(" ")
-        ))
+    fn last_search(&self) -> Option<SearchInfo> {
+        self.last.as_ref().map(|s| s.info.clone())
     }
 
-    fn thinking(&self) -> Vec<String> {
+    fn thinking(&self, state: &G) -> Vec<String> {
         let Some(s) = &self.last else {
             return Vec::new();
         };
+        let pv: Vec<String> = s.info.pv.iter().map(|&a| state.action_to_string(a)).collect();
         let mut lines = vec![format!(
-            "{} simulations in {} ms; {} expects {:+.2} (+1 a win, -1 a loss)",
-            s.sims, s.millis, s.player, s.value
+            "{} simulations in {} ms; {} expects {:+.2} (+1 a win, -1 a loss); line {}",
+            s.info.nodes,
+            s.info.time.as_millis(),
+            s.player,
+            s.value,
+            pv.join(" ")
         )];
-        for (m, n, q) in &s.best {
-            let share = 100.0 * *n as f64 / s.sims.max(1) as f64;
+        for &(a, n, q) in &s.best {
+            let share = 100.0 * n as f64 / s.info.nodes.max(1) as f64;
+            let m = state.action_to_string(a);
             lines.push(format!("  {m:<18} {share:5.1}% of visits   value {q:+.2}"));
         }
         lines
+    }
+
+    fn options(&self) -> Vec<AgentOption> {
+        vec![
+            AgentOption {
+                name: "Simulations",
+                default: self.sims as u64,
+                min: 1,
+                max: crate::limits::MAX_SIMULATIONS,
+            },
+            AgentOption {
+                name: "Hash",
+                default: DEFAULT_HASH_MIB,
+                min: 0,
+                max: 65_536,
+            },
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
+        match name {
+            "Simulations" => self.sims = value as u32,
+            "Hash" => {
+                let net = self.eval.net().clone();
+                self.eval = NetEvaluator::new(net, (value * CACHE_ENTRIES_PER_MIB) as usize);
+            }
+            _ => anyhow::bail!("{}: no option '{name}'", self.name),
+        }
+        Ok(())
     }
 }
 

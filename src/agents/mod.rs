@@ -6,6 +6,7 @@
 //! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
 //! - [`infexion`], [`ataxx`], [`chexers`]: each game's greedy policy and evaluation.
 //! - [`mcts`]: MCTS guided by a trained network (`model:PATH`).
+//! - [`external`]: another program speaking the engine protocol (`engine:COMMAND`).
 //!
 //! The baselines are the fixed yardstick the trainer gates against: deterministic given
 //! a seed (time-limited search excepted, which depends on the machine's speed) and meant
@@ -14,6 +15,7 @@
 pub mod ataxx;
 pub mod baseline;
 pub mod chexers;
+pub mod external;
 pub mod infexion;
 pub mod mcts;
 pub mod spec;
@@ -40,6 +42,9 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Set from outside (the engine's `stop`) to end the search with its best move so far.
     pub stop: crate::search::Stop,
+    /// Search until stopped (`go infinite`): the spec's own depth, node and time limits
+    /// are lifted; a network search still ends at [`crate::limits::MAX_SIMULATIONS`].
+    pub infinite: bool,
 }
 
 /// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,
@@ -83,15 +88,90 @@ pub trait Agent<G: Game>: Send {
     /// Chooses a legal action in `state`, which is not finished. Blocks until decided.
     fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action>;
 
-    /// One line about the last decision (depth, nodes, score), for the engine protocol.
-    fn last_info(&self) -> Option<String> {
+    /// What the last search found (depth, nodes, score, principal variation), for the
+    /// engine's `info` line; `None` for agents that do not search. Its `pv` starts with
+    /// the move `select` returned: one rule decides both.
+    fn last_search(&self) -> Option<SearchInfo> {
         None
     }
 
     /// The last decision in a few lines for a human watching (`contagion play`): for a
     /// network search, the best moves with their share of the visits and their value.
-    fn thinking(&self) -> Vec<String> {
-        self.last_info().into_iter().collect()
+    fn thinking(&self, state: &G) -> Vec<String> {
+        self.last_search()
+            .map(|i| {
+                let pv: Vec<String> = i.pv.iter().map(|&a| state.action_to_string(a)).collect();
+                format!(
+                    "depth {} nodes {} score {} pv {}",
+                    i.depth,
+                    i.nodes,
+                    i.score,
+                    pv.join(" ")
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+
+    /// The options `setoption` can change (the search budget, cache sizes), beyond the
+    /// engine's own `Threads`.
+    fn options(&self) -> Vec<AgentOption> {
+        Vec::new()
+    }
+
+    /// Sets one of [`Agent::options`]; `value` is within its bounds (the engine checks).
+    fn set_option(&mut self, name: &str, _value: u64) -> anyhow::Result<()> {
+        anyhow::bail!("{}: no option '{name}'", self.name())
+    }
+}
+
+/// A numeric engine option (`option name NAME type spin default D min LO max HI`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentOption {
+    pub name: &'static str,
+    pub default: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// What one search found, as the engine's `info` line reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchInfo {
+    /// Plies searched: alpha-beta's completed depth, MCTS's principal-variation length.
+    pub depth: u32,
+    /// Nodes (alpha-beta) or simulations (MCTS).
+    pub nodes: u64,
+    pub time: Duration,
+    pub score: Score,
+    /// The principal variation, starting with the move played.
+    pub pv: Vec<Action>,
+}
+
+/// A search score for the mover, as UCI writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawn-like units: the heuristic's own scale for alpha-beta; for a network
+    /// search, the mover's value `v` in [-1, 1] mapped as Leela Chess Zero maps it,
+    /// `111.71 · tan(1.5621 · v)` (`v` = 0.5 is about 100).
+    Cp(i64),
+    /// A forced win in this many of the mover's moves (negative: a forced loss).
+    Mate(i64),
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(cp) => write!(f, "cp {cp}"),
+            Score::Mate(m) => write!(f, "mate {m}"),
+        }
+    }
+}
+
+impl Score {
+    /// The score of a value `v` in [-1, 1] for the mover (a network's estimate).
+    pub fn from_value(v: f32) -> Score {
+        let v = v.clamp(-1.0, 1.0) as f64;
+        Score::Cp((111.714_640_912 * (1.562_068_842_1 * v).tan()).round().clamp(-100_000.0, 100_000.0) as i64)
     }
 }
 

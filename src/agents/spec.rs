@@ -9,6 +9,7 @@
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
 //! | `human` | moves typed at the terminal (`contagion play` only) |
 //! | `model:PATH[,sims=N][,gumbel=K]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100); `gumbel=K`: Gumbel root search over `K` actions (deterministic) instead of PUCT |
+//! | `engine:COMMAND` | an external program speaking the engine protocol (see `agents::external`); `COMMAND` is split like a shell line (quotes group words), e.g. `engine:contagion engine --game ataxx --agent greedy` |
 //!
 //! Every search agent also splits its whole-game clock over the moves left, as the
 //! seed does with `time_remaining / turns_left`.
@@ -42,6 +43,8 @@ pub enum AgentSpec {
         /// Gumbel root search over this many actions (deterministic variant); 0: PUCT.
         gumbel: u32,
     },
+    /// An external engine: the program and its arguments.
+    Engine { command: Vec<String> },
 }
 
 /// A spec that could not be parsed; the message says what is allowed.
@@ -52,7 +55,7 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,gumbel=K]";
+const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,gumbel=K], engine:COMMAND";
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -62,6 +65,14 @@ impl FromStr for AgentSpec {
             spec: crate::limits::clip(text),
             why,
         };
+        if let Some(command) = text.trim().strip_prefix("engine:") {
+            let words = shlex::split(command)
+                .ok_or_else(|| err("engine: the command has unbalanced quotes".into()))?;
+            if words.is_empty() {
+                return Err(err("engine needs a command: engine:PROGRAM [ARGS…]".into()));
+            }
+            return Ok(AgentSpec::Engine { command: words });
+        }
         let (kind, params) = match text.trim().split_once(':') {
             Some((k, p)) => (k, p),
             None => (text.trim(), ""),
@@ -175,6 +186,10 @@ impl fmt::Display for AgentSpec {
                     k => write!(f, ",gumbel={k}"),
                 }
             }
+            AgentSpec::Engine { command } => {
+                let words = command.iter().map(String::as_str);
+                write!(f, "engine:{}", shlex::try_join(words).unwrap_or_default())
+            }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
             AgentSpec::AlphaBeta { depth, ms, nodes } => {
@@ -232,6 +247,11 @@ impl AgentSpec {
                 );
                 Box::new(super::mcts::MctsAgent::new(name, net, sims, gumbel, seed))
             }
+            AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
+                name,
+                command,
+                start.name(),
+            )?),
         })
     }
 }

@@ -42,9 +42,11 @@ pub enum Command {
 
 /// Shown under the help of every subcommand that takes agent specs.
 pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
-alphabeta[:depth=D][,ms=M][,nodes=N] | model:PATH[,sims=N] (an exported bundle directory, a \
-checkpoint file or a run directory's best) | human (play only). \
-Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:checkpoints/infexion,sims=200";
+alphabeta[:depth=D][,ms=M][,nodes=N] | maxn[:depth=D] | model:PATH[,sims=N][,gumbel=K] (an \
+exported bundle directory, a checkpoint file or a run directory's best, local or s3://) | \
+engine:COMMAND (a program speaking the engine protocol) | human (play only). \
+Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:checkpoints/infexion-bundle,sims=200, \
+'engine:contagion engine --game ataxx --agent greedy'";
 
 /// The games this build knows. Registered here, dispatched with [`with_game!`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]

@@ -179,7 +179,7 @@ fn play<G: Baselines>(
             agent.name(),
             state.action_to_string(action)
         )?;
-        for line in agent.thinking() {
+        for line in agent.thinking(&state) {
             writeln!(io.out, "       {line}")?;
         }
         let mut next = state;

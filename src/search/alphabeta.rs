@@ -60,9 +60,11 @@ impl SearchLimits {
 }
 
 /// What a search found.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
     pub best: Action,
+    /// The principal variation of the last completed depth; it starts with `best`.
+    pub pv: Vec<Action>,
     /// Score of `best` for the root player.
     pub score: f64,
     /// The deepest depth completed.
@@ -82,6 +84,8 @@ pub struct AlphaBeta<'h, G: Game> {
     aborted: bool,
     next_check: u64,
     root_player: usize,
+    /// The triangular PV table: `pv[ply]` is the best line found from the node at `ply`.
+    pv: Vec<Vec<Action>>,
 }
 
 const MAX_DEPTH: u32 = 64;
@@ -97,6 +101,7 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             aborted: false,
             next_check: 0,
             root_player: 0,
+            pv: Vec::new(),
         }
     }
 
@@ -117,12 +122,14 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
         let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut result = None;
         for depth in 1..=max_depth {
-            let Some((best_index, score)) = self.search_root(root, &moves, depth, result.is_none())
+            let Some((best_index, score, pv)) =
+                self.search_root(root, &moves, depth, result.is_none())
             else {
                 break;
             };
             result = Some(SearchResult {
                 best: moves[best_index],
+                pv,
                 score,
                 depth,
                 nodes: self.nodes,
@@ -137,15 +144,16 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
         })
     }
 
-    /// One iteration at the root; `None` if it was aborted (never when `must_finish`).
+    /// One iteration at the root: the best move's index, its score and the principal
+    /// variation; `None` if it was aborted (never when `must_finish`).
     fn search_root(
         &mut self,
         root: &G,
         moves: &[Action],
         depth: u32,
         must_finish: bool,
-    ) -> Option<(usize, f64)> {
-        let mut best = (0, f64::NEG_INFINITY);
+    ) -> Option<(usize, f64, Vec<Action>)> {
+        let mut best = (0, f64::NEG_INFINITY, Vec::new());
         for (i, &a) in moves.iter().enumerate() {
             let mut child = root.clone();
             child.apply(a).expect("legal root move");
@@ -153,11 +161,22 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             if self.aborted {
                 return None;
             }
-            if v > best.1 {
-                best = (i, v);
+            if v > best.1 || best.2.is_empty() {
+                let mut pv = vec![a];
+                pv.extend_from_slice(&self.pv[1]);
+                best = (i, v, pv);
             }
         }
         Some(best)
+    }
+
+    /// Records `action` then the line below it as the best line from `ply`.
+    fn update_pv(&mut self, ply: usize, action: Action) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(action);
+        line.extend_from_slice(&tail[0]);
     }
 
     fn out_of_budget(&mut self) -> bool {
@@ -180,6 +199,10 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
         must_finish: bool,
     ) -> f64 {
         self.nodes += 1;
+        if self.pv.len() <= ply + 1 {
+            self.pv.resize_with(ply + 2, Vec::new);
+        }
+        self.pv[ply].clear();
         if let Some(outcome) = state.outcome() {
             let v = outcome.value(self.root_player) as f64;
             return if v > 0.0 {
@@ -216,11 +239,14 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             if self.aborted {
                 break;
             }
+            let improves = if maximising { v > best } else { v < best };
+            if improves {
+                best = v;
+                self.update_pv(ply, a);
+            }
             if maximising {
-                best = best.max(v);
                 alpha = alpha.max(v);
             } else {
-                best = best.min(v);
                 beta = beta.min(v);
             }
             if self.pruning && alpha >= beta {

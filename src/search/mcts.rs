@@ -436,21 +436,42 @@ impl<G: Game> Tree<G> {
             let i = plan.root.best(&views, self.nodes[0].net_value, plan.sigma);
             return self.children(0).nth(i).map(|c| self.nodes[c].action);
         }
-        let children: Vec<&Node> = self.children(0).map(|i| &self.nodes[i]).collect();
-        let total: u64 = children.iter().map(|n| n.visits as u64).sum();
+        let children = self.children(0).map(|i| &self.nodes[i]);
+        let total: u64 = children.clone().map(|n| n.visits as u64).sum();
         if sample && total > 0 {
             let mut pick = (rng.unit() * total as f64) as u64;
-            for n in &children {
+            for n in children {
                 if pick < n.visits as u64 {
                     return Some(n.action);
                 }
                 pick -= n.visits as u64;
             }
         }
-        children
-            .iter()
-            .max_by(|a, b| a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior)))
-            .map(|n| n.action)
+        self.most_visited(0).map(|i| self.nodes[i].action)
+    }
+
+    /// The child of `node` with the most visits (ties to the higher prior).
+    fn most_visited(&self, node: u32) -> Option<usize> {
+        self.children(node).max_by(|&a, &b| {
+            let (a, b) = (&self.nodes[a], &self.nodes[b]);
+            a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
+        })
+    }
+
+    /// The principal variation from the root: `first` (the move [`Tree::choose`] picked),
+    /// then the most visited child at each node below, while it has visits.
+    pub fn principal_variation(&self, first: Action) -> Vec<Action> {
+        let mut pv = vec![first];
+        let mut node = self.children(0).find(|&i| self.nodes[i].action == first);
+        while let Some(i) = node {
+            node = self
+                .most_visited(i as u32)
+                .filter(|&c| self.nodes[c].visits > 0);
+            if let Some(c) = node {
+                pv.push(self.nodes[c].action);
+            }
+        }
+        pv
     }
 
     /// Re-roots the tree at the position after `action`, keeping that subtree.

@@ -10,28 +10,25 @@ pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::games::{Action, Game};
 
 /// An outside request to stop a search early (the engine's `stop`): the search returns
-/// the best move it has so far. It fires once `counter` (the stop requests received so
-/// far) passes `seen` (those received before the search began). `Stop::default()`
-/// never fires.
+/// the best move it has so far once the flag is set. `Stop::default()` never fires.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Stop(pub Option<(&'static AtomicU64, u64)>);
+pub struct Stop(pub Option<&'static AtomicBool>);
 
 impl Stop {
     pub fn requested(&self) -> bool {
-        self.0
-            .is_some_and(|(counter, seen)| counter.load(Ordering::Relaxed) > seen)
+        self.0.is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 }
 
 impl PartialEq for Stop {
     fn eq(&self, other: &Stop) -> bool {
         match (self.0, other.0) {
-            (Some((a, x)), Some((b, y))) => std::ptr::eq(a, b) && x == y,
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
             (a, b) => a.is_none() && b.is_none(),
         }
     }
