@@ -20,7 +20,7 @@ pub const MAX_SIMULATIONS: u64 = 1_000_000;
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// A checkpoint, a replay shard or a bundle's weights.
 pub const MAX_MODEL_BYTES: u64 = 1 << 31;
-/// A bundle's manifest, and `metrics.jsonl`.
+/// A bundle's manifest, `metrics.jsonl`, and a game record file.
 pub const MAX_TEXT_BYTES: u64 = 64 << 20;
 /// One line of the engine protocol.
 pub const MAX_LINE_BYTES: u64 = 64 << 10;

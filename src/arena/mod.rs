@@ -6,9 +6,13 @@
 //! referee gives each player 180 s: an agent that overruns it, returns an illegal move
 //! or fails loses the game (a forfeit).
 //!
-//! - [`elo`]: score, Elo difference and its interval.
+//! - [`elo`]: score, Elo difference and its interval; the SPRT.
+//! - [`record`]: games as PGN (Ataxx, as python-ataxx reads it) or PGN-style text.
+//! - [`tournament`]: round robins and gauntlets of several agents, with a crosstable.
 
 pub mod elo;
+pub mod record;
+pub mod tournament;
 
 use std::time::{Duration, Instant};
 
@@ -19,7 +23,7 @@ use crate::agents::{AgentSpec, Baselines, Limits};
 use crate::games::{Action, Game, Outcome};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use elo::Stats;
+use elo::{Sprt, SprtDecision, Stats};
 
 /// How a match is played.
 #[derive(Debug, Clone)]
@@ -120,6 +124,18 @@ pub fn play_game<G: Game>(
     }
 }
 
+/// A game `seat` forfeited before its first move (its agent could not be built).
+fn forfeited_before_start<G: Game>(start: &G, opening: &[Action], seat: usize, reason: String) -> GameRecord {
+    let n = start.num_players();
+    GameRecord {
+        outcome: forfeit_outcome(seat, n),
+        moves: opening.to_vec(),
+        forfeit: Some(Forfeit { seat, reason }),
+        time_used: vec![Duration::ZERO; n],
+        moves_by_seat: vec![0; n],
+    }
+}
+
 /// The outcome when `seat` forfeits: it loses, the others share the win.
 fn forfeit_outcome(seat: usize, n: usize) -> Outcome {
     let mut v = [0.0; crate::games::MAX_PLAYERS];
@@ -198,6 +214,20 @@ pub fn run_match<G: Baselines>(
     b: &AgentSpec,
     config: &MatchConfig,
 ) -> anyhow::Result<MatchReport> {
+    play_match(start, a, b, config).map(|(report, _)| report)
+}
+
+/// A finished game and the seat agent A played in it.
+pub type SeatedRecord = (usize, GameRecord);
+
+/// [`run_match`], also returning every game (in order: opening by opening, A's seat
+/// 0, 1, …). An agent that cannot be built for a game forfeits that game.
+pub fn play_match<G: Baselines>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>)> {
     let n = start.num_players() as u32;
     anyhow::ensure!(
         config.games > 0 && config.games.is_multiple_of(n),
@@ -232,46 +262,78 @@ pub fn run_match<G: Baselines>(
     // Build once up front so a model that cannot be loaded fails before any game.
     a.build(start, 0)?;
     b.build(start, 0)?;
-    let records: Vec<(usize, GameRecord)> = pool.install(|| {
+    let records: Vec<SeatedRecord> = pool.install(|| {
         (0..config.games)
             .into_par_iter()
             .map(|g| {
                 let opening = &openings[(g / n) as usize];
                 let seat_a = (g % n) as usize;
-                let mut agents: Vec<Box<dyn crate::agents::Agent<G>>> = (0..n as usize)
+                let agents: Result<Vec<Box<dyn crate::agents::Agent<G>>>, _> = (0..n as usize)
                     .map(|seat| {
                         let spec = if seat == seat_a { a } else { b };
-                        spec.build(
-                            start,
-                            Rng::derive(config.seed ^ 0xA6E7, g as u64 * 8 + seat as u64),
-                        )
+                        let seed = Rng::derive(config.seed ^ 0xA6E7, g as u64 * 8 + seat as u64);
+                        spec.build(start, seed)
+                            .map_err(|e| (seat, format!("agent failed to start: {e:#}")))
                     })
-                    .collect::<anyhow::Result<_>>()?;
-                let record = play_game(
-                    start,
-                    opening,
-                    &mut agents,
-                    config.time_per_game,
-                    |_, _, _| {},
-                );
+                    .collect();
+                let record = match agents {
+                    Ok(mut agents) => {
+                        play_game(start, opening, &mut agents, config.time_per_game, |_, _, _| {})
+                    }
+                    Err((seat, reason)) => forfeited_before_start(start, opening, seat, reason),
+                };
                 progress.inc();
-                Ok((seat_a, record))
+                (seat_a, record)
             })
-            .collect::<anyhow::Result<_>>()
-    })?;
+            .collect()
+    });
     progress.finish();
-    Ok(summarise(a, b, config, &records, t0.elapsed()))
+    Ok((summarise(a, b, config, &records, t0.elapsed()), records))
+}
+
+/// A match played in rounds of `round` games (a multiple of the number of players),
+/// stopping as soon as `sprt` decides, at most `config.games` games. Round `k` takes
+/// its openings from seed `derive(config.seed, k)`. Returns A's results, every game
+/// and the decision (`Continue` when the SPRT never decided or there was none).
+pub fn play_sprt_match<G: Baselines>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+    sprt: Option<(Sprt, u32)>,
+) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>, SprtDecision)> {
+    let round = sprt.map_or(config.games, |(_, r)| r.clamp(1, config.games));
+    let t0 = Instant::now();
+    let mut records = Vec::new();
+    let mut decision = SprtDecision::Continue;
+    let mut k = 0;
+    while (records.len() as u32) < config.games && decision == SprtDecision::Continue {
+        let games = round.min(config.games - records.len() as u32);
+        let part = MatchConfig {
+            games,
+            seed: Rng::derive(config.seed, k),
+            ..config.clone()
+        };
+        records.extend(play_match(start, a, b, &part)?.1);
+        k += 1;
+        if let Some((test, _)) = sprt {
+            let a_value = |(seat, r): &SeatedRecord| r.outcome.value(*seat);
+            decision = test.decide(&tally(records.iter().map(a_value)));
+        }
+    }
+    let report = summarise(a, b, config, &records, t0.elapsed());
+    Ok((report, records, decision))
 }
 
 fn summarise(
     a: &AgentSpec,
     b: &AgentSpec,
     config: &MatchConfig,
-    records: &[(usize, GameRecord)],
+    records: &[SeatedRecord],
     wall: Duration,
 ) -> MatchReport {
     let n = records.first().map_or(2, |(_, r)| r.time_used.len());
-    let a_value = |(seat, r): &(usize, GameRecord)| r.outcome.value(*seat);
+    let a_value = |(seat, r): &SeatedRecord| r.outcome.value(*seat);
     let by_seat = (0..n)
         .map(|seat| tally(records.iter().filter(|(s, _)| *s == seat).map(a_value)))
         .collect();

@@ -4,7 +4,8 @@ use clap::Args;
 
 use super::{GameKind, clock_from_secs, with_game};
 use crate::agents::{AgentSpec, Baselines};
-use crate::arena::{MatchConfig, MatchReport, run_match};
+use crate::arena::record::{RecordFile, write_match_game};
+use crate::arena::{MatchConfig, MatchReport, play_match};
 use crate::games::Game;
 
 #[derive(Debug, Args)]
@@ -34,6 +35,9 @@ pub struct EvalArgs {
     /// Each agent's clock per game, in seconds (0: unlimited). The course referee gives 180.
     #[arg(long, default_value_t = 180.0)]
     pub time_per_game: f64,
+    /// Append every game to this file (PGN; python-ataxx reads the Ataxx ones).
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<std::path::PathBuf>,
     /// Print the result as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
@@ -57,7 +61,16 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
 }
 
 fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {
-    let r = run_match(start, &args.a, &args.b, config)?;
+    let mut records = args.pgn.as_deref().map(RecordFile::open).transpose()?;
+    let (r, games) = play_match(start, &args.a, &args.b, config)?;
+    if let Some(file) = &mut records {
+        let names = (args.a.to_string(), args.b.to_string());
+        for (round, game) in games.iter().enumerate() {
+            let names = (names.0.as_str(), names.1.as_str());
+            file.append(&write_match_game(start, "contagion eval", round as u32 + 1, names, game))?;
+        }
+        eprintln!("{} games appended to {}", file.games, file.path().display());
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {

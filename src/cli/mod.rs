@@ -6,8 +6,10 @@ pub mod engine;
 pub mod eval;
 pub mod export;
 pub mod play;
+pub mod replay;
 pub mod report;
 pub mod selfplay;
+pub mod tournament;
 pub mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -30,6 +32,10 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
     Eval(eval::EvalArgs),
+    /// A round robin or gauntlet of several agents: crosstable, Elo, game records.
+    Tournament(tournament::TournamentArgs),
+    /// Show a recorded game (PGN) move by move.
+    Replay(replay::ReplayArgs),
     /// Write a checkpoint as a bundle for other front ends (safetensors + manifest.json).
     Export(export::ExportArgs),
     /// Play one game in the terminal (a human against an agent, or two agents).
@@ -117,6 +123,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Selfplay(args) => selfplay::run(args),
         Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Tournament(args) => tournament::run(args),
+        Command::Replay(args) => replay::run(args),
         Command::Export(args) => export::run(args),
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),

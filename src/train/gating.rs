@@ -15,7 +15,7 @@ use std::path::Path;
 use super::metrics::MatchResult;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::elo::{Sprt, SprtDecision, Stats, elo_from_score};
-use crate::arena::{MatchConfig, run_match};
+use crate::arena::{MatchConfig, play_sprt_match, run_match};
 use crate::config::Config;
 use crate::rng::Rng;
 
@@ -118,30 +118,17 @@ fn against_best<G: Baselines>(
         alpha: g.sprt_alpha,
         beta: g.sprt_beta,
     };
-    let (mut w, mut d, mut l) = (0, 0, 0);
-    let mut decision = SprtDecision::Continue;
-    let mut played = 0;
-    while played < g.games && decision == SprtDecision::Continue {
-        let games = round.min(g.games - played);
-        let config = MatchConfig {
-            games,
-            seed: Rng::derive(
-                c.run.seed ^ 0x6A7E,
-                ((iteration as u64) << 20) + played as u64,
-            ),
-            threads: c.match_threads(),
-            opening_plies: g.opening_plies,
-            time_per_game: None,
-            progress,
-        };
-        let s = run_match(start, a, b, &config)?.overall;
-        (w, d, l) = (w + s.wins, d + s.draws, l + s.losses);
-        played += games;
-        if g.sprt {
-            decision = sprt.decide(&Stats::new(w, d, l));
-        }
-    }
-    let stats = Stats::new(w, d, l);
+    let config = MatchConfig {
+        games: g.games,
+        seed: Rng::derive(c.run.seed ^ 0x6A7E, iteration as u64),
+        threads: c.match_threads(),
+        opening_plies: g.opening_plies,
+        time_per_game: None,
+        progress,
+    };
+    let test = g.sprt.then_some((sprt, round));
+    let (report, _, decision) = play_sprt_match(start, a, b, &config, test)?;
+    let stats = report.overall;
     let promote = match decision {
         SprtDecision::AcceptH1 => true,
         SprtDecision::AcceptH0 => false,

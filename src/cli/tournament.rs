@@ -1,0 +1,128 @@
+//! `contagion tournament`: a round robin or gauntlet of several agents (see
+//! [`crate::arena::tournament`]), with a crosstable, Elo ratings and game records.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{GameKind, clock_from_secs, with_game};
+use crate::agents::{AgentSpec, Baselines};
+use crate::arena::elo::Sprt;
+use crate::arena::record::{RecordFile, write_match_game};
+use crate::arena::tournament::{Format, run_tournament, text};
+use crate::arena::MatchConfig;
+
+#[derive(Debug, Args)]
+#[command(after_help = super::SPECS_HELP)]
+pub struct TournamentArgs {
+    /// An agent; give two or more (`--agent A --agent B …`).
+    #[arg(long = "agent", value_name = "SPEC", required = true)]
+    pub agents: Vec<AgentSpec>,
+    /// The first agent plays each of the others (default: every pair plays).
+    #[arg(long)]
+    pub gauntlet: bool,
+    /// Games per pairing; a multiple of the number of players.
+    #[arg(long, default_value_t = 20)]
+    pub games: u32,
+    /// The game.
+    #[arg(long, value_enum, default_value_t)]
+    pub game: GameKind,
+    /// Seed for openings and every agent's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played in parallel (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Random plies played from the start before the agents take over.
+    #[arg(long, default_value_t = 2)]
+    pub opening_plies: u32,
+    /// Each agent's clock per game, in seconds (0: unlimited).
+    #[arg(long, default_value_t = 180.0)]
+    pub time_per_game: f64,
+    /// Append every game to this file (PGN; python-ataxx reads the Ataxx ones).
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<PathBuf>,
+    /// Stop each pairing early once an SPRT decides (H0: Elo = --sprt-elo0, H1: --sprt-elo1).
+    #[arg(long)]
+    pub sprt: bool,
+    /// The SPRT's null hypothesis, in Elo.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    pub sprt_elo0: f64,
+    /// The SPRT's alternative hypothesis, in Elo.
+    #[arg(long, default_value_t = 50.0, allow_negative_numbers = true)]
+    pub sprt_elo1: f64,
+    /// The SPRT's false-positive rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_alpha: f64,
+    /// The SPRT's false-negative rate.
+    #[arg(long, default_value_t = 0.05)]
+    pub sprt_beta: f64,
+    /// Print the result as JSON on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.agents.len() >= 2,
+        "a tournament needs at least two agents (--agent A --agent B …)"
+    );
+    let sprt_ok = |p: f64| p > 0.0 && p < 0.5;
+    anyhow::ensure!(
+        sprt_ok(args.sprt_alpha) && sprt_ok(args.sprt_beta) && args.sprt_elo1 > args.sprt_elo0,
+        "--sprt-alpha and --sprt-beta must lie in (0, 0.5) and --sprt-elo1 must exceed --sprt-elo0"
+    );
+    let config = MatchConfig {
+        games: args.games,
+        seed: args.seed,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        opening_plies: args.opening_plies,
+        time_per_game: clock_from_secs(args.time_per_game)?,
+        progress: !args.quiet && !args.json,
+    };
+    with_game!(args.game, start => play(start, &args, &config))
+}
+
+fn play<G: Baselines>(start: &G, args: &TournamentArgs, config: &MatchConfig) -> anyhow::Result<()> {
+    let format = if args.gauntlet {
+        Format::Gauntlet
+    } else {
+        Format::RoundRobin
+    };
+    let sprt = args.sprt.then_some((
+        Sprt {
+            elo0: args.sprt_elo0,
+            elo1: args.sprt_elo1,
+            alpha: args.sprt_alpha,
+            beta: args.sprt_beta,
+        },
+        (start.num_players() * config.threads.max(1)) as u32,
+    ));
+    let mut records = args.pgn.as_deref().map(RecordFile::open).transpose()?;
+    let mut round = 0;
+    let report = run_tournament(start, &args.agents, format, config, sprt, |a, b, game| {
+        round += 1;
+        match &mut records {
+            Some(file) => {
+                let names = (a.to_string(), b.to_string());
+                let text = write_match_game(start, "contagion tournament", round, (&names.0, &names.1), game);
+                file.append(&text)
+            }
+            None => Ok(()),
+        }
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", text(&report));
+    }
+    if let Some(file) = &records {
+        eprintln!("{} games appended to {}", file.games, file.path().display());
+    }
+    Ok(())
+}
