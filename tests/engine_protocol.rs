@@ -109,6 +109,22 @@ impl Engine {
         }
     }
 
+    /// Sends `uai`/`uci`; checks the identity and returns the option lines.
+    fn handshake(&mut self, hello: &str) -> Vec<String> {
+        self.send(hello);
+        assert!(self.read().starts_with("id name Contagion Zero"));
+        assert!(self.read().starts_with("id author"));
+        let mut options = Vec::new();
+        loop {
+            let line = self.read();
+            if line == format!("{hello}ok") {
+                return options;
+            }
+            assert!(line.starts_with("option name "), "{line}");
+            options.push(line);
+        }
+    }
+
     fn quit(mut self) {
         self.send("quit");
         let status = self.child.wait().unwrap();
@@ -149,7 +165,11 @@ fn go_returns_a_legal_move_for_each_kind_of_limit() {
         assert_eq!(info.len(), 1, "{go}: one info line");
     }
     let (info, _) = e.go("go depth 3");
-    assert!(info[0].starts_with("info depth 3 nodes "), "{}", info[0]);
+    assert!(
+        info[0].starts_with("info depth 3 seldepth 3 nodes "),
+        "{}",
+        info[0]
+    );
     e.quit();
 }
 
@@ -251,11 +271,12 @@ fn end_of_input_ends_the_engine_cleanly() {
 #[test]
 fn ataxx_speaks_uai() {
     let mut e = Engine::start_game("ataxx", "alphabeta:ms=50");
-    e.send("uai");
-    assert!(e.read().starts_with("id name Contagion Zero"));
-    assert!(e.read().starts_with("id author"));
-    assert_eq!(e.read(), "uaiok");
-    e.silent("setoption name Hash value 64");
+    let options = e.handshake("uai");
+    assert!(
+        options.contains(&"option name Threads type spin default 1 min 1 max 256".to_string()),
+        "{options:?}"
+    );
+    e.silent("setoption name Threads value 2");
     e.silent("uainewgame");
     assert_eq!(e.ask("perft 3"), "6460");
     e.silent("position startpos moves b6 g7e5");
@@ -344,5 +365,146 @@ fn huge_lines_are_refused_and_echoes_are_capped() {
         "{reply}"
     );
     assert_eq!(e.ask("isready"), "readyok");
+    e.quit();
+}
+
+/// The value after `key` in an `info` line.
+fn field<'a>(info: &'a str, key: &str) -> &'a str {
+    let words: Vec<&str> = info.split(' ').collect();
+    let i = words
+        .iter()
+        .position(|&w| w == key)
+        .unwrap_or_else(|| panic!("no {key} in {info}"));
+    words[i + 1]
+}
+
+/// The principal variation of an `info` line.
+fn pv(info: &str) -> Vec<&str> {
+    info.split(" pv ")
+        .nth(1)
+        .map_or(Vec::new(), |p| p.split(' ').collect())
+}
+
+#[test]
+fn bestmove_is_the_first_move_of_the_reported_pv() {
+    for (game, agent) in [
+        ("infexion", "alphabeta:depth=3"),
+        ("infexion", "model:checkpoints/infexion-bundle,sims=60"),
+        (
+            "infexion",
+            "model:checkpoints/infexion-bundle,sims=60,gumbel=8",
+        ),
+        ("ataxx", "model:checkpoints/ataxx-bundle,sims=60"),
+        ("ataxx", "alphabeta:depth=2"),
+        ("chexers", "maxn:depth=2"),
+        ("chexers", "alphabeta:depth=2"),
+    ] {
+        let mut e = Engine::start_game(game, agent);
+        for moves in ["", " moves", ""] {
+            e.silent(&format!("position startpos{moves}"));
+            let (info, best) = e.go("go");
+            let info = &info[0];
+            assert_eq!(pv(info).first(), Some(&best.as_str()), "{agent}: {info}");
+            for key in ["depth", "seldepth", "nodes", "nps", "time"] {
+                assert!(
+                    field(info, key).parse::<u64>().is_ok(),
+                    "{agent}: {key} in {info}"
+                );
+            }
+            let kind = info
+                .split(" score ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap();
+            assert!(kind == "cp" || kind == "mate", "{agent}: {info}");
+            // The pv is legal: position … moves PV is accepted.
+            e.silent(&format!("position startpos moves {}", pv(info).join(" ")));
+        }
+        e.quit();
+    }
+}
+
+#[test]
+fn a_forced_win_is_reported_as_mate() {
+    let mut e = Engine::start("alphabeta:depth=3");
+    e.silent("position fen r2b1b14/7/7/7/7/7/7 r 8");
+    let (info, best) = e.go("go");
+    assert_eq!(best, "SPREAD(0,0,0,1)");
+    assert_eq!(field(&info[0], "mate"), "1", "{}", info[0]);
+    e.quit();
+}
+
+#[test]
+fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
+    for agent in [
+        "alphabeta:depth=2",
+        "model:checkpoints/infexion-bundle,sims=10",
+        "greedy",
+    ] {
+        let mut e = Engine::start(agent);
+        e.send("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let t = std::time::Instant::now();
+        assert_eq!(
+            e.ask("isready"),
+            "readyok",
+            "{agent}: readyok comes before bestmove"
+        );
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{agent}: {:?}",
+            t.elapsed()
+        );
+        // Even an agent whose search ends by itself (greedy) waits for stop.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        e.send("stop");
+        let (info, best) = e.bestmove();
+        let moves = e.ask("moves");
+        assert!(moves.split(' ').any(|m| m == best), "{agent}: {best}");
+        if let Some(info) = info.first() {
+            assert_eq!(pv(info)[0], best, "{info}");
+        }
+        e.quit();
+    }
+}
+
+#[test]
+fn setoption_sets_the_budget_and_refuses_bad_values() {
+    let mut e = Engine::start("model:checkpoints/infexion-bundle,sims=100");
+    let options = e.handshake("uci");
+    for name in ["Threads", "Simulations", "Hash"] {
+        assert!(
+            options
+                .iter()
+                .any(|o| o.starts_with(&format!("option name {name} "))),
+            "{options:?}"
+        );
+    }
+    e.silent("setoption name Simulations value 20");
+    e.silent("setoption name hash value 1");
+    let (info, _) = e.go("go");
+    assert_eq!(field(&info[0], "nodes"), "20", "{}", info[0]);
+    for (bad, why) in [
+        (
+            "setoption name Simulations value 0",
+            "must be an integer 1..=1000000",
+        ),
+        ("setoption name Simulations value x", "must be an integer"),
+        ("setoption name Depth value 3", "no option 'Depth'"),
+        ("setoption Threads 3", "usage"),
+    ] {
+        let reply = e.ask(bad);
+        assert!(
+            reply.starts_with("error setoption") && reply.contains(why),
+            "{bad}: {reply}"
+        );
+    }
+    e.quit();
+    let mut e = Engine::start("alphabeta:depth=3");
+    e.silent("setoption name Depth value 1");
+    let (info, _) = e.go("go");
+    assert_eq!(field(&info[0], "depth"), "1", "{}", info[0]);
     e.quit();
 }

@@ -99,7 +99,9 @@ impl<G: Baselines> AlphaBetaAgent<G> {
         let fallback = own(self.ms).map(Duration::from_millis);
         let budget = super::move_budget(state, limits, fallback);
         SearchLimits {
-            depth: limits.depth.or(own(self.depth.map(u64::from)).map(|d| d as u32)),
+            depth: limits
+                .depth
+                .or(own(self.depth.map(u64::from)).map(|d| d as u32)),
             nodes: limits.nodes.or(own(self.nodes)),
             // A budget too large to add to the clock means no deadline at all.
             deadline: budget.and_then(|b| start.checked_add(b)),
@@ -194,7 +196,13 @@ impl<G: Baselines> Agent<G> for MaxnAgent<G> {
         let depth = limits.depth.unwrap_or(self.depth);
         let result = maxn(state, &self.heuristic, depth)
             .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;
-        self.last = Some((result, state.to_move(), start.elapsed(), depth, state.num_players()));
+        self.last = Some((
+            result,
+            state.to_move(),
+            start.elapsed(),
+            depth,
+            state.num_players(),
+        ));
         Ok(result.best)
     }
 

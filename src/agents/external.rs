@@ -111,10 +111,9 @@ impl ExternalAgent {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(self.fail(format!(
-                        "sent no {what} within {:.1} s",
-                        wait.as_secs_f64()
-                    )));
+                    return Err(
+                        self.fail(format!("sent no {what} within {:.1} s", wait.as_secs_f64()))
+                    );
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.status();
@@ -125,7 +124,9 @@ impl ExternalAgent {
     }
 
     fn expect(&mut self, reply: &str, wait: Duration) -> anyhow::Result<()> {
-        self.read_until(wait, &format!("'{reply}'"), |l| (l.trim() == reply).then_some(()))
+        self.read_until(wait, &format!("'{reply}'"), |l| {
+            (l.trim() == reply).then_some(())
+        })
     }
 
     /// Marks the program dead (killing it) and returns the error to report.
@@ -237,7 +238,9 @@ fn parse_info<G: Game>(words: &[String], state: &G, played: Action, time: Durati
     if let Some(i) = words.iter().position(|w| w == "pv") {
         let mut s = state.clone();
         for (k, text) in words[i + 1..].iter().enumerate() {
-            let Ok(a) = s.parse_legal_action(text) else { break };
+            let Ok(a) = s.parse_legal_action(text) else {
+                break;
+            };
             if k == 0 && a != played {
                 break;
             }

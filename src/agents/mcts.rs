@@ -176,7 +176,12 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let Some(s) = &self.last else {
             return Vec::new();
         };
-        let pv: Vec<String> = s.info.pv.iter().map(|&a| state.action_to_string(a)).collect();
+        let pv: Vec<String> = s
+            .info
+            .pv
+            .iter()
+            .map(|&a| state.action_to_string(a))
+            .collect();
         let mut lines = vec![format!(
             "{} simulations in {} ms; {} expects {:+.2} (+1 a win, -1 a loss); line {}",
             s.info.nodes,

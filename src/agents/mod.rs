@@ -171,7 +171,11 @@ impl Score {
     /// The score of a value `v` in [-1, 1] for the mover (a network's estimate).
     pub fn from_value(v: f32) -> Score {
         let v = v.clamp(-1.0, 1.0) as f64;
-        Score::Cp((111.714_640_912 * (1.562_068_842_1 * v).tan()).round().clamp(-100_000.0, 100_000.0) as i64)
+        Score::Cp(
+            (111.714_640_912 * (1.562_068_842_1 * v).tan())
+                .round()
+                .clamp(-100_000.0, 100_000.0) as i64,
+        )
     }
 }
 

@@ -44,7 +44,9 @@ pub enum AgentSpec {
         gumbel: u32,
     },
     /// An external engine: the program and its arguments.
-    Engine { command: Vec<String> },
+    Engine {
+        command: Vec<String>,
+    },
 }
 
 /// A spec that could not be parsed; the message says what is allowed.

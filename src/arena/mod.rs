@@ -125,7 +125,12 @@ pub fn play_game<G: Game>(
 }
 
 /// A game `seat` forfeited before its first move (its agent could not be built).
-fn forfeited_before_start<G: Game>(start: &G, opening: &[Action], seat: usize, reason: String) -> GameRecord {
+fn forfeited_before_start<G: Game>(
+    start: &G,
+    opening: &[Action],
+    seat: usize,
+    reason: String,
+) -> GameRecord {
     let n = start.num_players();
     GameRecord {
         outcome: forfeit_outcome(seat, n),
@@ -277,9 +282,13 @@ pub fn play_match<G: Baselines>(
                     })
                     .collect();
                 let record = match agents {
-                    Ok(mut agents) => {
-                        play_game(start, opening, &mut agents, config.time_per_game, |_, _, _| {})
-                    }
+                    Ok(mut agents) => play_game(
+                        start,
+                        opening,
+                        &mut agents,
+                        config.time_per_game,
+                        |_, _, _| {},
+                    ),
                     Err((seat, reason)) => forfeited_before_start(start, opening, seat, reason),
                 };
                 progress.inc();

@@ -53,9 +53,9 @@ impl RecordedGame {
         };
         let mut line = vec![(None, state.clone())];
         for (i, text) in self.moves.iter().enumerate() {
-            let a = state
-                .parse_legal_action(text)
-                .map_err(|e| anyhow::anyhow!("move {} '{}': {e}", i + 1, crate::limits::clip(text)))?;
+            let a = state.parse_legal_action(text).map_err(|e| {
+                anyhow::anyhow!("move {} '{}': {e}", i + 1, crate::limits::clip(text))
+            })?;
             state.apply(a)?;
             line.push((Some(a), state.clone()));
         }
@@ -96,7 +96,10 @@ pub fn write_game<G: Game>(
 ) -> String {
     let players = start.num_players();
     let result = result_text(&record.outcome, players);
-    let mut all: Vec<(String, String)> = tags.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let mut all: Vec<(String, String)> = tags
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     all.push(("Date".into(), today()));
     all.push(("Game".into(), start.name().into()));
     for (seat, name) in names.iter().enumerate() {
@@ -109,7 +112,10 @@ pub fn write_game<G: Game>(
     }
     let mut out = String::new();
     for (k, v) in all {
-        let v: String = v.chars().map(|c| if c == '"' || c == '\n' { '\'' } else { c }).collect();
+        let v: String = v
+            .chars()
+            .map(|c| if c == '"' || c == '\n' { '\'' } else { c })
+            .collect();
         out += &format!("[{k} \"{v}\"]\n");
     }
     out.push('\n');
@@ -236,20 +242,19 @@ pub fn read_games(text: &str) -> anyhow::Result<Vec<RecordedGame>> {
             current.tags.push((key.to_string(), value.to_string()));
             continue;
         }
-        let spaced = line
-            .replace('{', " { ")
-            .replace('}', " } ")
-            .replace('(', " ( ")
-            .replace(')', " ) ");
+        // Moves may hold parentheses (`SPAWN(3,3)`): a variation is a word that
+        // starts with `(`, and lasts until its parentheses balance.
+        let spaced = line.replace('{', " { ").replace('}', " } ");
         for word in spaced.split_whitespace() {
             in_moves = true;
+            let depth = |w: &str| w.matches('(').count() as isize - w.matches(')').count() as isize;
             match word {
                 "{" => comment = true,
                 "}" => comment = false,
                 _ if comment => {}
-                "(" => variation += 1,
-                ")" => variation = variation.saturating_sub(1),
-                _ if variation > 0 => {}
+                _ if variation > 0 || word.starts_with('(') => {
+                    variation = (variation as isize + depth(word)).max(0) as usize;
+                }
                 _ if is_move_number(word) || is_result(word) => {}
                 _ => current.moves.push(word.to_string()),
             }
@@ -285,18 +290,25 @@ mod tests {
         for w in ["1.", "12...", "*", "1-0", "1/2-1/2", "0-1-0", "1/3-1/3-1/3"] {
             assert!(is_move_number(w) || is_result(w), "{w}");
         }
-        for w in ["f2", "g2e3", "0000", "SPAWN(3,3)", "MOVE(-3,0,-2,0)", "EXIT(3,-3)"] {
+        for w in [
+            "f2",
+            "g2e3",
+            "0000",
+            "SPAWN(3,3)",
+            "MOVE(-3,0,-2,0)",
+            "EXIT(3,-3)",
+        ] {
             assert!(!is_move_number(w) && !is_result(w), "{w}");
         }
     }
 
     #[test]
     fn reading_skips_comments_variations_and_numbers() {
-        let text = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. f2 { good } a2 (1... b2) 2. g2e3 1-0\n\n[Event \"y\"]\n\n1. f1 *\n";
+        let text = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. f2 { good } a2 (1... b2 (c3)) 2. g2e3 1-0\n\n[Event \"y\"]\n\n1. SPAWN(3,3) {x} SPREAD(3,3,0,1) *\n";
         let games = read_games(text).unwrap();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].moves, ["f2", "a2", "g2e3"]);
         assert_eq!(games[0].tag("result"), Some("1-0"));
-        assert_eq!(games[1].moves, ["f1"]);
+        assert_eq!(games[1].moves, ["SPAWN(3,3)", "SPREAD(3,3,0,1)"]);
     }
 }

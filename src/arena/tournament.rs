@@ -122,7 +122,9 @@ fn totals(n: usize, pairings: &[Pairing]) -> Vec<Stats> {
         let x = &mut wdl[p.b];
         *x = (x.0 + b.2, x.1 + b.1, x.2 + b.0);
     }
-    wdl.into_iter().map(|(w, d, l)| Stats::new(w, d, l)).collect()
+    wdl.into_iter()
+        .map(|(w, d, l)| Stats::new(w, d, l))
+        .collect()
 }
 
 /// Bradley–Terry ratings in Elo, averaging 0, each with its standard error in Elo.
@@ -144,9 +146,7 @@ pub fn ratings(n: usize, pairings: &[Pairing]) -> Vec<(f64, f64)> {
         let mut next = gamma.clone();
         for i in 0..n {
             let wins: f64 = points[i].iter().sum();
-            let denom: f64 = (0..n)
-                .map(|j| games[i][j] / (gamma[i] + gamma[j]))
-                .sum();
+            let denom: f64 = (0..n).map(|j| games[i][j] / (gamma[i] + gamma[j])).sum();
             if denom > 0.0 && wins > 0.0 {
                 next[i] = wins / denom;
             }
@@ -172,7 +172,11 @@ pub fn ratings(n: usize, pairings: &[Pairing]) -> Vec<(f64, f64)> {
                     games[i][j] * p * (1.0 - p)
                 })
                 .sum();
-            let se = if info > 0.0 { elo_per_nat / info.sqrt() } else { f64::INFINITY };
+            let se = if info > 0.0 {
+                elo_per_nat / info.sqrt()
+            } else {
+                f64::INFINITY
+            };
             (elo_per_nat * gamma[i].ln(), se)
         })
         .collect()
@@ -212,7 +216,8 @@ fn short(name: &str, width: usize) -> String {
 /// The standings and the crosstable as text.
 pub fn text(r: &TournamentReport) -> String {
     let mut out = String::from("Standings, best first (Bradley–Terry Elo, 95% interval)\n");
-    out += "  #  agent                                     games  points   score     Elo  interval\n";
+    out +=
+        "  #  agent                                     games  points   score     Elo  interval\n";
     for s in &r.standings {
         out += &format!(
             "  {:<2} {:<40} {:>6} {:>7.1} {:>7.3} {:>+7.0}  [{:+.0}, {:+.0}]\n",

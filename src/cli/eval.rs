@@ -67,7 +67,13 @@ fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> any
         let names = (args.a.to_string(), args.b.to_string());
         for (round, game) in games.iter().enumerate() {
             let names = (names.0.as_str(), names.1.as_str());
-            file.append(&write_match_game(start, "contagion eval", round as u32 + 1, names, game))?;
+            file.append(&write_match_game(
+                start,
+                "contagion eval",
+                round as u32 + 1,
+                names,
+                game,
+            ))?;
         }
         eprintln!("{} games appended to {}", file.games, file.path().display());
     }

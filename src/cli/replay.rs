@@ -34,11 +34,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let size = std::fs::metadata(&args.file)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?
         .len();
-    crate::limits::at_most("record file size (bytes)", size, crate::limits::MAX_TEXT_BYTES)?;
+    crate::limits::at_most(
+        "record file size (bytes)",
+        size,
+        crate::limits::MAX_TEXT_BYTES,
+    )?;
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
     let games = read_games(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    anyhow::ensure!(!games.is_empty(), "{}: no games in the file", args.file.display());
+    anyhow::ensure!(
+        !games.is_empty(),
+        "{}: no games in the file",
+        args.file.display()
+    );
     if args.list {
         for (i, g) in games.iter().enumerate() {
             let players: Vec<String> = g
@@ -58,7 +66,11 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let game = games.get(args.index.wrapping_sub(1)).ok_or_else(|| {
-        anyhow::anyhow!("--index {}: the file has games 1 to {}", args.index, games.len())
+        anyhow::anyhow!(
+            "--index {}: the file has games 1 to {}",
+            args.index,
+            games.len()
+        )
     })?;
     let kind = match (game.tag("Game"), args.game) {
         (Some(name), _) => GameKind::from_name(name)?,
@@ -79,7 +91,11 @@ fn show<G: Game>(start: &G, game: &RecordedGame, args: &ReplayArgs) -> anyhow::R
     for (action, state) in &line {
         if let (Some(a), Some(before)) = (action, &previous) {
             let mover = before.player_name(before.to_move());
-            println!("\n{:>3}. {mover} plays {}", before.ply() + 1, before.action_to_string(*a));
+            println!(
+                "\n{:>3}. {mover} plays {}",
+                before.ply() + 1,
+                before.action_to_string(*a)
+            );
         }
         if !args.moves_only || action.is_none() {
             println!("{}", state.render());

@@ -7,10 +7,10 @@ use clap::Args;
 
 use super::{GameKind, clock_from_secs, with_game};
 use crate::agents::{AgentSpec, Baselines};
+use crate::arena::MatchConfig;
 use crate::arena::elo::Sprt;
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::tournament::{Format, run_tournament, text};
-use crate::arena::MatchConfig;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
@@ -88,7 +88,11 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     with_game!(args.game, start => play(start, &args, &config))
 }
 
-fn play<G: Baselines>(start: &G, args: &TournamentArgs, config: &MatchConfig) -> anyhow::Result<()> {
+fn play<G: Baselines>(
+    start: &G,
+    args: &TournamentArgs,
+    config: &MatchConfig,
+) -> anyhow::Result<()> {
     let format = if args.gauntlet {
         Format::Gauntlet
     } else {
@@ -110,7 +114,13 @@ fn play<G: Baselines>(start: &G, args: &TournamentArgs, config: &MatchConfig) ->
         match &mut records {
             Some(file) => {
                 let names = (a.to_string(), b.to_string());
-                let text = write_match_game(start, "contagion tournament", round, (&names.0, &names.1), game);
+                let text = write_match_game(
+                    start,
+                    "contagion tournament",
+                    round,
+                    (&names.0, &names.1),
+                    game,
+                );
                 file.append(&text)
             }
             None => Ok(()),

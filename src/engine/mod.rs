@@ -439,7 +439,10 @@ fn run_search<G: Game>(
         .map(|i| info_line(&search.state, &i))
         .into_iter()
         .collect();
-    lines.push(format!("bestmove {}", search.state.action_to_string(action)));
+    lines.push(format!(
+        "bestmove {}",
+        search.state.action_to_string(action)
+    ));
     lines
 }
 
@@ -447,10 +450,14 @@ fn run_search<G: Game>(
 pub fn info_line<G: Game>(state: &G, info: &SearchInfo) -> String {
     let ms = info.time.as_millis();
     let nps = (info.nodes as u128 * 1000) / ms.max(1);
-    let pv: Vec<String> = info.pv.iter().scan(state.clone(), |s, &a| {
-        let text = s.action_to_string(a);
-        s.apply(a).ok().map(|_| text)
-    }).collect();
+    let pv: Vec<String> = info
+        .pv
+        .iter()
+        .scan(state.clone(), |s, &a| {
+            let text = s.action_to_string(a);
+            s.apply(a).ok().map(|_| text)
+        })
+        .collect();
     format!(
         "info depth {} seldepth {} nodes {} nps {nps} time {ms} score {} pv {}",
         info.depth,

@@ -72,3 +72,10 @@ pub fn weed() -> PathBuf {
     assert!(weed.is_file(), "{} is missing", weed.display());
     weed
 }
+
+/// The test venv's Python, which has every package in `tests/requirements.txt`
+/// (python-ataxx included).
+#[allow(dead_code)]
+pub fn venv_python() -> PathBuf {
+    venv_bin().join("python3")
+}
