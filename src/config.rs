@@ -281,6 +281,34 @@ fn range<T: PartialOrd + Copy + std::fmt::Display>(
     Ok(())
 }
 
+/// Sets `SECTION.KEY=VALUE` in a parsed config file.
+fn apply_override(table: &mut toml::Table, text: &str) -> anyhow::Result<()> {
+    let err = |why: &str| anyhow::anyhow!("--set {}: {why}", crate::limits::clip(text));
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| err("expected SECTION.KEY=VALUE, e.g. --set mcts.simulations=64"))?;
+    let path: Vec<&str> = key.trim().split('.').map(str::trim).collect();
+    if path.len() != 2 || path.iter().any(|p| p.is_empty()) {
+        return Err(err(
+            "the key must be SECTION.KEY, e.g. selfplay.games_per_iteration",
+        ));
+    }
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let section = table
+        .entry(path[0])
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    let section = section
+        .as_table_mut()
+        .ok_or_else(|| err(&format!("'{}' is not a section", path[0])))?;
+    section.insert(path[1].to_string(), parsed);
+    Ok(())
+}
+
 impl Config {
     /// Parses and validates TOML text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> anyhow::Result<Config> {
@@ -292,9 +320,29 @@ impl Config {
     }
 
     pub fn load(path: &Path) -> anyhow::Result<Config> {
+        Config::load_with(path, &[])
+    }
+
+    /// Loads `path` with `overrides` (`SECTION.KEY=VALUE`, as `train --set` takes them)
+    /// applied on top, then validates the result like a file. A value is read as TOML
+    /// (`0.5`, `true`, `"text"`, `[1, 2]`), or else as a plain string (`game=ataxx`).
+    pub fn load_with(path: &Path, overrides: &[String]) -> anyhow::Result<Config> {
         let text = crate::limits::read_text(path, crate::limits::MAX_CONFIG_BYTES)
             .with_context(|| format!("reading config {}", path.display()))?;
-        Config::parse(&text, &path.display().to_string())
+        let source = path.display().to_string();
+        if overrides.is_empty() {
+            return Config::parse(&text, &source);
+        }
+        let mut table: toml::Table = text.parse().map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        let merged = toml::to_string(&table).expect("a TOML table serialises");
+        let sets: Vec<String> = overrides.iter().map(|o| crate::limits::clip(o)).collect();
+        Config::parse(
+            &merged,
+            &format!("{source} with --set {}", sets.join(" --set ")),
+        )
     }
 
     pub fn to_toml(&self) -> String {

@@ -9,6 +9,7 @@ use crate::bench;
 pub struct BenchArgs {
     #[command(subcommand)]
     pub what: BenchKind,
+    /// The game whose rules, positions and network shapes are measured.
     #[arg(long, value_enum, default_value_t, global = true)]
     pub game: GameKind,
     /// Timed rounds; the median is reported.
@@ -32,6 +33,7 @@ pub enum BenchKind {
     },
     /// Alpha-beta nodes per second at a fixed depth over sampled mid-game positions.
     Search {
+        /// Alpha-beta depth in plies.
         #[arg(long, default_value_t = 3)]
         depth: u32,
         /// Positions searched per round.
@@ -40,8 +42,10 @@ pub enum BenchKind {
     },
     /// Network inference: positions per second by batch size.
     Nn {
+        /// Residual blocks of the network measured.
         #[arg(long, default_value_t = 4)]
         blocks: usize,
+        /// Channels per block.
         #[arg(long, default_value_t = 32)]
         channels: usize,
         /// Batch sizes, comma-separated.
@@ -64,10 +68,13 @@ pub enum BenchKind {
     },
     /// Self-play: positions per second, network share of the time, batch size, cache hits.
     Selfplay {
+        /// Residual blocks of the network measured.
         #[arg(long, default_value_t = 4)]
         blocks: usize,
+        /// Channels per block.
         #[arg(long, default_value_t = 32)]
         channels: usize,
+        /// MCTS simulations per move.
         #[arg(long, default_value_t = 64)]
         sims: u32,
         /// Worker threads.
@@ -93,10 +100,13 @@ pub enum BenchKind {
     },
     /// Training steps: samples per second.
     Train {
+        /// Residual blocks of the network measured.
         #[arg(long, default_value_t = 4)]
         blocks: usize,
+        /// Channels per block.
         #[arg(long, default_value_t = 32)]
         channels: usize,
+        /// Training batch size (positions per step).
         #[arg(long, default_value_t = 128)]
         batch: usize,
         /// Steps per round.

@@ -15,9 +15,15 @@ use crate::nn::manifest::Provenance;
 use crate::train::metrics;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Accepts what `contagion train` writes: a checkpoint file (ckpt-000012.ckpt, \
+best.ckpt) or a run directory (its best.ckpt), local or s3://bucket/prefix/run. A bundle is \
+already exported: copy it instead. The bundle is model.safetensors + manifest.json; see the \
+README's \"File formats\"."
+)]
 pub struct ExportArgs {
-    /// A checkpoint file, or a run directory (its best network).
-    #[arg(long)]
+    /// A checkpoint file (.ckpt) or a run directory (its best.ckpt); local or s3://.
+    #[arg(long, value_name = "CKPT|RUN")]
     pub checkpoint: PathBuf,
     /// The bundle directory to write (created if needed; its two files are replaced).
     #[arg(long)]
@@ -25,6 +31,12 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !bundle::is_bundle(&args.checkpoint),
+        "{} is a bundle, already exported; export takes a checkpoint file (.ckpt) or a run \
+         directory (its best.ckpt)",
+        args.checkpoint.display()
+    );
     let file = checkpoint_file(&args.checkpoint)?;
     let ckpt = Checkpoint::load(&file)?;
     let model =

@@ -14,7 +14,8 @@ pub mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// Contagion Zero: self-play training and tools for contagion board games.
+/// Contagion Zero: self-play training and tools for contagion board games:
+/// Infexion, Ataxx, Virus and Chexers.
 #[derive(Debug, Parser)]
 #[command(name = "contagion", version, about, propagate_version = true)]
 pub struct Cli {
@@ -129,5 +130,29 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Bench(args) => bench::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every flag of every subcommand (and sub-subcommand) has a help line.
+    #[test]
+    fn every_flag_has_a_help_line() {
+        fn check(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if !matches!(id, "help" | "version") && arg.get_help().is_none() {
+                    missing.push(format!("{path} --{id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        check(&super::Cli::command(), "contagion", &mut missing);
+        assert!(missing.is_empty(), "flags without help: {missing:?}");
     }
 }

@@ -32,6 +32,7 @@ pub struct PlayArgs {
     /// The game.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
+    /// Seed for the opening and the agents' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Random plies played before the players take over.

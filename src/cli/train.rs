@@ -13,6 +13,10 @@ pub struct TrainArgs {
     /// The TOML config (see configs/infexion.toml for every field).
     #[arg(long)]
     pub config: PathBuf,
+    /// Override one config field, validated like the file: `--set mcts.simulations=64`
+    /// (repeatable; values are TOML: numbers, true/false, "strings", [lists]).
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub overrides: Vec<String>,
     /// Start over: an existing run directory is moved aside (never overwritten).
     #[arg(long)]
     pub fresh: bool,
@@ -33,9 +37,10 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let config = Config::load(&args.config)?;
+    let config = Config::load_with(&args.config, &args.overrides)?;
     let opts = TrainOptions {
         config: args.config,
+        overrides: args.overrides,
         root: args
             .store
             .unwrap_or_else(|| args.checkpoints.display().to_string()),

@@ -36,6 +36,8 @@ use crate::store::Store;
 /// How `contagion train` was asked to run.
 pub struct TrainOptions {
     pub config: PathBuf,
+    /// `SECTION.KEY=VALUE` overrides applied on top of the config file.
+    pub overrides: Vec<String>,
     /// Where runs live: a directory (`checkpoints`) or an `s3://bucket/prefix` store.
     pub root: String,
     /// How long an S3 lease outlives a trainer that stopped renewing it.
@@ -50,7 +52,7 @@ const SHARD_GAMES: usize = 4;
 
 /// Trains the game `start` from the config; see the module documentation.
 pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()> {
-    let config = Config::load(&opts.config)?;
+    let config = Config::load_with(&opts.config, &opts.overrides)?;
     let c = &config;
     // Refuse a baseline that cannot be built now, not at the first measurement.
     c.baseline
