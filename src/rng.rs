@@ -1,12 +1,19 @@
-//! A small seeded random generator (xoshiro256++ seeded by SplitMix64).
+//! The seeded random generator every random choice uses: xoshiro256++ from
+//! `rand_xoshiro`, seeded with `seed_from_u64` (SplitMix64), sampled through `rand` and
+//! `rand_distr`.
 //!
-//! Why our own: the baseline agents are the fixed yardstick of every training run, so
-//! their random choices must be reproducible from a seed on every platform and stay the
-//! same when dependencies are upgraded. This generator and its `below` are fully
-//! specified here; changing them changes the meaning of past results.
+//! Reproducibility: every stream is fixed by a `u64` seed. Runs derive one seed per
+//! purpose and per game or iteration with [`Rng::derive`], so a run repeats from its
+//! `run.seed` (given the same versions of these crates: `Cargo.lock` pins them) and
+//! a resumed run needs no saved generator state. The golden-value test below fails if
+//! an upgrade ever changes the stream.
+
+use rand::{Rng as _, RngExt, SeedableRng};
+use rand_distr::{Distribution, Gamma, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// SplitMix64's step for state `x`: a well-mixed 64-bit function of `x` (also used for
-/// Zobrist keys).
+/// Zobrist keys, which must never change).
 pub const fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -14,24 +21,14 @@ pub const fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// xoshiro256++; `Clone` so a state can be saved and resumed.
+/// A seeded xoshiro256++ generator.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rng {
-    s: [u64; 4],
-}
+pub struct Rng(Xoshiro256PlusPlus);
 
 impl Rng {
     /// A generator whose whole stream is fixed by `seed`.
     pub fn new(seed: u64) -> Rng {
-        let mut sm = seed;
-        let mut next = || {
-            let z = splitmix64(sm);
-            sm = sm.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z
-        };
-        Rng {
-            s: [next(), next(), next(), next()],
-        }
+        Rng(Xoshiro256PlusPlus::seed_from_u64(seed))
     }
 
     /// A seed derived from `seed` and a stream number, for independent sub-generators.
@@ -40,79 +37,39 @@ impl Rng {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = (s[0].wrapping_add(s[3])).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
+        self.0.next_u64()
     }
 
-    /// A uniform integer in `0..n` (`n > 0`), without modulo bias (Lemire's method).
+    /// A uniform integer in `0..n` (`n > 0`), without bias.
     pub fn below(&mut self, n: usize) -> usize {
         assert!(n > 0, "Rng::below(0)");
-        let n = n as u64;
-        loop {
-            let m = (self.next_u64() as u128) * (n as u128);
-            let low = m as u64;
-            if low >= n.wrapping_neg() % n {
-                return (m >> 64) as usize;
-            }
-        }
+        self.0.random_range(0..n)
     }
 
-    /// A uniform float in `[0, 1)` (53 random bits).
+    /// A uniform float in `[0, 1)`.
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.0.random::<f64>()
     }
 
-    /// A standard normal sample (Box–Muller).
+    /// A standard normal sample.
     pub fn normal(&mut self) -> f64 {
-        let u = 1.0 - self.unit();
-        let v = self.unit();
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        StandardNormal.sample(&mut self.0)
     }
 
-    /// A Gamma(`alpha`, 1) sample (Marsaglia–Tsang; boosted for `alpha < 1`).
+    /// A Gamma(`alpha`, 1) sample (`alpha > 0`).
     pub fn gamma(&mut self, alpha: f64) -> f64 {
-        if alpha < 1.0 {
-            let u = 1.0 - self.unit();
-            return self.gamma(alpha + 1.0) * u.powf(1.0 / alpha);
-        }
-        let d = alpha - 1.0 / 3.0;
-        let c = 1.0 / (9.0 * d).sqrt();
-        loop {
-            let x = self.normal();
-            let v = (1.0 + c * x).powi(3);
-            if v <= 0.0 {
-                continue;
-            }
-            let u = 1.0 - self.unit();
-            if u.ln() < 0.5 * x * x + d * (1.0 - v + v.ln()) {
-                return d * v;
-            }
-        }
+        Gamma::new(alpha, 1.0)
+            .expect("a positive shape")
+            .sample(&mut self.0)
     }
 
-    /// A sample of the symmetric Dirichlet(`alpha`) distribution over `n` outcomes.
+    /// A sample of the symmetric Dirichlet(`alpha`) distribution over `n` outcomes:
+    /// normalised Gamma(`alpha`) draws (`rand_distr`'s `Dirichlet` needs `n` at compile
+    /// time).
     pub fn dirichlet(&mut self, alpha: f64, n: usize) -> Vec<f32> {
         let g: Vec<f64> = (0..n).map(|_| self.gamma(alpha)).collect();
         let sum: f64 = g.iter().sum::<f64>().max(f64::MIN_POSITIVE);
         g.iter().map(|x| (x / sum) as f32).collect()
-    }
-
-    /// The generator's state, to save and resume a stream.
-    pub fn state(&self) -> [u64; 4] {
-        self.s
-    }
-
-    /// A generator resumed from [`Rng::state`].
-    pub fn from_state(s: [u64; 4]) -> Rng {
-        Rng { s }
     }
 
     /// A uniformly chosen element, `None` for an empty slice.
@@ -146,8 +103,6 @@ mod tests {
         let d = rng.dirichlet(0.3, 10);
         assert!((d.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(d.iter().all(|&p| p >= 0.0));
-        let resumed = Rng::from_state(rng.state());
-        assert_eq!(resumed, rng);
     }
 
     #[test]

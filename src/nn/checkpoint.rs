@@ -28,7 +28,8 @@ pub struct TrainState {
     pub games: u64,
     pub positions: u64,
     pub steps: u64,
-    /// The run's random generator state.
+    /// Unused since generators are derived per iteration from `run.seed` (see
+    /// [`crate::rng`]); kept, written as zeros, so that older checkpoints still decode.
     pub rng: [u64; 4],
     /// The iteration whose network is `best` (0: the initial network).
     pub best_iteration: u32,

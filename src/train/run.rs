@@ -106,10 +106,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         }
         None => {
             let trainer = Trainer::new(shape.clone(), &c.train);
-            let state = TrainState {
-                rng: Rng::new(c.run.seed).state(),
-                ..TrainState::default()
-            };
+            let state = TrainState::default();
             println!("starting run {}", store.url());
             (trainer, state)
         }
@@ -262,7 +259,9 @@ impl<G: Baselines> Run<'_, G> {
     ) -> anyhow::Result<IterationMetrics> {
         let c = self.c;
         let it = state.iteration + 1;
-        let mut rng = Rng::from_state(state.rng);
+        // The training batches' generator: fixed by the seed and the iteration, so a
+        // resumed run draws what an uninterrupted one would.
+        let mut rng = Rng::new(Rng::derive(c.run.seed ^ 0x7EA1, it as u64));
         // 1. Games: uploads from self-play workers, then the trainer's own self-play.
         let (sp, ingest_seconds) = self.gather(trainer, state, buffer, it)?;
         // 2. Train on the whole window, as many steps as this iteration's positions ask
@@ -288,7 +287,6 @@ impl<G: Baselines> Run<'_, G> {
         state.games += games;
         state.positions += positions;
         state.steps = trainer.steps;
-        state.rng = rng.state();
         state.config_digest = c.digest();
         let m = IterationMetrics {
             iteration: it,
