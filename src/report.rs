@@ -1,17 +1,27 @@
 //! `contagion report`: learning curves from a run's `metrics.jsonl`.
 //!
-//! Draws three panels against training wall time (minutes) into an SVG: the losses
-//! (policy, value, total), the gating score of each candidate against the best, and
-//! the best network's win rates against the fixed baseline and greedy. Also formats a
+//! Four panels against training wall time (minutes): scores (the best network against
+//! the fixed baseline and greedy, each candidate against the best and, at the gate,
+//! against the baseline), mean self-play game length, the training losses, and the
+//! learning rate. Each panel's legend stands to the right of its plot, never over the
+//! data. Written as SVG, then rasterised to PNG beside it with `resvg`, using the
+//! DejaVu Sans font embedded in the binary (no system fonts needed). Also formats a
 //! summary table, one row per iteration.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
 use crate::train::metrics::{IterationMetrics, MatchResult};
 
 type Series = (String, Vec<(f64, f64)>, RGBColor);
+
+const WIDTH: u32 = 1100;
+const PANEL_HEIGHT: u32 = 300;
+/// The width of each panel's legend column, right of the plot.
+const LEGEND_WIDTH: u32 = 300;
+const ORANGE: RGBColor = RGBColor(230, 120, 0);
+const PURPLE: RGBColor = RGBColor(130, 60, 170);
 
 fn series(
     name: &str,
@@ -26,112 +36,165 @@ fn series(
     (name.to_string(), points, color)
 }
 
+fn err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("plotting: {e}")
+}
+
+/// One panel: the plot on the left, its legend in a column on the right.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     title: &str,
+    y_desc: &str,
     y_range: std::ops::Range<f64>,
     all: &[Series],
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
+    let (plot, legend) = area.split_horizontally(WIDTH - LEGEND_WIDTH);
     let x_max = all
         .iter()
         .flat_map(|s| s.1.iter().map(|p| p.0))
         .fold(1e-3, f64::max);
-    let mut chart = ChartBuilder::on(area)
+    let mut chart = ChartBuilder::on(&plot)
         .caption(title, ("sans-serif", 18))
         .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(45)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
         .build_cartesian_2d(0.0..x_max * 1.02, y_range)
-        .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
+        .map_err(err)?;
     chart
         .configure_mesh()
-        .x_desc("minutes")
+        .x_desc("minutes of training")
+        .y_desc(y_desc)
         .draw()
-        .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
-    for (name, points, color) in all {
+        .map_err(err)?;
+    for (_, points, color) in all {
         let color = *color;
         chart
             .draw_series(LineSeries::new(
                 points.iter().copied(),
                 color.stroke_width(2),
             ))
-            .map_err(|e| anyhow::anyhow!("plotting: {e}"))?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            .map_err(err)?;
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-            .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
+            .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
+    for (k, (name, points, color)) in all.iter().enumerate() {
+        let y = 50 + 24 * k as i32;
+        let style = color.stroke_width(3);
+        legend
+            .draw(&PathElement::new(vec![(10, y), (40, y)], style))
+            .map_err(err)?;
+        let label = if points.is_empty() {
+            format!("{name}: none")
+        } else {
+            name.clone()
+        };
+        legend
+            .draw(&Text::new(label, (48, y - 8), ("sans-serif", 15)))
+            .map_err(err)?;
+    }
     Ok(())
 }
 
-/// Draws the learning curves of `m` into the SVG file `out`.
-pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<()> {
-    let root = SVGBackend::new(out, (900, 1000)).into_drawing_area();
-    root.fill(&WHITE)
-        .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
-    let root = root
-        .titled(title, ("sans-serif", 22))
-        .map_err(|e| anyhow::anyhow!("plotting: {e}"))?;
-    let panels = root.split_evenly((3, 1));
-    let trained = || m.iter().filter(|x| x.train_steps > 0);
-    let loss_max = trained()
-        .map(|x| x.loss_total)
-        .fold(0.5, f64::max)
-        .min(20.0);
-    panel(
-        &panels[0],
-        "training loss",
-        0.0..loss_max * 1.05,
-        &[
-            series("policy", m, BLUE, |x| {
-                (x.train_steps > 0).then_some(x.loss_policy)
-            }),
-            series("value", m, RED, |x| {
-                (x.train_steps > 0).then_some(x.loss_value)
-            }),
-            series("total", m, BLACK, |x| {
-                (x.train_steps > 0).then_some(x.loss_total)
-            }),
-        ],
-    )?;
-    panel(
-        &panels[1],
-        "gating: candidate's score against the best",
-        0.0..1.0,
-        &[series("score", m, BLUE, |x| {
-            x.gating.as_ref().map(|g| g.stats.score)
-        })],
-    )?;
-    let baseline = m
-        .iter()
-        .find_map(|x| x.vs_baseline.as_ref().map(|r| r.opponent.clone()))
-        .unwrap_or_else(|| "baseline".into());
-    panel(
-        &panels[2],
-        "best network's win rate",
-        0.0..1.0,
-        &[
-            series(&format!("vs {baseline}"), m, RED, |x| {
-                x.vs_baseline.as_ref().map(MatchResult::win_rate)
-            }),
-            series("vs greedy", m, GREEN, |x| {
-                x.vs_greedy.as_ref().map(MatchResult::win_rate)
-            }),
-        ],
-    )?;
-    root.present()
+/// Draws the learning curves of `m` as an SVG at `out` and a PNG beside it (same name,
+/// `.png`); returns the PNG's path.
+pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<PathBuf> {
+    let mut svg = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut svg, (WIDTH, 4 * PANEL_HEIGHT + 40)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let root = root.titled(title, ("sans-serif", 22)).map_err(err)?;
+        let panels = root.split_evenly((4, 1));
+        let score = |r: &Option<MatchResult>| r.as_ref().map(|r| r.stats.score);
+        let baseline = m
+            .iter()
+            .find_map(|x| x.vs_baseline.as_ref().map(|r| r.opponent.clone()))
+            .unwrap_or_else(|| "baseline".into());
+        panel(
+            &panels[0],
+            "scores (1 = every game won)",
+            "score",
+            0.0..1.0,
+            &[
+                series(&format!("best vs {baseline}"), m, RED, |x| {
+                    score(&x.vs_baseline)
+                }),
+                series("best vs greedy", m, GREEN, |x| score(&x.vs_greedy)),
+                series("candidate vs best", m, BLUE, |x| score(&x.gating)),
+                series("candidate vs baseline", m, ORANGE, |x| {
+                    score(&x.gate_candidate_vs_baseline)
+                }),
+            ],
+        )?;
+        let plies_max = m.iter().map(|x| x.mean_game_plies).fold(1.0, f64::max);
+        panel(
+            &panels[1],
+            "self-play game length",
+            "plies",
+            0.0..plies_max * 1.1,
+            &[series("mean plies per game", m, PURPLE, |x| {
+                (x.games > 0).then_some(x.mean_game_plies)
+            })],
+        )?;
+        let trained = || m.iter().filter(|x| x.train_steps > 0);
+        let loss_max = trained()
+            .map(|x| x.loss_total)
+            .fold(0.5, f64::max)
+            .min(20.0);
+        let loss = |f: fn(&IterationMetrics) -> f64| {
+            move |x: &IterationMetrics| (x.train_steps > 0).then_some(f(x))
+        };
+        panel(
+            &panels[2],
+            "training loss",
+            "loss",
+            0.0..loss_max * 1.05,
+            &[
+                series("policy", m, BLUE, loss(|x| x.loss_policy)),
+                series("value", m, RED, loss(|x| x.loss_value)),
+                series("total", m, BLACK, loss(|x| x.loss_total)),
+            ],
+        )?;
+        let lr_max = trained().map(|x| x.learning_rate).fold(1e-6, f64::max);
+        panel(
+            &panels[3],
+            "learning rate",
+            "rate",
+            0.0..lr_max * 1.1,
+            &[series("learning rate", m, BLACK, loss(|x| x.learning_rate))],
+        )?;
+        root.present().map_err(err)?;
+    }
+    crate::storage::write_atomic(out, svg.as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
-    Ok(())
+    let png = out.with_extension("png");
+    let bytes = rasterise(&svg)?;
+    crate::storage::write_atomic(&png, &bytes)
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", png.display()))?;
+    Ok(png)
+}
+
+/// The PNG bytes of an SVG, with text in the embedded DejaVu Sans.
+pub fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
+    use resvg::{tiny_skia, usvg};
+    let mut opt = usvg::Options::default();
+    let fonts = opt.fontdb_mut();
+    fonts.load_font_data(dejavu::sans::regular().to_vec());
+    fonts.set_sans_serif_family("DejaVu Sans");
+    opt.font_family = "DejaVu Sans".into();
+    let tree =
+        usvg::Tree::from_str(svg, &opt).map_err(|e| anyhow::anyhow!("reading the SVG: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| anyhow::anyhow!("an empty image"))?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .encode_png()
+        .map_err(|e| anyhow::anyhow!("encoding the PNG: {e}"))
 }
 
 fn wdl(r: &Option<MatchResult>) -> String {

@@ -233,3 +233,47 @@ fn counts_past_their_limits_are_refused_before_any_work() {
     let out = contagion(&["bench", "selfplay", "--workers", "100000"]);
     assert!(stderr(&out).contains("--workers = 100000 is over the limit of 256"));
 }
+
+/// `report` draws the learning curves as SVG and PNG (text rendered with the embedded
+/// font) from a real run's metrics.
+#[test]
+fn report_writes_svg_and_png_curves() {
+    let dir = std::env::temp_dir().join(format!("contagion-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = env!("CARGO_MANIFEST_DIR");
+    std::fs::copy(
+        format!("{root}/docs/infexion-gumbel32-metrics.jsonl"),
+        dir.join("metrics.jsonl"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(["report", "--run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("curves.svg and "), "{text}");
+    let svg = std::fs::read_to_string(dir.join("curves.svg")).unwrap();
+    for label in [
+        "best vs alphabeta:depth=2",
+        "candidate vs best",
+        "mean plies per game",
+        "learning rate",
+        "policy",
+    ] {
+        assert!(svg.contains(label), "the SVG lacks '{label}'");
+    }
+    let png = std::fs::read(dir.join("curves.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(
+        png.len() > 50_000,
+        "a PNG of {} bytes has no curves or text",
+        png.len()
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

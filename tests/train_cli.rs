@@ -136,7 +136,7 @@ fn an_iteration_runs_resumes_and_refuses_bad_state() {
         .unwrap();
     let out = engine.wait_with_output().unwrap();
     let lines = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(lines.contains("info sims 12 "), "{lines}");
+    assert!(lines.contains(" nodes 12 "), "{lines}");
     assert!(lines.contains("bestmove SPAWN("), "{lines}");
 
     // A damaged checkpoint stops the resume with a clear error, not a panic.

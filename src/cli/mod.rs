@@ -29,7 +29,7 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Play self-play games for a run in a store and upload them for its trainer.
     Selfplay(selfplay::SelfplayArgs),
-    /// Learning curves (SVG) and a summary table from a run's metrics.
+    /// Learning curves (SVG and PNG) and a summary table from a run's metrics.
     Report(report::ReportArgs),
     /// Play a match between two agents and report W/D/L, score and Elo.
     Eval(eval::EvalArgs),

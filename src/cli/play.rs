@@ -7,8 +7,9 @@
 //! `SPREAD(r,q,dr,dq)`); a malformed or illegal move is explained and asked again.
 //! Commands: `moves`, `undo` (back to the human's previous turn), `help`, `quit`. After
 //! each agent move its thinking is shown: for a network search, the most visited moves
-//! with their share of the visits and their value. Input is read line by line and
-//! output written as plain lines, so the game can be driven over pipes.
+//! with their share of the visits and their value. On a terminal, input has line
+//! editing and history (rustyline); otherwise it is read line by line and output
+//! written as plain lines, so the game can be driven over pipes.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -53,10 +54,15 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     // Typed lines that came through a pipe are echoed, so the transcript reads whole.
     let echo = !stdin.is_terminal();
     let (mut input, mut out) = (stdin.lock(), stdout.lock());
+    // Line editing only when both input and output are a terminal.
+    let editor = (!echo && std::io::stdout().is_terminal())
+        .then(|| rustyline::DefaultEditor::new().ok())
+        .flatten();
     let mut io = Terminal {
         input: &mut input,
         out: &mut out,
         echo,
+        editor,
     };
     with_game!(args.game, start => play(start, &args, colour, &mut io))
 }
@@ -85,6 +91,40 @@ pub struct Terminal<'a> {
     pub out: &'a mut dyn Write,
     /// Write each line read back out (when the input is not a terminal).
     pub echo: bool,
+    /// Line editing and history (arrow keys, Ctrl-R) when the input is a terminal.
+    pub editor: Option<rustyline::DefaultEditor>,
+}
+
+impl Terminal<'_> {
+    /// The next typed line after `prompt`; `None` at the end of input (or Ctrl-C/D).
+    fn read(&mut self, prompt: &str) -> anyhow::Result<Option<String>> {
+        if let Some(editor) = &mut self.editor {
+            self.out.flush()?;
+            return match editor.readline(prompt) {
+                Ok(line) => {
+                    if !line.trim().is_empty() {
+                        let _ = editor.add_history_entry(line.trim());
+                    }
+                    Ok(Some(line))
+                }
+                Err(
+                    rustyline::error::ReadlineError::Eof
+                    | rustyline::error::ReadlineError::Interrupted,
+                ) => Ok(None),
+                Err(e) => Err(e.into()),
+            };
+        }
+        write!(self.out, "{prompt}")?;
+        self.out.flush()?;
+        let mut line = String::new();
+        if self.input.read_line(&mut line)? == 0 {
+            return Ok(None);
+        }
+        if self.echo {
+            writeln!(self.out, "{}", line.trim_end())?;
+        }
+        Ok(Some(line))
+    }
 }
 
 /// What a human typed.
@@ -214,18 +254,12 @@ fn help<G: Baselines>(state: &G) -> String {
 
 /// Reads lines until the human gives a legal move or a command.
 fn ask<G: Baselines>(state: &G, name: &str, io: &mut Terminal) -> anyhow::Result<Typed> {
-    let out = &mut *io.out;
     loop {
-        write!(out, "{name}> ")?;
-        out.flush()?;
-        let mut line = String::new();
-        if io.input.read_line(&mut line)? == 0 {
-            writeln!(out)?;
+        let Some(line) = io.read(&format!("{name}> "))? else {
+            writeln!(io.out)?;
             return Ok(Typed::Quit);
-        }
-        if io.echo {
-            writeln!(out, "{}", line.trim_end())?;
-        }
+        };
+        let out = &mut *io.out;
         match line.trim() {
             "" => {}
             "quit" | "exit" => return Ok(Typed::Quit),

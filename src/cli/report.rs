@@ -1,4 +1,4 @@
-//! `contagion report`: learning curves (SVG) and a summary table from a run directory.
+//! `contagion report`: learning curves (SVG and PNG) and a summary table from a run directory.
 
 use std::path::PathBuf;
 
@@ -12,7 +12,7 @@ pub struct ReportArgs {
     /// The run directory (e.g. checkpoints/infexion).
     #[arg(long)]
     pub run: PathBuf,
-    /// Where to write the SVG; default: <run>/curves.svg.
+    /// Where to write the SVG (a PNG is written beside it); default: <run>/curves.svg.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -30,7 +30,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     print!("{}", report::table(&m));
     let out = args.out.unwrap_or_else(|| args.run.join("curves.svg"));
     let title = format!("{} — learning curves", args.run.display());
-    report::plot(&m, &title, &out)?;
-    println!("curves written to {}", out.display());
+    let png = report::plot(&m, &title, &out)?;
+    println!("curves written to {} and {}", out.display(), png.display());
     Ok(())
 }
