@@ -8,16 +8,17 @@ use std::process::Command;
 #[path = "support/python.rs"]
 mod python;
 
+#[path = "support/bundle.rs"]
+mod bundle;
+
 use contagion::agents::{AgentSpec, Limits};
 use contagion::bench::sample_positions;
-use contagion::config::TrainConfig;
 use contagion::games::Game;
 use contagion::games::infexion::Board;
-use contagion::nn::checkpoint::{Checkpoint, TrainState, load_net};
-use contagion::nn::{Net, NetShape};
+use contagion::nn::Net;
+use contagion::nn::checkpoint::load_net;
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
-use contagion::train::{Trainer, make_batch};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contagion-export-{name}-{}", std::process::id()));
@@ -59,61 +60,13 @@ fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
         .collect()
 }
 
-/// A `blocks`×`channels` network trained for `steps` real steps on `data` (so its batch
-/// norms hold real statistics), saved as checkpoint `dir/ckpt-000003.ckpt` of iteration
-/// 3, and exported to `dir/bundle` through the binary.
-fn export_trained<G: Game>(
-    start: &G,
-    (blocks, channels): (usize, usize),
-    data: &[Sample<G>],
-    steps: usize,
-    dir: &Path,
-) -> (Net, PathBuf) {
-    let shape = NetShape::for_game(start, blocks, channels, 16);
-    let mut trainer = Trainer::new(shape, &TrainConfig::default());
-    let mut rng = Rng::new(5);
-    let refs: Vec<&Sample<G>> = data.iter().collect();
-    for _ in 0..steps {
-        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
-    }
-    let (model, optimizer) = trainer.save_bytes().unwrap();
-    let ckpt = dir.join("ckpt-000003.ckpt");
-    Checkpoint {
-        shape: trainer.shape.clone(),
-        state: TrainState {
-            iteration: 3,
-            ..TrainState::default()
-        },
-        model,
-        optimizer,
-        stage: Default::default(),
-        metrics: String::new(),
-    }
-    .save(&ckpt)
-    .unwrap();
-    let bundle = dir.join("bundle");
-    let out = contagion(&[
-        "export",
-        "--checkpoint",
-        ckpt.to_str().unwrap(),
-        "--out",
-        bundle.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (trainer.net(), bundle)
-}
-
 /// An Infexion 2×16 network trained for 40 steps on [`positions`], exported.
 fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
     let data = samples(positions(), &mut Rng::new(5));
-    export_trained(&Board::new(), (2, 16), &data, 40, dir)
+    bundle::export_trained(&Board::new(), (2, 16), &data, 40, dir)
 }
 
-fn outputs(net: &Net, boards: &[Board]) -> (Vec<f32>, Vec<f32>) {
+fn outputs<G: Game>(net: &Net, boards: &[G]) -> (Vec<f32>, Vec<f32>) {
     let len = net.shape.input_len();
     let mut input = vec![0.0; boards.len() * len];
     for (b, chunk) in boards.iter().zip(input.chunks_mut(len)) {
@@ -346,12 +299,33 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     );
 }
 
-/// The Python front end, given only the bundle, must compute the same legal moves,
-/// logits and values as Rust for 200 positions, to 1e-4.
-fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
-    let boards = positions();
+/// Positions from seeded random games of `start`, each with the engine-protocol line
+/// that reaches it (`startpos moves …`), 0 to about 200 actions in.
+fn random_lines<G: Game>(start: &G, count: usize, seed: u64) -> Vec<(String, G)> {
+    let mut rng = Rng::new(seed);
+    let mut legal = Vec::new();
+    (0..count)
+        .map(|i| {
+            let target = [0, 2, 9, 30, 80, 200][i % 6];
+            let (mut state, mut moves) = (start.clone(), Vec::new());
+            while moves.len() < target && state.outcome().is_none() {
+                state.legal_actions(&mut legal);
+                let a = legal[rng.below(legal.len())];
+                moves.push(state.action_to_string(a));
+                state.apply(a).unwrap();
+            }
+            (format!("startpos moves {}", moves.join(" ")), state)
+        })
+        .collect()
+}
+
+/// The Python front end, given only the bundle, must reach the same positions (by
+/// replaying the moves), and compute the same notation, legal moves, logits and values
+/// as Rust, to 1e-4.
+fn python_agrees<G: Game>(start: &G, bundle: &Path, net: &Net, dir: &Path) {
+    let lines = random_lines(start, 120, 7);
     let list = dir.join("positions.txt");
-    let text: Vec<String> = boards.iter().map(|b| b.to_notation()).collect();
+    let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
     std::fs::write(&list, text.join("\n") + "\n").unwrap();
     let out_file = dir.join("python.json");
     let out = Command::new(python::python3())
@@ -372,18 +346,21 @@ fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
     );
     let py: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
-    let (logits, values) = outputs(net, &boards);
+    assert_eq!(py["game"], start.name());
+    let states: Vec<G> = lines.iter().map(|(_, s)| s.clone()).collect();
+    let (logits, values) = outputs(net, &states);
     let (a, p) = (net.shape.actions(), net.shape.num_players);
     let (mut dl, mut dv) = (0.0f32, 0.0f32);
     let mut legal = Vec::new();
-    for (i, (b, row)) in boards
+    for (i, (s, row)) in states
         .iter()
         .zip(py["positions"].as_array().unwrap())
         .enumerate()
     {
-        b.legal_actions(&mut legal);
+        assert_eq!(row["notation"], s.to_notation(), "{}", lines[i].0);
+        s.legal_actions(&mut legal);
         let py_legal: Vec<u16> = serde_json::from_value(row["legal"].clone()).unwrap();
-        assert_eq!(py_legal, legal, "legal moves of {}", b.to_notation());
+        assert_eq!(py_legal, legal, "legal moves of {}", s.to_notation());
         let pl: Vec<f32> = serde_json::from_value(row["logits"].clone()).unwrap();
         let pv: Vec<f32> = serde_json::from_value(row["values"].clone()).unwrap();
         dl = dl.max(max_diff(&pl, &logits[i * a..(i + 1) * a]));
@@ -393,7 +370,7 @@ fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
         "{}: Python vs Rust over {} positions: max |logit diff| {dl:.2e}, max |value diff| {dv:.2e}; \
          Python forward {:.2} ms per position alone, {:.1} ms for the batch",
         bundle.display(),
-        boards.len(),
+        states.len(),
         py["single_forward_ms"].as_f64().unwrap(),
         py["batch_seconds"].as_f64().unwrap() * 1000.0
     );
@@ -404,10 +381,14 @@ fn python_agrees(bundle: &Path, net: &Net, dir: &Path) {
 fn the_python_front_end_agrees_with_rust() {
     let dir = temp_dir("python");
     let (net, bundle) = trained_bundle(&dir);
-    python_agrees(&bundle, &net, &dir);
-    // And the shipped, fully trained model.
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/infexion-bundle");
-    python_agrees(&shipped, &load_net(&shipped).unwrap(), &dir);
+    python_agrees(&Board::new(), &bundle, &net, &dir);
+    // And the shipped, fully trained models.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shipped = root.join("checkpoints/infexion-bundle");
+    python_agrees(&Board::new(), &shipped, &load_net(&shipped).unwrap(), &dir);
+    let shipped = root.join("checkpoints/ataxx-bundle");
+    let ataxx = contagion::games::ataxx::Ataxx::standard();
+    python_agrees(&ataxx, &shipped, &load_net(&shipped).unwrap(), &dir);
 }
 
 /// The course-referee agent (`frontends/python/agent`) plays whole games against the
@@ -457,8 +438,9 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
     assert!(wins >= 1, "{stdout}");
 }
 
-/// A Chexers network (zero padding, three value outputs) and an Ataxx one survive the
-/// bundle too: export through the binary, load, same outputs on random positions.
+/// Chexers (zero padding, three value outputs), Ataxx and Virus networks survive the
+/// bundle too: export through the binary, load, same outputs on random positions; and
+/// the Python front end reproduces their rules, encodings and outputs.
 #[test]
 fn bundles_of_the_other_games_reproduce_their_checkpoints() {
     use contagion::games::ataxx::Ataxx;
@@ -468,7 +450,7 @@ fn bundles_of_the_other_games_reproduce_their_checkpoints() {
         let data = samples(states.clone(), &mut Rng::new(2));
         let dir = dir.join(start.name());
         std::fs::create_dir_all(&dir).unwrap();
-        let (net, bundle) = export_trained(start, (1, 8), &data, 10, &dir);
+        let (net, bundle) = bundle::export_trained(start, (1, 8), &data, 10, &dir);
         let loaded = load_net(&bundle).unwrap();
         let len = net.shape.input_len();
         let mut input = vec![0.0; states.len() * len];
@@ -488,8 +470,11 @@ fn bundles_of_the_other_games_reproduce_their_checkpoints() {
         assert_eq!(m["architecture"]["padding"], "zeros");
         assert_eq!(m["outputs"]["value"]["shape"][0], start.num_players());
         assert_eq!(m["game"]["start"], start.to_notation());
+        // The Python front end plays this game from the manifest too.
+        python_agrees(start, &bundle, &net, &dir);
     }
     let dir = temp_dir("games");
     check(&Chexers::new(), &dir);
     check(&Ataxx::standard(), &dir);
+    check(&Ataxx::virus(), &dir);
 }

@@ -3,11 +3,14 @@
 - ``czero.safetensors``: reads ``model.safetensors`` (float32 tensors).
 - ``czero.model``: :class:`Model` loads a bundle directory and runs the forward pass
   described by its ``manifest.json`` (no other knowledge of the network).
-- ``czero.infexion``: the Infexion rules, the input encoding and the move notation,
-  enough to turn the policy into legal moves.
+- ``czero.games``: :class:`Game` picks the rules for a manifest's game and maps move
+  names to the action space listed in the manifest.
+- ``czero.infexion``, ``czero.ataxx`` (Ataxx and Virus), ``czero.chexers``: each game's
+  rules, input encoding and move notation, enough to turn the policy into legal moves.
 - ``czero.mcts``: a small PUCT search guided by the model, with a time budget.
 """
 
-from .model import Model, BundleError
+from .games import Game
+from .model import BundleError, Model
 
-__all__ = ["Model", "BundleError"]
+__all__ = ["Model", "BundleError", "Game"]

@@ -2,8 +2,10 @@
 
     python -m czero.check BUNDLE POSITIONS OUT
 
-``POSITIONS`` has one Infexion position per line (engine notation); ``OUT`` receives
-JSON: for each position its legal actions, policy logits and values, plus timings.
+``POSITIONS`` has one position per line, as the engine's ``position`` command takes it
+(``startpos moves f2 a2``, or a notation); the game is the bundle's. ``OUT`` receives
+JSON: for each position its notation, legal actions, policy logits and values, plus
+timings.
 """
 
 import json
@@ -12,7 +14,7 @@ import time
 
 import numpy as np
 
-from .infexion import Board
+from .games import Game
 from .model import BundleError, Model
 
 
@@ -26,9 +28,10 @@ def main(argv):
     except BundleError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    game = Game(model.manifest)
     with open(positions, encoding="utf-8") as f:
-        boards = [Board.from_notation(line) for line in f if line.strip()]
-    x = np.stack([b.encode() for b in boards])
+        states = [game.parse(line) for line in f if line.strip()]
+    x = np.stack([s.encode() for s in states])
     t0 = time.perf_counter()
     logits, values = model.forward(x)
     batch_seconds = time.perf_counter() - t0
@@ -37,9 +40,15 @@ def main(argv):
         model.forward(row[None])
     single_ms = (time.perf_counter() - t0) / min(20, len(x)) * 1000
     result = {
+        "game": game.name,
         "positions": [
-            {"legal": b.legal_actions(), "logits": l.tolist(), "values": v.tolist()}
-            for b, l, v in zip(boards, logits, values)
+            {
+                "notation": s.to_notation(),
+                "legal": game.legal_actions(s),
+                "logits": l.tolist(),
+                "values": v.tolist(),
+            }
+            for s, l, v in zip(states, logits, values)
         ],
         "batch_seconds": batch_seconds,
         "single_forward_ms": single_ms,

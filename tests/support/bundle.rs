@@ -1,0 +1,61 @@
+//! Networks for tests: trained for a few real steps, saved as a checkpoint, exported as
+//! a bundle through the real `contagion export`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use contagion::config::TrainConfig;
+use contagion::games::Game;
+use contagion::nn::checkpoint::{Checkpoint, TrainState};
+use contagion::nn::{Net, NetShape};
+use contagion::rng::Rng;
+use contagion::selfplay::replay::Sample;
+use contagion::train::{Trainer, make_batch};
+
+/// A `blocks`×`channels` network trained for `steps` real steps on `data` (so its batch
+/// norms hold real statistics), saved as checkpoint `dir/ckpt-000003.ckpt` of iteration
+/// 3, and exported to `dir/bundle` through the binary.
+pub fn export_trained<G: Game>(
+    start: &G,
+    (blocks, channels): (usize, usize),
+    data: &[Sample<G>],
+    steps: usize,
+    dir: &Path,
+) -> (Net, PathBuf) {
+    let shape = NetShape::for_game(start, blocks, channels, 16);
+    let mut trainer = Trainer::new(shape, &TrainConfig::default());
+    let mut rng = Rng::new(5);
+    let refs: Vec<&Sample<G>> = data.iter().collect();
+    for _ in 0..steps {
+        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+    }
+    let (model, optimizer) = trainer.save_bytes().unwrap();
+    let ckpt = dir.join("ckpt-000003.ckpt");
+    Checkpoint {
+        shape: trainer.shape.clone(),
+        state: TrainState {
+            iteration: 3,
+            ..TrainState::default()
+        },
+        model,
+        optimizer,
+        stage: Default::default(),
+        metrics: String::new(),
+    }
+    .save(&ckpt)
+    .unwrap();
+    let bundle = dir.join("bundle");
+    let out = Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(["export", "--checkpoint"])
+        .arg(&ckpt)
+        .arg("--out")
+        .arg(&bundle)
+        .output()
+        .expect("run contagion export");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (trainer.net(), bundle)
+}
