@@ -277,3 +277,28 @@ fn report_writes_svg_and_png_curves() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `train --set` overrides are validated like the file, and a bad one names itself.
+#[test]
+fn train_set_overrides_are_validated_like_the_file() {
+    let dir = std::env::temp_dir().join(format!("contagion-set-{}", std::process::id()));
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/infexion-tiny.toml");
+    for (set, why) in [
+        ("mcts.simulation=3", "unknown field `simulation`"),
+        ("gating.threshold=2", "gating.threshold = 2 is out of range"),
+        ("mcts.simulations=-3", "invalid value"),
+        ("foo", "expected SECTION.KEY=VALUE"),
+        ("a.b.c=1", "the key must be SECTION.KEY"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
+            .args(["train", "--config", config, "--checkpoints"])
+            .arg(&dir)
+            .args(["--set", set])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{set} was accepted");
+        assert!(err.contains(why) && err.contains("--set"), "{set}: {err}");
+    }
+    assert!(!dir.join("infexion-tiny").exists(), "nothing was started");
+}
