@@ -13,7 +13,8 @@
 //! - [`cli`]: one file per subcommand; `main.rs` only wires them.
 //! - [`progress`]: progress bars on a terminal, plain lines otherwise.
 //! - [`limits`]: every bound on counts and file sizes, in one place.
-//! - [`rng`]: the small seeded generator every random choice uses (stable across versions).
+//! - [`rng`]: the seeded generator every random choice uses (stable across versions).
+//! - [`timestamp`]: UTC timestamps for provenance and game records.
 
 pub mod agents;
 pub mod arena;
@@ -31,4 +32,5 @@ pub mod search;
 pub mod selfplay;
 pub mod storage;
 pub mod store;
+pub mod timestamp;
 pub mod train;

@@ -20,6 +20,13 @@ pub struct EvalArgs {
     /// Number of games; a multiple of the number of players (each opening is played with A in every seat).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
+    #[command(flatten)]
+    pub play: MatchArgs,
+}
+
+/// How matches are played and reported: shared by `eval` and `tournament`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
     /// The game.
     #[arg(long, value_enum, default_value_t)]
     pub game: GameKind,
@@ -46,22 +53,34 @@ pub struct EvalArgs {
     pub quiet: bool,
 }
 
+impl MatchArgs {
+    /// The match settings for `games` games.
+    pub fn config(&self, games: u32) -> anyhow::Result<MatchConfig> {
+        Ok(MatchConfig {
+            games,
+            seed: self.seed,
+            threads: self
+                .threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            opening_plies: self.opening_plies,
+            time_per_game: clock_from_secs(self.time_per_game)?,
+            progress: !self.quiet && !self.json,
+        })
+    }
+
+    /// The record file, if `--pgn` asks for one.
+    pub fn records(&self) -> anyhow::Result<Option<RecordFile>> {
+        self.pgn.as_deref().map(RecordFile::open).transpose()
+    }
+}
+
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
-    let config = MatchConfig {
-        games: args.games,
-        seed: args.seed,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        opening_plies: args.opening_plies,
-        time_per_game: clock_from_secs(args.time_per_game)?,
-        progress: !args.quiet && !args.json,
-    };
-    with_game!(args.game, start => report(start, &args, &config))
+    let config = args.play.config(args.games)?;
+    with_game!(args.play.game, start => report(start, &args, &config))
 }
 
 fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {
-    let mut records = args.pgn.as_deref().map(RecordFile::open).transpose()?;
+    let mut records = args.play.records()?;
     let (r, games) = play_match(start, &args.a, &args.b, config)?;
     if let Some(file) = &mut records {
         let names = (args.a.to_string(), args.b.to_string());
@@ -77,7 +96,7 @@ fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> any
         }
         eprintln!("{} games appended to {}", file.games, file.path().display());
     }
-    if args.json {
+    if args.play.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
         print!("{}", text(start, &r, config));

@@ -1,15 +1,14 @@
 //! `contagion tournament`: a round robin or gauntlet of several agents (see
 //! [`crate::arena::tournament`]), with a crosstable, Elo ratings and game records.
 
-use std::path::PathBuf;
-
 use clap::Args;
 
-use super::{GameKind, clock_from_secs, with_game};
+use super::eval::MatchArgs;
+use super::with_game;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::MatchConfig;
 use crate::arena::elo::Sprt;
-use crate::arena::record::{RecordFile, write_match_game};
+use crate::arena::record::write_match_game;
 use crate::arena::tournament::{Format, run_tournament, text};
 
 #[derive(Debug, Args)]
@@ -24,24 +23,8 @@ pub struct TournamentArgs {
     /// Games per pairing; a multiple of the number of players.
     #[arg(long, default_value_t = 20)]
     pub games: u32,
-    /// The game.
-    #[arg(long, value_enum, default_value_t)]
-    pub game: GameKind,
-    /// Seed for openings and every agent's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Games played in parallel (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Random plies played from the start before the agents take over.
-    #[arg(long, default_value_t = 2)]
-    pub opening_plies: u32,
-    /// Each agent's clock per game, in seconds (0: unlimited).
-    #[arg(long, default_value_t = 180.0)]
-    pub time_per_game: f64,
-    /// Append every game to this file (PGN; python-ataxx reads the Ataxx ones).
-    #[arg(long, value_name = "FILE")]
-    pub pgn: Option<PathBuf>,
+    #[command(flatten)]
+    pub play: MatchArgs,
     /// Stop each pairing early once an SPRT decides (H0: Elo = --sprt-elo0, H1: --sprt-elo1).
     #[arg(long)]
     pub sprt: bool,
@@ -57,12 +40,6 @@ pub struct TournamentArgs {
     /// The SPRT's false-negative rate.
     #[arg(long, default_value_t = 0.05)]
     pub sprt_beta: f64,
-    /// Print the result as JSON on stdout instead of text.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bars.
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
@@ -75,17 +52,8 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         sprt_ok(args.sprt_alpha) && sprt_ok(args.sprt_beta) && args.sprt_elo1 > args.sprt_elo0,
         "--sprt-alpha and --sprt-beta must lie in (0, 0.5) and --sprt-elo1 must exceed --sprt-elo0"
     );
-    let config = MatchConfig {
-        games: args.games,
-        seed: args.seed,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        opening_plies: args.opening_plies,
-        time_per_game: clock_from_secs(args.time_per_game)?,
-        progress: !args.quiet && !args.json,
-    };
-    with_game!(args.game, start => play(start, &args, &config))
+    let config = args.play.config(args.games)?;
+    with_game!(args.play.game, start => play(start, &args, &config))
 }
 
 fn play<G: Baselines>(
@@ -107,7 +75,7 @@ fn play<G: Baselines>(
         },
         (start.num_players() * config.threads.max(1)) as u32,
     ));
-    let mut records = args.pgn.as_deref().map(RecordFile::open).transpose()?;
+    let mut records = args.play.records()?;
     let mut round = 0;
     let report = run_tournament(start, &args.agents, format, config, sprt, |a, b, game| {
         round += 1;
@@ -126,7 +94,7 @@ fn play<G: Baselines>(
             None => Ok(()),
         }
     })?;
-    if args.json {
+    if args.play.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", text(&report));

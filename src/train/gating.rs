@@ -38,6 +38,24 @@ pub struct Gate {
     pub promote: bool,
 }
 
+/// A training match: no clock, the config's threads.
+fn match_config(
+    c: &Config,
+    games: u32,
+    seed: u64,
+    opening_plies: u32,
+    progress: bool,
+) -> MatchConfig {
+    MatchConfig {
+        games,
+        seed,
+        threads: c.match_threads(),
+        opening_plies,
+        time_per_game: None,
+        progress,
+    }
+}
+
 /// Whether a candidate scoring `candidate` against the baseline may replace a best
 /// that scored `best` on the same openings: not more than `margin` below it.
 pub fn baseline_allows(candidate: f64, best: f64, margin: f64) -> bool {
@@ -68,14 +86,8 @@ pub fn gate<G: Baselines>(
     let mut baseline = None;
     if promote && g.baseline_games > 0 {
         let spec: AgentSpec = c.baseline.spec.parse()?;
-        let config = MatchConfig {
-            games: g.baseline_games,
-            seed: Rng::derive(c.run.seed ^ 0x6A7B, iteration as u64),
-            threads: c.match_threads(),
-            opening_plies: g.opening_plies,
-            time_per_game: None,
-            progress,
-        };
+        let seed = Rng::derive(c.run.seed ^ 0x6A7B, iteration as u64);
+        let config = match_config(c, g.baseline_games, seed, g.opening_plies, progress);
         let cand = run_match(start, &a, &spec, &config)?.overall;
         let prev = run_match(start, &b, &spec, &config)?.overall;
         promote = baseline_allows(cand.score, prev.score, g.baseline_margin);
@@ -118,14 +130,8 @@ fn against_best<G: Baselines>(
         alpha: g.sprt_alpha,
         beta: g.sprt_beta,
     };
-    let config = MatchConfig {
-        games: g.games,
-        seed: Rng::derive(c.run.seed ^ 0x6A7E, iteration as u64),
-        threads: c.match_threads(),
-        opening_plies: g.opening_plies,
-        time_per_game: None,
-        progress,
-    };
+    let seed = Rng::derive(c.run.seed ^ 0x6A7E, iteration as u64);
+    let config = match_config(c, g.games, seed, g.opening_plies, progress);
     let test = g.sprt.then_some((sprt, round));
     let (report, _, decision) = play_sprt_match(start, a, b, &config, test)?;
     let stats = report.overall;
@@ -148,14 +154,8 @@ pub fn measure<G: Baselines>(
 ) -> anyhow::Result<MatchResult> {
     let bl = &c.baseline;
     let spec: AgentSpec = opponent.parse()?;
-    let config = MatchConfig {
-        games: bl.games,
-        seed: Rng::derive(c.run.seed ^ 0xBA5E, iteration as u64),
-        threads: c.match_threads(),
-        opening_plies: bl.opening_plies,
-        time_per_game: None,
-        progress,
-    };
+    let seed = Rng::derive(c.run.seed ^ 0xBA5E, iteration as u64);
+    let config = match_config(c, bl.games, seed, bl.opening_plies, progress);
     let report = run_match(start, &model(best, bl.simulations), &spec, &config)?;
     Ok(MatchResult::new(opponent, report.overall))
 }
