@@ -92,6 +92,14 @@ pub struct SelfPlayConfig {
     pub resign_threshold: f32,
     pub resign_moves: u32,
     pub resign_check_fraction: f64,
+    /// Cut a self-play game at this many plies and record it with the result the game's
+    /// score gives (`Game::adjudicate`: power, pieces, exits), so capped games still
+    /// teach; 0: no cap (games end by their rules).
+    pub max_plies: u32,
+    /// Value targets mix the result with each seat's standing on the game's score
+    /// (`Game::score_vector`, e.g. Chexers exits): `(1 - w) · result + w · score`;
+    /// 0: the result alone (games with no score vector always use the result).
+    pub score_weight: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +217,8 @@ impl Default for SelfPlayConfig {
             resign_threshold: -0.9,
             resign_moves: 0,
             resign_check_fraction: 0.1,
+            max_plies: 0,
+            score_weight: 0.0,
         }
     }
 }
@@ -434,6 +444,8 @@ impl Config {
             0.0,
             1.0,
         )?;
+        range("selfplay.max_plies", s.max_plies, 0, 1_000_000)?;
+        range("selfplay.score_weight", s.score_weight, 0.0, 1.0)?;
         let b = &self.replay;
         range("replay.window", b.window, 1, 100_000_000)?;
         range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;

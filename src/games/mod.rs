@@ -152,6 +152,20 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// `Some` once the game is over.
     fn outcome(&self) -> Option<Outcome>;
 
+    /// The result of an unfinished game cut at a ply cap, by the game's score (material,
+    /// power, exits): what self-play records for a game stopped at `selfplay.max_plies`.
+    /// The default calls it a draw.
+    fn adjudicate(&self) -> Outcome {
+        Outcome::draw()
+    }
+
+    /// Each seat's standing on the game's own score, in `[-1, 1]`, for value targets
+    /// that reward progress as well as wins (`selfplay.score_weight`); `None` for a game
+    /// with no such score beyond the result.
+    fn score_vector(&self) -> Option<Outcome> {
+        None
+    }
+
     /// Actions played so far.
     fn ply(&self) -> u32;
 

@@ -59,9 +59,11 @@ pub struct SelfPlaySettings {
     pub concurrent: usize,
     pub cache_size: usize,
     pub progress: bool,
-    /// Stop each game after this many moves without recording it (0: play to the end).
-    /// For benchmarks only.
+    /// Cut each game after this many moves and record it with [`Game::adjudicate`]'s
+    /// result (0: play to the end).
     pub move_limit: u32,
+    /// The weight of [`Game::score_vector`] in the recorded outcome (0: the result).
+    pub score_weight: f32,
     /// Playout-cap randomisation: the share of moves searched with `sims` and recorded
     /// as policy targets; the others get `fast_sims`, no noise, and no target.
     pub full_fraction: f64,
@@ -80,7 +82,8 @@ impl SelfPlaySettings {
             concurrent: c.selfplay.concurrent_games,
             cache_size: c.selfplay.cache_size,
             progress,
-            move_limit: 0,
+            move_limit: c.selfplay.max_plies,
+            score_weight: c.selfplay.score_weight as f32,
             full_fraction: c.mcts.full_search_fraction,
             fast_sims: c.mcts.fast_simulations,
             resign: ResignRule {
@@ -99,6 +102,8 @@ pub struct SelfPlayStats {
     pub positions: u64,
     /// Games ended by a resignation.
     pub resigned: u64,
+    /// Games cut at the ply cap and adjudicated by score.
+    pub adjudicated: u64,
     /// Checked games (played out) in which someone would have resigned, and how many
     /// of those resignations would have been false.
     pub resign_checks: u64,
@@ -113,6 +118,7 @@ impl SelfPlayStats {
         self.games += o.games;
         self.positions += o.positions;
         self.resigned += o.resigned;
+        self.adjudicated += o.adjudicated;
         self.resign_checks += o.resign_checks;
         self.false_resigns += o.false_resigns;
         self.eval.add(&o.eval);
@@ -267,21 +273,26 @@ fn worker<G: Game>(
                 }
             }
             let cut = settings.move_limit > 0 && slot.moves.len() >= settings.move_limit as usize;
-            if outcome.is_some() || cut {
+            if outcome.is_none() && cut {
+                outcome = Some(tree.root().adjudicate().0);
+                stats.adjudicated += 1;
+            }
+            if let Some(o) = &mut outcome {
+                *o = mix_score(*o, tree.root(), settings.score_weight);
+            }
+            if outcome.is_some() {
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 full.swap_remove(k);
                 stats.games += 1;
                 stats.positions += slot.moves.len() as u64;
-                if let Some(outcome) = outcome {
-                    on_game(SelfPlayGame {
-                        moves: slot.moves,
-                        visits: slot.visits,
-                        outcome,
-                        sims: settings.sims,
-                        seed: slot.seed,
-                    });
-                }
+                on_game(SelfPlayGame {
+                    moves: slot.moves,
+                    visits: slot.visits,
+                    outcome: outcome.expect("a finished game"),
+                    sims: settings.sims,
+                    seed: slot.seed,
+                });
                 finished += 1;
                 continue;
             }
@@ -294,4 +305,19 @@ fn worker<G: Game>(
     }
     stats.eval = eval.stats;
     stats
+}
+
+/// `(1 - w) · outcome + w · score`, with the final position's score vector; the outcome
+/// alone when `w` is 0 or the game has no score vector.
+pub fn mix_score<G: Game>(outcome: [f32; MAX_PLAYERS], last: &G, w: f32) -> [f32; MAX_PLAYERS] {
+    match last.score_vector() {
+        Some(score) if w > 0.0 => {
+            let mut mixed = outcome;
+            for (m, s) in mixed.iter_mut().zip(score.0) {
+                *m = (1.0 - w) * *m + w * s;
+            }
+            mixed
+        }
+        _ => outcome,
+    }
 }

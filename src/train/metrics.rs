@@ -84,6 +84,9 @@ pub struct IterationMetrics {
     /// on the games played out anyway (`null` when none would have resigned).
     #[serde(default)]
     pub resigned_games: u64,
+    /// Self-play games cut at `selfplay.max_plies` and adjudicated by score.
+    #[serde(default)]
+    pub adjudicated_games: u64,
     #[serde(default)]
     pub false_resign_rate: Option<f64>,
     /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).

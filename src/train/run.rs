@@ -316,6 +316,7 @@ impl<G: Baselines> Run<'_, G> {
             vs_greedy: None,
             worker_games: buffer.worker_games(it),
             resigned_games: sp.resigned,
+            adjudicated_games: sp.adjudicated,
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
         };

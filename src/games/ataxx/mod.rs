@@ -143,6 +143,15 @@ impl Game for Ataxx {
         Ataxx::outcome(self)
     }
 
+    /// More pieces wins, as at the end.
+    fn adjudicate(&self) -> Outcome {
+        match self.pieces(0).cmp(&self.pieces(1)) {
+            std::cmp::Ordering::Greater => Outcome::win(0, 2),
+            std::cmp::Ordering::Less => Outcome::win(1, 2),
+            std::cmp::Ordering::Equal => Outcome::draw(),
+        }
+    }
+
     fn ply(&self) -> u32 {
         Ataxx::ply(self)
     }

@@ -210,6 +210,19 @@ impl Chexers {
         (0..CELLS).filter(move |&c| self.cells[c] == code)
     }
 
+    /// `player`'s standing for adjudication: its exits, plus up to 0.5 for the mean
+    /// progress of its pieces on the board toward its exit edge.
+    pub fn standing(&self, player: usize) -> f32 {
+        let pieces: Vec<usize> = self.pieces(player).collect();
+        let progress = if pieces.is_empty() {
+            0.0
+        } else {
+            let total: i32 = pieces.iter().map(|&c| 6 - exit_distance(player, c)).sum();
+            total as f32 / (6 * pieces.len()) as f32
+        };
+        self.exits[player] as f32 + 0.5 * progress
+    }
+
     pub fn outcome(&self) -> Option<Outcome> {
         if let Some(p) = (0..3).find(|&p| self.exits[p] >= EXITS_TO_WIN) {
             return Some(if self.turns >= MAX_TURNS {

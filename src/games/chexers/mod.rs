@@ -75,6 +75,30 @@ impl Game for Chexers {
         Chexers::outcome(self)
     }
 
+    /// The seat with the highest standing (exits, then its pieces' progress toward the
+    /// exit edge) wins; a tie is a draw.
+    fn adjudicate(&self) -> Outcome {
+        let standing: Vec<f32> = (0..3).map(|p| self.standing(p)).collect();
+        let best = standing.iter().copied().fold(f32::MIN, f32::max);
+        match standing.iter().filter(|&&s| s == best).count() {
+            1 => Outcome::win(standing.iter().position(|&s| s == best).expect("a max"), 3),
+            _ => Outcome::draw(),
+        }
+    }
+
+    /// Exits ahead of the other two on average, in quarters of the 4 that win.
+    fn score_vector(&self) -> Option<Outcome> {
+        let mut v = [0.0; crate::games::MAX_PLAYERS];
+        for (p, x) in v.iter_mut().enumerate().take(3) {
+            let others: f32 = (0..3)
+                .filter(|&q| q != p)
+                .map(|q| self.exits(q) as f32)
+                .sum();
+            *x = ((self.exits(p) as f32 - others / 2.0) / 4.0).clamp(-1.0, 1.0);
+        }
+        Some(Outcome(v))
+    }
+
     fn ply(&self) -> u32 {
         self.turns() as u32
     }

@@ -65,6 +65,16 @@ impl Game for Board {
         Board::outcome(self)
     }
 
+    /// A power lead of 2 or more wins, as at the turn limit.
+    fn adjudicate(&self) -> Outcome {
+        let diff = self.power(0) as i32 - self.power(1) as i32;
+        match diff {
+            d if d >= 2 => Outcome::win(0, 2),
+            d if d <= -2 => Outcome::win(1, 2),
+            _ => Outcome::draw(),
+        }
+    }
+
     fn ply(&self) -> u32 {
         Board::ply(self)
     }
