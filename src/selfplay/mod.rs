@@ -280,7 +280,7 @@ fn worker<G: Game>(
             if let Some(o) = &mut outcome {
                 *o = mix_score(*o, tree.root(), settings.score_weight);
             }
-            if outcome.is_some() {
+            if let Some(outcome) = outcome {
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 full.swap_remove(k);
@@ -289,7 +289,7 @@ fn worker<G: Game>(
                 on_game(SelfPlayGame {
                     moves: slot.moves,
                     visits: slot.visits,
-                    outcome: outcome.expect("a finished game"),
+                    outcome,
                     sims: settings.sims,
                     seed: slot.seed,
                 });
