@@ -127,6 +127,9 @@ pub struct TrainConfig {
     pub momentum: f64,
     pub weight_decay: f64,
     pub value_weight: f64,
+    /// Value targets `(1 - m) · result + m · the search's root value` at each position
+    /// (0: the game's result alone, as AlphaZero).
+    pub value_target_mix: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,6 +248,7 @@ impl Default for TrainConfig {
             momentum: 0.9,
             weight_decay: 1e-4,
             value_weight: 1.0,
+            value_target_mix: 0.0,
         }
     }
 }
@@ -470,6 +474,7 @@ impl Config {
         range("train.momentum", t.momentum, 0.0, 0.999)?;
         range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
         range("train.value_weight", t.value_weight, 0.0, 100.0)?;
+        range("train.value_target_mix", t.value_target_mix, 0.0, 1.0)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
         if !g.games.is_multiple_of(players) {

@@ -1,5 +1,6 @@
-//! Long games: adjudication at a ply cap by the game's score, and value targets that
-//! mix the result with the score vector (Chexers exits), through real self-play.
+//! Long and drawn games: adjudication at a ply cap by the game's score, value targets
+//! that mix the result with the score vector (Chexers exits) or with the search's root
+//! value, through real self-play and the replay format.
 
 use std::sync::Mutex;
 
@@ -9,6 +10,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Game, Outcome};
 use contagion::nn::NetShape;
+use contagion::selfplay::replay::{MAGIC, Shard, positions};
 use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, mix_score, play};
 use contagion::train::Trainer;
 
@@ -87,10 +89,113 @@ fn capped_self_play_games_are_recorded_with_the_adjudicated_mixed_result() {
         assert!(s.outcome().is_none(), "12 plies cannot finish Chexers");
         let expected = mix_score(s.adjudicate().0, &s, 0.5);
         assert_eq!(g.outcome, expected, "{}", s.to_notation());
+        assert_eq!(g.values.len(), g.moves.len(), "a root value per move");
+        assert!(g.values.iter().flatten().all(|v| v.abs() <= 1.0));
         let result = s.adjudicate().0;
         let score = s.score_vector().unwrap().0;
         for p in 0..3 {
             assert!((g.outcome[p] - (0.5 * result[p] + 0.5 * score[p])).abs() < 1e-6);
         }
     }
+}
+
+/// A game of `n` first-legal moves with the given root values.
+fn game(n: usize, values: Vec<[f32; 3]>) -> SelfPlayGame {
+    let (mut state, mut legal) = (Board::new(), Vec::new());
+    let mut g = SelfPlayGame {
+        moves: vec![],
+        visits: vec![],
+        outcome: [1.0, -1.0, 0.0],
+        sims: 1,
+        seed: 0,
+        values,
+    };
+    for _ in 0..n {
+        state.legal_actions(&mut legal);
+        g.visits.push(vec![(legal[0], 1)]);
+        g.moves.push(legal[0]);
+        state.apply(legal[0]).unwrap();
+    }
+    g
+}
+
+#[test]
+fn value_targets_mix_the_result_with_the_root_value() {
+    let values = vec![[0.2, -0.2, 0.0], [-0.6, 0.6, 0.0], [0.0, 0.0, 0.0]];
+    let g = game(3, values.clone());
+    let start = Board::new();
+    let plain = positions(&start, &g, 0.0).unwrap();
+    assert!(
+        plain.iter().all(|s| s.outcome == g.outcome),
+        "m = 0: the result"
+    );
+    let mixed = positions(&start, &g, 0.25).unwrap();
+    for (s, v) in mixed.iter().zip(&values) {
+        for p in 0..2 {
+            let want = 0.75 * g.outcome[p] + 0.25 * v[p];
+            assert!(
+                (s.outcome[p] - want).abs() < 1e-6,
+                "{:?} vs {want}",
+                s.outcome
+            );
+        }
+    }
+    // Games stored without root values (older shards) keep the result.
+    let old = positions(&start, &game(3, vec![]), 0.25).unwrap();
+    assert!(old.iter().all(|s| s.outcome == g.outcome));
+    // Damaged root values are refused, not trained on.
+    let err = |g: &SelfPlayGame| positions::<Board>(&start, g, 0.5).unwrap_err().to_string();
+    assert!(err(&game(3, vec![[0.0; 3]])).contains("3 moves but 3 visit lists and 1 root values"));
+    assert!(err(&game(1, vec![[f32::NAN, 0.0, 0.0]])).contains("outside [-1, 1]"));
+    assert!(err(&game(1, vec![[2.0, 0.0, 0.0]])).contains("outside [-1, 1]"));
+}
+
+/// Shards of format 2 (before root values) still load, their games without values.
+#[test]
+fn format_2_shards_still_load() {
+    #[derive(bincode::Encode)]
+    struct GameV2 {
+        moves: Vec<u16>,
+        visits: Vec<Vec<(u16, u32)>>,
+        outcome: [f32; 3],
+        sims: u32,
+        seed: u64,
+    }
+    #[derive(bincode::Encode)]
+    struct ShardV2 {
+        game: String,
+        iteration: u32,
+        games: Vec<GameV2>,
+        worker: String,
+        model: u32,
+        origin: String,
+    }
+    let g = game(4, vec![]);
+    let v2 = ShardV2 {
+        game: "infexion".into(),
+        iteration: 7,
+        games: vec![GameV2 {
+            moves: g.moves.clone(),
+            visits: g.visits.clone(),
+            outcome: [1.0, -1.0, 0.0],
+            sims: 1,
+            seed: 0,
+        }],
+        worker: "w1".into(),
+        model: 3,
+        origin: "incoming/w1-x-1.bin".into(),
+    };
+    let payload = bincode::encode_to_vec(&v2, bincode::config::standard()).unwrap();
+    let bytes = contagion::storage::frame(MAGIC, 2, &payload);
+    let shard = Shard::from_bytes(&bytes, "infexion", "test shard").unwrap();
+    assert_eq!(
+        (shard.iteration, shard.worker.as_str(), shard.model),
+        (7, "w1", 3)
+    );
+    assert_eq!(shard.games, vec![g]);
+    // And the current format round-trips root values.
+    let mut now = shard.clone();
+    now.games[0].values = vec![[0.5, -0.5, 0.0]; 4];
+    let back = Shard::from_bytes(&now.to_bytes().unwrap(), "infexion", "test").unwrap();
+    assert_eq!(back.games, now.games);
 }

@@ -179,6 +179,7 @@ fn damaged_checkpoints_and_shards_are_refused() {
         outcome: [0.0; 3],
         sims: 1,
         seed: 0,
+        values: vec![],
     };
     for _ in 0..6 {
         state.legal_actions(&mut legal);

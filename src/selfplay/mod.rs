@@ -41,6 +41,10 @@ pub struct SelfPlayGame {
     pub outcome: [f32; MAX_PLAYERS],
     pub sims: u32,
     pub seed: u64,
+    /// `values[i]`: the root's mean value for each player before move `i` (for value
+    /// targets mixed with the search's estimate); empty in games stored before shard
+    /// format 3.
+    pub values: Vec<[f32; MAX_PLAYERS]>,
 }
 
 impl SelfPlayGame {
@@ -143,6 +147,7 @@ impl SelfPlayStats {
 struct Slot {
     moves: Vec<Action>,
     visits: Vec<Vec<(Action, u32)>>,
+    values: Vec<[f32; MAX_PLAYERS]>,
     seed: u64,
     rng: Rng,
     watch: ResignWatch,
@@ -201,6 +206,7 @@ fn worker<G: Game>(
         Slot {
             moves: Vec::new(),
             visits: Vec::new(),
+            values: Vec::new(),
             seed,
             rng,
             watch: ResignWatch::new(checking),
@@ -263,6 +269,7 @@ fn worker<G: Game>(
                     Vec::new()
                 });
                 slot.moves.push(action);
+                slot.values.push(tree.root_values());
                 tree.advance(action);
                 if let Some(o) = tree.root().outcome() {
                     outcome = Some(o.0);
@@ -292,6 +299,7 @@ fn worker<G: Game>(
                     outcome,
                     sims: settings.sims,
                     seed: slot.seed,
+                    values: slot.values,
                 });
                 finished += 1;
                 continue;

@@ -25,8 +25,9 @@ use crate::storage;
 use crate::store::Store;
 
 pub const MAGIC: &[u8; 8] = b"CZSHARD\0";
-/// Version 2 added the worker, model and origin fields; version 1 shards still load.
-pub const VERSION: u32 = 2;
+/// Version 2 added the worker, model and origin fields, version 3 each game's root
+/// values; versions 1 and 2 still load (their games without root values).
+pub const VERSION: u32 = 3;
 /// Where replay shards live in a run's store.
 pub const PREFIX: &str = "replay/shard-";
 /// Where self-play workers upload shards for the trainer to take in.
@@ -49,11 +50,44 @@ pub struct Shard {
     pub origin: String,
 }
 
+/// A game as shard formats 1 and 2 stored it (no root values).
+#[derive(bincode::Decode)]
+struct GameV2 {
+    moves: Vec<Action>,
+    visits: Vec<Vec<(Action, u32)>>,
+    outcome: [f32; MAX_PLAYERS],
+    sims: u32,
+    seed: u64,
+}
+
+impl From<GameV2> for SelfPlayGame {
+    fn from(g: GameV2) -> SelfPlayGame {
+        SelfPlayGame {
+            moves: g.moves,
+            visits: g.visits,
+            outcome: g.outcome,
+            sims: g.sims,
+            seed: g.seed,
+            values: Vec::new(),
+        }
+    }
+}
+
 #[derive(bincode::Decode)]
 struct ShardV1 {
     game: String,
     iteration: u32,
-    games: Vec<SelfPlayGame>,
+    games: Vec<GameV2>,
+}
+
+#[derive(bincode::Decode)]
+struct ShardV2 {
+    game: String,
+    iteration: u32,
+    games: Vec<GameV2>,
+    worker: String,
+    model: u32,
+    origin: String,
 }
 
 impl Shard {
@@ -65,16 +99,27 @@ impl Shard {
 
     /// Checks (header, checksum, game) and decodes a shard; `what` names it.
     pub fn from_bytes(bytes: &[u8], game: &str, what: &str) -> anyhow::Result<Shard> {
-        let shard = match storage::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
+        let shard = match storage::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
             (1, payload) => {
                 let v1: ShardV1 = storage::decode(payload, what)?;
                 Shard {
                     game: v1.game,
                     iteration: v1.iteration,
-                    games: v1.games,
+                    games: v1.games.into_iter().map(Into::into).collect(),
                     worker: String::new(),
                     model: 0,
                     origin: String::new(),
+                }
+            }
+            (2, payload) => {
+                let v2: ShardV2 = storage::decode(payload, what)?;
+                Shard {
+                    game: v2.game,
+                    iteration: v2.iteration,
+                    games: v2.games.into_iter().map(Into::into).collect(),
+                    worker: v2.worker,
+                    model: v2.model,
+                    origin: v2.origin,
                 }
             }
             (_, payload) => storage::decode(payload, what)?,
@@ -89,13 +134,14 @@ impl Shard {
     }
 }
 
-/// A training position: the state, the visit distribution and the final result.
+/// A training position: the state, the visit distribution and the value target.
 #[derive(Debug, Clone)]
 pub struct Sample<G> {
     pub state: G,
     /// `(action, probability)`, summing to 1.
     pub policy: Vec<(Action, f32)>,
-    /// Final result for each player (absolute seats).
+    /// The value target for each player (absolute seats): the final result, mixed with
+    /// the root's value when the buffer's `value_mix` is above 0.
     pub outcome: [f32; MAX_PLAYERS],
 }
 
@@ -111,6 +157,8 @@ struct ShardInfo {
 
 pub struct ReplayBuffer<G> {
     start: G,
+    /// The weight of the root value in value targets (see [`positions`]).
+    value_mix: f32,
     store: Arc<dyn Store>,
     window: usize,
     samples: VecDeque<Sample<G>>,
@@ -119,18 +167,35 @@ pub struct ReplayBuffer<G> {
     origins: HashSet<String>,
 }
 
-/// The positions of one game, each with its policy target.
-pub fn positions<G: Game>(start: &G, game: &SelfPlayGame) -> anyhow::Result<Vec<Sample<G>>> {
-    if game.visits.len() != game.moves.len() {
+/// The positions of one game, each with its policy target and its value target:
+/// `(1 - value_mix) · result + value_mix · root value` (the result alone for games
+/// stored without root values).
+pub fn positions<G: Game>(
+    start: &G,
+    game: &SelfPlayGame,
+    value_mix: f32,
+) -> anyhow::Result<Vec<Sample<G>>> {
+    if game.visits.len() != game.moves.len()
+        || !(game.values.is_empty() || game.values.len() == game.moves.len())
+    {
         bail!(
-            "a game has {} moves but {} visit lists",
+            "a game has {} moves but {} visit lists and {} root values",
             game.moves.len(),
-            game.visits.len()
+            game.visits.len(),
+            game.values.len()
         );
+    }
+    if game
+        .values
+        .iter()
+        .flatten()
+        .any(|v| !v.is_finite() || v.abs() > 1.0)
+    {
+        bail!("a root value lies outside [-1, 1]");
     }
     let mut state = start.clone();
     let mut out = Vec::with_capacity(game.moves.len());
-    for (&action, visits) in game.moves.iter().zip(&game.visits) {
+    for (i, (&action, visits)) in game.moves.iter().zip(&game.visits).enumerate() {
         if visits.is_empty() {
             // A fast search's move (playout-cap randomisation): no training target.
             state
@@ -146,10 +211,16 @@ pub fn positions<G: Game>(start: &G, game: &SelfPlayGame) -> anyhow::Result<Vec<
             .iter()
             .map(|&(a, n)| (a, (n as f64 / total as f64) as f32))
             .collect();
+        let mut outcome = game.outcome;
+        if let Some(root) = game.values.get(i).filter(|_| value_mix > 0.0) {
+            for (o, v) in outcome.iter_mut().zip(root) {
+                *o = (1.0 - value_mix) * *o + value_mix * v;
+            }
+        }
         out.push(Sample {
             state: state.clone(),
             policy,
-            outcome: game.outcome,
+            outcome,
         });
         state
             .apply(action)
@@ -174,9 +245,21 @@ impl<G: Game> ReplayBuffer<G> {
         store: Arc<dyn Store>,
         window: usize,
     ) -> anyhow::Result<ReplayBuffer<G>> {
+        ReplayBuffer::open_mixed(start, store, window, 0.0)
+    }
+
+    /// [`ReplayBuffer::open`] with value targets mixed with the root value by
+    /// `value_mix` (`train.value_target_mix`).
+    pub fn open_mixed(
+        start: &G,
+        store: Arc<dyn Store>,
+        window: usize,
+        value_mix: f32,
+    ) -> anyhow::Result<ReplayBuffer<G>> {
         let keys = store.list(PREFIX)?;
         let mut buffer = ReplayBuffer {
             start: start.clone(),
+            value_mix,
             store,
             window,
             samples: VecDeque::new(),
@@ -205,7 +288,7 @@ impl<G: Game> ReplayBuffer<G> {
     fn positions_of(&self, shard: &Shard) -> anyhow::Result<Vec<Sample<G>>> {
         let mut out = Vec::new();
         for g in &shard.games {
-            out.extend(positions(&self.start, g)?);
+            out.extend(positions(&self.start, g, self.value_mix)?);
         }
         Ok(out)
     }

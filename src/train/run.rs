@@ -142,7 +142,8 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             run.finish(&trainer, &mut state, ckpt.stage, m, 0.0)?;
         }
     }
-    let mut buffer = ReplayBuffer::open(start, store.clone(), c.replay.window)?;
+    let mix = c.train.value_target_mix as f32;
+    let mut buffer = ReplayBuffer::open_mixed(start, store.clone(), c.replay.window, mix)?;
     if state.iteration < c.run.iterations {
         store.delete(FINISHED)?; // a run extended by a larger run.iterations
     }
