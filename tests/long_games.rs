@@ -131,13 +131,9 @@ fn value_targets_mix_the_result_with_the_root_value() {
     );
     let mixed = positions(&start, &g, 0.25).unwrap();
     for (s, v) in mixed.iter().zip(&values) {
-        for p in 0..2 {
-            let want = 0.75 * g.outcome[p] + 0.25 * v[p];
-            assert!(
-                (s.outcome[p] - want).abs() < 1e-6,
-                "{:?} vs {want}",
-                s.outcome
-            );
+        for ((got, result), root) in s.outcome.iter().zip(g.outcome).zip(v) {
+            let want = 0.75 * result + 0.25 * root;
+            assert!((got - want).abs() < 1e-6, "{:?} vs {want}", s.outcome);
         }
     }
     // Games stored without root values (older shards) keep the result.
