@@ -38,10 +38,10 @@ mod input;
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use crate::agents::{Agent, Baselines, Limits, SearchInfo};
+use crate::agents::{Agent, AgentOption, Baselines, Limits, SearchInfo};
 use crate::games::Game;
 use crate::games::perft::perft;
 use crate::limits::clip;
@@ -61,7 +61,8 @@ pub struct Engine<G: Game> {
     state: G,
     /// `None` while a search holds it on its thread.
     agent: Option<Box<dyn Agent<G>>>,
-    threads: usize,
+    /// The pool searches run in (`setoption name Threads`); `None` if none could be made.
+    pool: Option<Arc<rayon::ThreadPool>>,
     /// Set by `stop`; cleared when a search starts. One per engine, for the process's life.
     stop: &'static AtomicBool,
 }
@@ -105,7 +106,7 @@ impl<G: Baselines> Engine<G> {
             state: start.clone(),
             start,
             agent: Some(agent),
-            threads: 1,
+            pool: thread_pool(1).ok(),
             stop: Box::leak(Box::new(AtomicBool::new(false))),
         }
     }
@@ -123,7 +124,7 @@ impl<G: Baselines> Engine<G> {
             Err(search) => {
                 let agent = self.agent.as_mut().expect("no search is running");
                 Reply {
-                    lines: run_search(agent.as_mut(), &search, self.threads, None),
+                    lines: run_search(agent.as_mut(), &search, self.pool.as_deref(), None),
                     quit: false,
                 }
             }
@@ -194,10 +195,8 @@ impl<G: Baselines> Engine<G> {
         let mut lines = vec![
             format!("id name Contagion Zero {}", env!("CARGO_PKG_VERSION")),
             "id author the Contagion Zero developers".into(),
-            format!("option name Threads type spin default 1 min 1 max {MAX_ENGINE_THREADS}"),
         ];
-        let agent = self.agent.as_ref().expect("no search is running");
-        for o in agent.options() {
+        for o in self.options() {
             lines.push(format!(
                 "option name {} type spin default {} min {} max {}",
                 o.name, o.default, o.min, o.max
@@ -205,6 +204,18 @@ impl<G: Baselines> Engine<G> {
         }
         lines.push(format!("{command}ok"));
         Reply { lines, quit: false }
+    }
+
+    /// The engine's `Threads`, then the agent's own options.
+    fn options(&self) -> Vec<AgentOption> {
+        let threads = AgentOption {
+            name: "Threads",
+            default: 1,
+            min: 1,
+            max: MAX_ENGINE_THREADS,
+        };
+        let agent = self.agent.as_ref().expect("no search is running");
+        std::iter::once(threads).chain(agent.options()).collect()
     }
 
     /// `setoption name NAME value V`: names are case-insensitive, values integers.
@@ -215,17 +226,7 @@ impl<G: Baselines> Engine<G> {
             return Reply::error(usage);
         };
         let (name, value) = (args[1..v].join(" "), args[v + 1..].join(" "));
-        let agent = self.agent.as_mut().expect("no search is running");
-        let mut options = agent.options();
-        options.insert(
-            0,
-            crate::agents::AgentOption {
-                name: "Threads",
-                default: 1,
-                min: 1,
-                max: MAX_ENGINE_THREADS,
-            },
-        );
+        let options = self.options();
         let Some(option) = options.iter().find(|o| o.name.eq_ignore_ascii_case(&name)) else {
             let names: Vec<&str> = options.iter().map(|o| o.name).collect();
             return Reply::error(format!(
@@ -248,9 +249,15 @@ impl<G: Baselines> Engine<G> {
             ));
         };
         if option.name == "Threads" {
-            self.threads = n as usize;
-            return Reply::default();
+            return match thread_pool(n as usize) {
+                Ok(pool) => {
+                    self.pool = Some(pool);
+                    Reply::default()
+                }
+                Err(e) => Reply::error(format!("setoption: Threads: {e}")),
+            };
         }
+        let agent = self.agent.as_mut().expect("no search is running");
         match agent.set_option(option.name, n) {
             Ok(()) => Reply::default(),
             Err(e) => Reply::error(format!("setoption: {e:#}")),
@@ -390,9 +397,10 @@ impl<G: Baselines> Engine<G> {
                         searching = true;
                         self.stop.store(false, Ordering::Relaxed);
                         let mut agent = self.agent.take().expect("no search is running");
-                        let (done, threads, stop) = (tx.clone(), self.threads, self.stop);
+                        let (done, pool, stop) = (tx.clone(), self.pool.clone(), self.stop);
                         std::thread::spawn(move || {
-                            let lines = run_search(agent.as_mut(), &search, threads, Some(stop));
+                            let lines =
+                                run_search(agent.as_mut(), &search, pool.as_deref(), Some(stop));
                             let _ = done.send(Event::Done(agent, lines));
                         });
                     }
@@ -410,20 +418,27 @@ fn write_lines(output: &mut impl Write, lines: &[String]) -> std::io::Result<()>
     output.flush()
 }
 
-/// Runs one search in a pool of `threads` threads; returns its `info` and `bestmove`
-/// lines (or an `error` line). With `stop` given, an infinite search that ends by itself
-/// waits for it before answering, as UCI asks.
+/// A pool of `threads` threads for searches.
+fn thread_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map(Arc::new)
+}
+
+/// Runs one search in `pool` (or on this thread without one); returns its `info` and
+/// `bestmove` lines (or an `error` line). With `stop` given, an infinite search that
+/// ends by itself waits for it before answering, as UCI asks.
 fn run_search<G: Game>(
     agent: &mut dyn Agent<G>,
     search: &Search<G>,
-    threads: usize,
+    pool: Option<&rayon::ThreadPool>,
     stop: Option<&AtomicBool>,
 ) -> Vec<String> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
     let mut select = || agent.select(&search.state, &search.limits);
-    let chosen = match &pool {
-        Ok(pool) => pool.install(select),
-        Err(_) => select(),
+    let chosen = match pool {
+        Some(pool) => pool.install(select),
+        None => select(),
     };
     if let Some(stop) = stop.filter(|_| search.infinite) {
         while !stop.load(Ordering::Relaxed) {

@@ -253,9 +253,11 @@ fn worker<G: Game>(
         while k < trees.len() {
             let (tree, slot) = (&mut trees[k], &mut slots[k]);
             let (players, mover) = (tree.root().num_players(), tree.root().to_move());
-            let value = tree.root_values()[mover];
+            let values = tree.root_values();
             let mut outcome = None;
-            if let Verdict::Resign(p) = slot.watch.observe(&settings.resign, players, mover, value)
+            if let Verdict::Resign(p) =
+                slot.watch
+                    .observe(&settings.resign, players, mover, values[mover])
             {
                 outcome = Some(resigned_outcome(p));
                 stats.resigned += 1;
@@ -269,7 +271,7 @@ fn worker<G: Game>(
                     Vec::new()
                 });
                 slot.moves.push(action);
-                slot.values.push(tree.root_values());
+                slot.values.push(values);
                 tree.advance(action);
                 if let Some(o) = tree.root().outcome() {
                     outcome = Some(o.0);
@@ -284,10 +286,8 @@ fn worker<G: Game>(
                 outcome = Some(tree.root().adjudicate().0);
                 stats.adjudicated += 1;
             }
-            if let Some(o) = &mut outcome {
-                *o = mix_score(*o, tree.root(), settings.score_weight);
-            }
-            if let Some(outcome) = outcome {
+            if let Some(result) = outcome {
+                let outcome = mix_score(result, tree.root(), settings.score_weight);
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 full.swap_remove(k);
@@ -319,13 +319,16 @@ fn worker<G: Game>(
 /// alone when `w` is 0 or the game has no score vector.
 pub fn mix_score<G: Game>(outcome: [f32; MAX_PLAYERS], last: &G, w: f32) -> [f32; MAX_PLAYERS] {
     match last.score_vector() {
-        Some(score) if w > 0.0 => {
-            let mut mixed = outcome;
-            for (m, s) in mixed.iter_mut().zip(score.0) {
-                *m = (1.0 - w) * *m + w * s;
-            }
-            mixed
-        }
+        Some(score) if w > 0.0 => blend(outcome, &score.0, w),
         _ => outcome,
     }
+}
+
+/// `(1 - w) · target + w · other`, per player: the one rule for mixed value targets.
+pub fn blend(target: [f32; MAX_PLAYERS], other: &[f32; MAX_PLAYERS], w: f32) -> [f32; MAX_PLAYERS] {
+    let mut mixed = target;
+    for (m, o) in mixed.iter_mut().zip(other) {
+        *m = (1.0 - w) * *m + w * o;
+    }
+    mixed
 }

@@ -211,12 +211,10 @@ pub fn positions<G: Game>(
             .iter()
             .map(|&(a, n)| (a, (n as f64 / total as f64) as f32))
             .collect();
-        let mut outcome = game.outcome;
-        if let Some(root) = game.values.get(i).filter(|_| value_mix > 0.0) {
-            for (o, v) in outcome.iter_mut().zip(root) {
-                *o = (1.0 - value_mix) * *o + value_mix * v;
-            }
-        }
+        let outcome = match game.values.get(i) {
+            Some(root) if value_mix > 0.0 => super::blend(game.outcome, root, value_mix),
+            _ => game.outcome,
+        };
         out.push(Sample {
             state: state.clone(),
             policy,
