@@ -1,6 +1,6 @@
 //! Long and drawn games: adjudication at a ply cap by the game's score, value targets
-//! that mix the result with the score vector (Chexers exits) or with the search's root
-//! value, through real self-play and the replay format.
+//! that mix the result with the score vector (power, pieces, Chexers exits) or with the
+//! search's root value, through real self-play and the replay format.
 
 use std::sync::Mutex;
 
@@ -56,6 +56,27 @@ fn adjudication_follows_each_games_score() {
         Outcome::draw(),
         "a symmetric start is a draw"
     );
+}
+
+#[test]
+fn two_player_score_vectors_are_shares_of_power_and_pieces() {
+    // Red has power 3, Blue 1: Red's lead is (3 - 1) / (3 + 1).
+    let infexion = Board::from_notation("7/7/7/3r33/7/5b11/7 r 2").unwrap();
+    let v = infexion.score_vector().unwrap().0;
+    assert_eq!((v[0], v[1]), (0.5, -0.5));
+    // x has 3 pieces, o 2 (as in the adjudication above): x leads by 1/5.
+    let ataxx = Ataxx::standard()
+        .parse_position("xx4o/7/7/7/7/7/o5x o 0 2")
+        .unwrap();
+    let v = ataxx.score_vector().unwrap().0;
+    assert!(
+        (v[0] - 0.2).abs() < 1e-6 && (v[1] + 0.2).abs() < 1e-6,
+        "{v:?}"
+    );
+    // Even material scores 0, and a mixed target moves the result toward the score.
+    assert_eq!(Ataxx::standard().score_vector().unwrap(), Outcome::draw());
+    let mixed = mix_score(Outcome::win(1, 2).0, &infexion, 0.5);
+    assert_eq!((mixed[0], mixed[1]), (-0.25, 0.25));
 }
 
 #[test]

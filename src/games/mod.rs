@@ -78,6 +78,19 @@ impl Outcome {
         Outcome([0.0; MAX_PLAYERS])
     }
 
+    /// Two players' shares of a material score: `(a - b) / (a + b)` for the first, its
+    /// negation for the second (0 when both are 0); a score vector in `[-1, 1]`.
+    pub fn share(a: u32, b: u32) -> Self {
+        let d = match a + b {
+            0 => 0.0,
+            total => (a as f32 - b as f32) / total as f32,
+        };
+        let mut v = [0.0; MAX_PLAYERS];
+        v[0] = d;
+        v[1] = -d;
+        Outcome(v)
+    }
+
     /// The value for `player`.
     pub fn value(&self, player: usize) -> f32 {
         self.0[player]

@@ -152,6 +152,11 @@ impl Game for Ataxx {
         }
     }
 
+    /// Each player's share of the pieces, as a lead: `(n₀ - n₁) / (n₀ + n₁)`.
+    fn score_vector(&self) -> Option<Outcome> {
+        Some(Outcome::share(self.pieces(0), self.pieces(1)))
+    }
+
     fn ply(&self) -> u32 {
         Ataxx::ply(self)
     }

@@ -75,6 +75,11 @@ impl Game for Board {
         }
     }
 
+    /// Each player's share of the total power, as a lead: `(p₀ - p₁) / (p₀ + p₁)`.
+    fn score_vector(&self) -> Option<Outcome> {
+        Some(Outcome::share(self.power(0), self.power(1)))
+    }
+
     fn ply(&self) -> u32 {
         Board::ply(self)
     }
