@@ -14,6 +14,8 @@ mod bundle;
 use contagion::agents::{AgentSpec, Limits};
 use contagion::bench::sample_positions;
 use contagion::games::Game;
+use contagion::games::ataxx::Ataxx;
+use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::Net;
 use contagion::nn::checkpoint::load_net;
@@ -382,13 +384,29 @@ fn the_python_front_end_agrees_with_rust() {
     let dir = temp_dir("python");
     let (net, bundle) = trained_bundle(&dir);
     python_agrees(&Board::new(), &bundle, &net, &dir);
-    // And the shipped, fully trained models.
+    // And every shipped model, named for its game.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shipped = root.join("checkpoints/infexion-bundle");
-    python_agrees(&Board::new(), &shipped, &load_net(&shipped).unwrap(), &dir);
-    let shipped = root.join("checkpoints/ataxx-bundle");
-    let ataxx = contagion::games::ataxx::Ataxx::standard();
-    python_agrees(&ataxx, &shipped, &load_net(&shipped).unwrap(), &dir);
+    let mut shipped: Vec<_> = std::fs::read_dir(root.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    shipped.sort();
+    let mut games = std::collections::BTreeSet::new();
+    for bundle in &shipped {
+        let net = load_net(bundle).unwrap();
+        let name = bundle.file_name().unwrap().to_string_lossy().into_owned();
+        let game = name.split('-').next().unwrap().to_string();
+        match game.as_str() {
+            "infexion" => python_agrees(&Board::new(), bundle, &net, &dir),
+            "ataxx" => python_agrees(&Ataxx::standard(), bundle, &net, &dir),
+            "virus" => python_agrees(&Ataxx::virus(), bundle, &net, &dir),
+            "chexers" => python_agrees(&Chexers::new(), bundle, &net, &dir),
+            other => panic!("{name}: a shipped bundle of an unknown game {other:?}"),
+        }
+        games.insert(game);
+    }
+    assert_eq!(games.len(), 4, "a shipped bundle for each game: {games:?}");
 }
 
 /// The course-referee agent (`frontends/python/agent`) plays whole games against the
@@ -443,8 +461,6 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
 /// the Python front end reproduces their rules, encodings and outputs.
 #[test]
 fn bundles_of_the_other_games_reproduce_their_checkpoints() {
-    use contagion::games::ataxx::Ataxx;
-    use contagion::games::chexers::Chexers;
     fn check<G: Game>(start: &G, dir: &Path) {
         let states = sample_positions(start, 24, 6, 1);
         let data = samples(states.clone(), &mut Rng::new(2));
