@@ -384,7 +384,7 @@ fn the_python_front_end_agrees_with_rust() {
     let dir = temp_dir("python");
     let (net, bundle) = trained_bundle(&dir);
     python_agrees(&Board::new(), &bundle, &net, &dir);
-    // And every shipped model, named for its game.
+    // And every shipped model, of the game its manifest names.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut shipped: Vec<_> = std::fs::read_dir(root.join("checkpoints"))
         .unwrap()
@@ -395,8 +395,10 @@ fn the_python_front_end_agrees_with_rust() {
     let mut games = std::collections::BTreeSet::new();
     for bundle in &shipped {
         let net = load_net(bundle).unwrap();
-        let name = bundle.file_name().unwrap().to_string_lossy().into_owned();
-        let game = name.split('-').next().unwrap().to_string();
+        let manifest = std::fs::read_to_string(bundle.join("manifest.json")).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        let game = manifest["game"]["name"].as_str().unwrap().to_string();
+        let name = bundle.display();
         match game.as_str() {
             "infexion" => python_agrees(&Board::new(), bundle, &net, &dir),
             "ataxx" => python_agrees(&Ataxx::standard(), bundle, &net, &dir),
