@@ -96,6 +96,9 @@ pub struct SelfPlayConfig {
     /// score gives (`Game::adjudicate`: power, pieces, exits), so capped games still
     /// teach; 0: no cap (games end by their rules).
     pub max_plies: u32,
+    /// The cap holds for iterations 1 to this one only; later games end by their rules,
+    /// so a run learns the opening fast and the endgame later (0: every iteration).
+    pub max_plies_iterations: u32,
     /// Value targets mix the result with each seat's standing on the game's score
     /// (`Game::score_vector`, e.g. Chexers exits): `(1 - w) · result + w · score`;
     /// 0: the result alone (games with no score vector always use the result).
@@ -221,6 +224,7 @@ impl Default for SelfPlayConfig {
             resign_moves: 0,
             resign_check_fraction: 0.1,
             max_plies: 0,
+            max_plies_iterations: 0,
             score_weight: 0.0,
         }
     }
@@ -449,6 +453,12 @@ impl Config {
             1.0,
         )?;
         range("selfplay.max_plies", s.max_plies, 0, 1_000_000)?;
+        range(
+            "selfplay.max_plies_iterations",
+            s.max_plies_iterations,
+            0,
+            1_000_000,
+        )?;
         range("selfplay.score_weight", s.score_weight, 0.0, 1.0)?;
         let b = &self.replay;
         range("replay.window", b.window, 1, 100_000_000)?;
@@ -551,6 +561,17 @@ impl Config {
         match self.selfplay.workers {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
+        }
+    }
+
+    /// The ply cap of self-play games in `iteration` (0: none): `selfplay.max_plies`
+    /// until `selfplay.max_plies_iterations`, then none.
+    pub fn ply_cap(&self, iteration: u32) -> u32 {
+        let s = &self.selfplay;
+        match s.max_plies_iterations {
+            0 => s.max_plies,
+            last if iteration <= last => s.max_plies,
+            _ => 0,
         }
     }
 

@@ -85,9 +85,16 @@ fn capped_self_play_games_are_recorded_with_the_adjudicated_mixed_result() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/chexers-tiny.toml");
     let mut c = Config::load(std::path::Path::new(path)).unwrap();
     c.selfplay.max_plies = 12;
+    c.selfplay.max_plies_iterations = 2;
     c.selfplay.score_weight = 0.5;
     c.mcts.simulations = 4;
-    let settings = SelfPlaySettings::from_config(&c, 1, false);
+    // The cap holds for iterations 1 and 2, then games end by their rules.
+    let caps: Vec<u32> = (1..=4).map(|it| c.ply_cap(it)).collect();
+    assert_eq!(caps, [12, 12, 0, 0]);
+    assert_eq!(SelfPlaySettings::from_config(&c, 1, false, 3).move_limit, 0);
+    c.selfplay.max_plies_iterations = 0;
+    assert_eq!(c.ply_cap(1000), 12, "0: the cap holds for every iteration");
+    let settings = SelfPlaySettings::from_config(&c, 1, false, 2);
     let net = Trainer::new(
         NetShape::for_game(&start, 1, 8, 16),
         &TrainConfig::default(),

@@ -76,8 +76,13 @@ pub struct SelfPlaySettings {
 }
 
 impl SelfPlaySettings {
-    /// The self-play settings of `c` on `workers` threads.
-    pub fn from_config(c: &Config, workers: usize, progress: bool) -> SelfPlaySettings {
+    /// The self-play settings of `c` on `workers` threads for games of `iteration`.
+    pub fn from_config(
+        c: &Config,
+        workers: usize,
+        progress: bool,
+        iteration: u32,
+    ) -> SelfPlaySettings {
         SelfPlaySettings {
             sims: c.mcts.simulations,
             params: c.mcts_params(true),
@@ -86,7 +91,7 @@ impl SelfPlaySettings {
             concurrent: c.selfplay.concurrent_games,
             cache_size: c.selfplay.cache_size,
             progress,
-            move_limit: c.selfplay.max_plies,
+            move_limit: c.ply_cap(iteration),
             score_weight: c.selfplay.score_weight as f32,
             full_fraction: c.mcts.full_search_fraction,
             fast_sims: c.mcts.fast_simulations,

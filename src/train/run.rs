@@ -388,7 +388,7 @@ impl<G: Baselines> Run<'_, G> {
         };
         let done = have as u32;
         let todo = c.selfplay.games_per_iteration.saturating_sub(done);
-        let settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress);
+        let settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress, it);
         type Pending<'b, G> = (
             Vec<SelfPlayGame>,
             Option<anyhow::Error>,
