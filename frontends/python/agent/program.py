@@ -11,8 +11,8 @@ simulations. Memory stays far below the 250 MB limit (a search tree of a few tho
 nodes and a network of under a megabyte).
 
 The bundle is looked for in ``$CZERO_BUNDLE``, then ``agent/bundle/``, then the
-repository's ``checkpoints/infexion-bundle-v1/`` (the strongest shipped network: the
-first wave's 77-minute run, which beats the 15-minute ``infexion-bundle`` 88-12).
+repository's ``checkpoints/infexion-bundle-60min/`` (the strongest shipped network: a
+60-minute run that beats the first wave's 77-minute ``infexion-bundle-v1`` 76-8-16).
 """
 
 import os
@@ -42,7 +42,7 @@ def find_bundle():
     candidates = [
         os.environ.get("CZERO_BUNDLE"),
         HERE / "bundle",
-        HERE.parent.parent.parent / "checkpoints" / "infexion-bundle-v1",
+        HERE.parent.parent.parent / "checkpoints" / "infexion-bundle-60min",
     ]
     for c in candidates:
         if c and (Path(c) / "manifest.json").is_file():
