@@ -123,7 +123,6 @@ pub fn run<G: Game>(start: &G, config: &Config, opts: &WorkerOptions) -> anyhow:
         .map_or(0, |d| d.as_nanos() as u64);
     // A restarted worker with the same id never reuses a key of its previous life.
     let session = format!("{:012x}", nanos >> 16);
-    let mut settings = SelfPlaySettings::from_config(c, opts.threads, opts.progress, 1);
     println!(
         "worker {} on {}: {} threads, uploads of {} games",
         opts.id,
@@ -160,7 +159,8 @@ pub fn run<G: Game>(start: &G, config: &Config, opts: &WorkerOptions) -> anyhow:
             println!("playing with the best network of iteration {}", m.iteration);
         }
         // The trainer is at least one iteration past its best network's.
-        settings.move_limit = c.ply_cap(m.iteration + 1);
+        let settings =
+            SelfPlaySettings::from_config(c, opts.threads, opts.progress, m.iteration + 1);
         let mut batch = (opts.threads * c.selfplay.concurrent_games) as u64;
         if opts.games > 0 {
             batch = batch.min(opts.games - games);
