@@ -395,9 +395,10 @@ fn the_python_front_end_agrees_with_rust() {
     let mut games = std::collections::BTreeSet::new();
     for bundle in &shipped {
         let net = load_net(bundle).unwrap();
-        let manifest = std::fs::read_to_string(bundle.join("manifest.json")).unwrap();
-        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
-        let game = manifest["game"]["name"].as_str().unwrap().to_string();
+        let game = contagion::nn::bundle::read_manifest(bundle)
+            .unwrap()
+            .game
+            .name;
         let name = bundle.display();
         match game.as_str() {
             "infexion" => python_agrees(&Board::new(), bundle, &net, &dir),
