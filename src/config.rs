@@ -93,14 +93,14 @@ pub struct SelfPlayConfig {
     pub resign_moves: u32,
     pub resign_check_fraction: f64,
     /// Cut a self-play game at this many plies and record it with the result the game's
-    /// score gives (`Game::adjudicate`: power, pieces, exits), so capped games still
+    /// score gives (`Game::adjudicate`: power, pieces, the Chexers race), so capped games still
     /// teach; 0: no cap (games end by their rules).
     pub max_plies: u32,
     /// The cap holds for iterations 1 to this one only; later games end by their rules,
     /// so a run learns the opening fast and the endgame later (0: every iteration).
     pub max_plies_iterations: u32,
     /// Value targets mix the result with each seat's standing on the game's score
-    /// (`Game::score_vector`, e.g. Chexers exits): `(1 - w) · result + w · score`;
+    /// (`Game::score_vector`, e.g. the Chexers race lead): `(1 - w) · result + w · score`;
     /// 0: the result alone (games with no score vector always use the result).
     pub score_weight: f64,
 }

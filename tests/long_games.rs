@@ -1,5 +1,5 @@
 //! Long and drawn games: adjudication at a ply cap by the game's score, value targets
-//! that mix the result with the score vector (power, pieces, Chexers exits) or with the
+//! that mix the result with the score vector (power, pieces, the Chexers race) or with the
 //! search's root value, through real self-play and the replay format.
 
 use std::sync::Mutex;
@@ -36,11 +36,9 @@ fn adjudication_follows_each_games_score() {
     );
     assert_eq!(ataxx("x5o/7/7/7/7/7/o5x x 0 1"), Outcome::draw());
     let chexers = |n: &str| Chexers::new().parse_position(n).unwrap();
-    // Green has exited twice, the others once: Green wins on exits.
+    // Green has exited twice, the others once: Green is fewest moves from winning.
     let c = chexers("ggg1/5/6/r6/r5/r4/r2b r 1/2/1 40");
     assert_eq!(c.adjudicate().winner(), Some(1), "{}", c.to_notation());
-    let v = c.score_vector().unwrap();
-    assert!(v.0[1] > 0.0 && v.0[0] < 0.0 && v.0[2] < 0.0, "{v:?}");
     // Equal exits: the pieces' progress toward the exit edge decides (one Red piece
     // stands on Red's exit edge).
     let advanced = chexers("gggg/5/6/6r/r4b/r3b/r2b g 0/0/0 1");
@@ -55,6 +53,41 @@ fn adjudication_follows_each_games_score() {
         start.adjudicate(),
         Outcome::draw(),
         "a symmetric start is a draw"
+    );
+}
+
+#[test]
+fn the_chexers_score_is_the_lead_in_the_race() {
+    let start = Chexers::new();
+    for p in 0..3 {
+        assert_eq!(
+            start.moves_to_win(p),
+            28,
+            "4 pieces, 6 steps and an exit each"
+        );
+    }
+    assert_eq!(start.score_vector().unwrap(), Outcome::draw());
+    // Red (1 exit) needs 3 runs of 7; Green (2 exits) 2 runs of 7; Blue (1 exit, one
+    // piece left) one run of 7 and two pieces to capture back at 12 each.
+    let c = Chexers::new()
+        .parse_position("ggg1/5/6/r6/r5/r4/r2b r 1/2/1 40")
+        .unwrap();
+    let need: Vec<i32> = (0..3).map(|p| c.moves_to_win(p)).collect();
+    assert_eq!(need, [21, 14, 31], "{}", c.to_notation());
+    // Leads: (22.5 - 21) / 14, (26 - 14) / 14, (17.5 - 31) / 14.
+    let v = c.score_vector().unwrap().0;
+    for (p, lead) in [1.5f32, 12.0, -13.5].into_iter().enumerate() {
+        assert!((v[p] - lead / 14.0).abs() < 1e-6, "seat {p}: {v:?}");
+    }
+    assert_eq!(c.adjudicate().winner(), Some(1));
+    let won = Chexers::new()
+        .parse_position("4/5/6/r6/r5/r4/r2b r 1/4/1 40")
+        .unwrap();
+    assert_eq!(won.moves_to_win(1), 0, "four exits: nothing left to run");
+    assert_eq!(
+        won.score_vector().unwrap().0[1],
+        1.0,
+        "a finished race clamps to 1"
     );
 }
 

@@ -23,6 +23,9 @@ use crate::rng::splitmix64;
 pub const GRID: usize = 7;
 pub const CELLS: usize = GRID * GRID;
 pub const MAX_TURNS: u16 = 768;
+/// What [`Chexers::moves_to_win`] charges for a piece that must be captured back before
+/// it can exit: more than the longest run (6 steps and the exit).
+pub const LOST_PIECE_MOVES: i32 = 12;
 pub const EXITS_TO_WIN: u8 = 4;
 /// Axial directions `(dq, dr)`.
 pub const DIRS: [(i8, i8); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
@@ -210,17 +213,19 @@ impl Chexers {
         (0..CELLS).filter(move |&c| self.cells[c] == code)
     }
 
-    /// `player`'s standing for adjudication: its exits, plus up to 0.5 for the mean
-    /// progress of its pieces on the board toward its exit edge.
-    pub fn standing(&self, player: usize) -> f32 {
-        let pieces: Vec<usize> = self.pieces(player).collect();
-        let progress = if pieces.is_empty() {
-            0.0
-        } else {
-            let total: i32 = pieces.iter().map(|&c| 6 - exit_distance(player, c)).sum();
-            total as f32 / (6 * pieces.len()) as f32
-        };
-        self.exits[player] as f32 + 0.5 * progress
+    /// How many of its own moves `player` is from winning, racing alone: for each exit
+    /// still missing, its closest piece's steps to the exit edge plus the EXIT itself, and
+    /// [`LOST_PIECE_MOVES`] for each piece it would have to win back by a capture first.
+    /// 0 once it has won; 28 for every seat at the start.
+    pub fn moves_to_win(&self, player: usize) -> i32 {
+        let missing = (EXITS_TO_WIN - self.exits[player].min(EXITS_TO_WIN)) as usize;
+        let mut runs: Vec<i32> = self
+            .pieces(player)
+            .map(|c| exit_distance(player, c) + 1)
+            .collect();
+        runs.sort_unstable();
+        let short = missing.saturating_sub(runs.len()) as i32;
+        runs.iter().take(missing).sum::<i32>() + short * LOST_PIECE_MOVES
     }
 
     pub fn outcome(&self) -> Option<Outcome> {

@@ -18,6 +18,10 @@ use board::{CELLS, DIRS, MAX_TURNS, NUM_ACTIONS, PASS, coords, exit_distance, is
 
 const PLANES: usize = 12;
 
+/// A race lead of this many moves scores 1 in [`Game::score_vector`]: half the 28 moves
+/// every seat needs at the start.
+const RACE_LEAD_SCALE: f32 = 14.0;
+
 /// Rotation by 120° `k` times: `(q, r) → (s, q)` with `s = −q − r` (Red's seat → Green's).
 fn rotate(k: usize, q: i32, r: i32) -> (i32, i32) {
     (0..k % 3).fold((q, r), |(q, r), _| (-q - r, q))
@@ -75,26 +79,26 @@ impl Game for Chexers {
         Chexers::outcome(self)
     }
 
-    /// The seat with the highest standing (exits, then its pieces' progress toward the
-    /// exit edge) wins; a tie is a draw.
+    /// The seat fewest moves from winning ([`Chexers::moves_to_win`]) wins; a tie is a
+    /// draw.
     fn adjudicate(&self) -> Outcome {
-        let standing: Vec<f32> = (0..3).map(|p| self.standing(p)).collect();
-        let best = standing.iter().copied().fold(f32::MIN, f32::max);
-        match standing.iter().filter(|&&s| s == best).count() {
-            1 => Outcome::win(standing.iter().position(|&s| s == best).expect("a max"), 3),
+        let need: Vec<i32> = (0..3).map(|p| self.moves_to_win(p)).collect();
+        let best = *need.iter().min().expect("three seats");
+        match need.iter().filter(|&&n| n == best).count() {
+            1 => Outcome::win(need.iter().position(|&n| n == best).expect("a min"), 3),
             _ => Outcome::draw(),
         }
     }
 
-    /// Exits ahead of the other two on average, in quarters of the 4 that win.
+    /// Each seat's lead in the race: the other two's mean [`Chexers::moves_to_win`] minus
+    /// its own, in units of [`RACE_LEAD_SCALE`] moves, clamped to `[-1, 1]`.
     fn score_vector(&self) -> Option<Outcome> {
+        let need: Vec<f32> = (0..3).map(|p| self.moves_to_win(p) as f32).collect();
+        let total: f32 = need.iter().sum();
         let mut v = [0.0; crate::games::MAX_PLAYERS];
         for (p, x) in v.iter_mut().enumerate().take(3) {
-            let others: f32 = (0..3)
-                .filter(|&q| q != p)
-                .map(|q| self.exits(q) as f32)
-                .sum();
-            *x = ((self.exits(p) as f32 - others / 2.0) / 4.0).clamp(-1.0, 1.0);
+            let others = (total - need[p]) / 2.0;
+            *x = ((others - need[p]) / RACE_LEAD_SCALE).clamp(-1.0, 1.0);
         }
         Some(Outcome(v))
     }
