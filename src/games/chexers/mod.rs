@@ -91,8 +91,13 @@ impl Game for Chexers {
     }
 
     /// Each seat's lead in the race: the other two's mean [`Chexers::moves_to_win`] minus
-    /// its own, in units of [`RACE_LEAD_SCALE`] moves, clamped to `[-1, 1]`.
+    /// its own, in units of [`RACE_LEAD_SCALE`] moves, clamped to `[-1, 1]`. A game drawn
+    /// by its rules (a fourth repetition, the turn limit) has no leader: all zeros, so
+    /// that a seat ahead in the race learns that repeating throws the lead away.
     fn score_vector(&self) -> Option<Outcome> {
+        if self.outcome() == Some(Outcome::draw()) {
+            return Some(Outcome::draw());
+        }
         let need: Vec<f32> = (0..3).map(|p| self.moves_to_win(p) as f32).collect();
         let total: f32 = need.iter().sum();
         let mut v = [0.0; crate::games::MAX_PLAYERS];
