@@ -89,6 +89,12 @@ fn the_chexers_score_is_the_lead_in_the_race() {
         1.0,
         "a finished race clamps to 1"
     );
+    // The same position at the turn limit is a draw: nobody leads a finished race.
+    let drawn = Chexers::new()
+        .parse_position("ggg1/5/6/r6/r5/r4/r2b r 1/2/1 768")
+        .unwrap();
+    assert_eq!(drawn.outcome(), Some(Outcome::draw()));
+    assert_eq!(drawn.score_vector().unwrap(), Outcome::draw());
 }
 
 #[test]
