@@ -74,20 +74,23 @@ fn the_chexers_score_is_the_lead_in_the_race() {
         .unwrap();
     let need: Vec<i32> = (0..3).map(|p| c.moves_to_win(p)).collect();
     assert_eq!(need, [21, 14, 31], "{}", c.to_notation());
-    // Leads: (22.5 - 21) / 14, (26 - 14) / 14, (17.5 - 31) / 14.
+    // Leads: 22.5 - 21, 26 - 14, 17.5 - 31 moves, scored 0.8 * tanh(lead / 14).
     let v = c.score_vector().unwrap().0;
     for (p, lead) in [1.5f32, 12.0, -13.5].into_iter().enumerate() {
-        assert!((v[p] - lead / 14.0).abs() < 1e-6, "seat {p}: {v:?}");
+        let want = 0.8 * (lead / 14.0).tanh();
+        assert!((v[p] - want).abs() < 1e-6, "seat {p}: {v:?}");
     }
+    assert!(v[1] > 0.5 && v[1] < 0.8, "a lead scores below a win: {v:?}");
     assert_eq!(c.adjudicate().winner(), Some(1));
     let won = Chexers::new()
         .parse_position("4/5/6/r6/r5/r4/r2b r 1/4/1 40")
         .unwrap();
     assert_eq!(won.moves_to_win(1), 0, "four exits: nothing left to run");
+    assert_eq!(won.outcome(), Some(Outcome::win(1, 3)));
     assert_eq!(
-        won.score_vector().unwrap().0[1],
-        1.0,
-        "a finished race clamps to 1"
+        won.score_vector(),
+        won.outcome(),
+        "a won race scores the win itself: 1 for Green, -1 for the others"
     );
     // The same position at the turn limit is a draw: nobody leads a finished race.
     let drawn = Chexers::new()
