@@ -26,11 +26,6 @@ pub const MAX_TURNS: u16 = 768;
 /// What [`Chexers::moves_to_win`] charges for a piece that must be captured back before
 /// it can exit: more than the longest run (6 steps and the exit).
 pub const LOST_PIECE_MOVES: i32 = 12;
-/// What [`Chexers::moves_to_win`] says of a seat with no piece left and exits still
-/// missing: it can never move again, so never win. Far more than any seat still in the
-/// race can need (three pieces to win back and a run: 43), so that a seat left alone on
-/// the board scores well ahead, and still gains by finishing.
-pub const OUT_OF_RACE: i32 = 96;
 pub const EXITS_TO_WIN: u8 = 4;
 /// Axial directions `(dq, dr)`.
 pub const DIRS: [(i8, i8); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
@@ -221,16 +216,13 @@ impl Chexers {
     /// How many of its own moves `player` is from winning, racing alone: for each exit
     /// still missing, its closest piece's steps to the exit edge plus the EXIT itself, and
     /// [`LOST_PIECE_MOVES`] for each piece it would have to win back by a capture first.
-    /// 0 once it has won; 28 for every seat at the start; [`OUT_OF_RACE`] without pieces.
+    /// 0 once it has won; 28 for every seat at the start.
     pub fn moves_to_win(&self, player: usize) -> i32 {
         let missing = (EXITS_TO_WIN - self.exits[player].min(EXITS_TO_WIN)) as usize;
         let mut runs: Vec<i32> = self
             .pieces(player)
             .map(|c| exit_distance(player, c) + 1)
             .collect();
-        if missing > 0 && runs.is_empty() {
-            return OUT_OF_RACE;
-        }
         runs.sort_unstable();
         let short = missing.saturating_sub(runs.len()) as i32;
         runs.iter().take(missing).sum::<i32>() + short * LOST_PIECE_MOVES
