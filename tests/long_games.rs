@@ -76,10 +76,7 @@ fn the_chexers_score_is_the_share_of_the_race() {
     assert_eq!(need, [21, 14, 31], "{}", c.to_notation());
     // Shares against the closest rival: Red 14 vs 21, Green 21 vs 14, Blue 14 vs 31.
     let v = c.score_vector().unwrap().0;
-    for (p, want) in [-7.0f32 / 35.0, 7.0 / 35.0, -17.0 / 45.0]
-        .into_iter()
-        .enumerate()
-    {
+    for (p, want) in [-7.0f32 / 35.0, 7.0 / 35.0, -17.0 / 45.0].into_iter().enumerate() {
         assert!((v[p] - want).abs() < 1e-6, "seat {p}: {v:?}");
     }
     // One more exit for Green (one run of 7 left against Red's 21) scores more, still
