@@ -100,7 +100,7 @@ pub struct SelfPlayConfig {
     /// so a run learns the opening fast and the endgame later (0: every iteration).
     pub max_plies_iterations: u32,
     /// Value targets mix the result with each seat's standing on the game's score
-    /// (`Game::score_vector`, e.g. the Chexers race share): `(1 - w) · result + w · score`;
+    /// (`Game::score_vector`, e.g. the Chexers race lead): `(1 - w) · result + w · score`;
     /// 0: the result alone (games with no score vector always use the result).
     pub score_weight: f64,
 }

@@ -57,7 +57,7 @@ fn adjudication_follows_each_games_score() {
 }
 
 #[test]
-fn the_chexers_score_is_the_share_of_the_race() {
+fn the_chexers_score_is_the_lead_in_the_race() {
     let start = Chexers::new();
     for p in 0..3 {
         assert_eq!(
@@ -74,19 +74,13 @@ fn the_chexers_score_is_the_share_of_the_race() {
         .unwrap();
     let need: Vec<i32> = (0..3).map(|p| c.moves_to_win(p)).collect();
     assert_eq!(need, [21, 14, 31], "{}", c.to_notation());
-    // Shares against the closest rival: Red 14 vs 21, Green 21 vs 14, Blue 14 vs 31.
+    // Leads: 22.5 - 21, 26 - 14, 17.5 - 31 moves, scored 0.8 * tanh(lead / 14).
     let v = c.score_vector().unwrap().0;
-    for (p, want) in [-7.0f32 / 35.0, 7.0 / 35.0, -17.0 / 45.0].into_iter().enumerate() {
+    for (p, lead) in [1.5f32, 12.0, -13.5].into_iter().enumerate() {
+        let want = 0.8 * (lead / 14.0).tanh();
         assert!((v[p] - want).abs() < 1e-6, "seat {p}: {v:?}");
     }
-    // One more exit for Green (one run of 7 left against Red's 21) scores more, still
-    // below a win.
-    let closer = Chexers::new()
-        .parse_position("g3/5/6/r6/r5/r4/r2b r 1/3/1 40")
-        .unwrap();
-    assert_eq!(closer.moves_to_win(1), 7);
-    let w = closer.score_vector().unwrap().0;
-    assert!((w[1] - 0.5).abs() < 1e-6 && v[1] < w[1], "{v:?} then {w:?}");
+    assert!(v[1] > 0.5 && v[1] < 0.8, "a lead scores below a win: {v:?}");
     assert_eq!(c.adjudicate().winner(), Some(1));
     let won = Chexers::new()
         .parse_position("4/5/6/r6/r5/r4/r2b r 1/4/1 40")

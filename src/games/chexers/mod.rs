@@ -18,6 +18,13 @@ use board::{CELLS, DIRS, MAX_TURNS, NUM_ACTIONS, PASS, coords, exit_distance, is
 
 const PLANES: usize = 12;
 
+/// A race lead of this many moves scores `tanh(1)` of [`RACE_LEAD_CAP`] in
+/// [`Game::score_vector`]: half the 28 moves every seat needs at the start.
+const RACE_LEAD_SCALE: f32 = 14.0;
+
+/// No lead scores as much as a win: a seat far ahead still gains by finishing the race.
+const RACE_LEAD_CAP: f32 = 0.8;
+
 /// Rotation by 120° `k` times: `(q, r) → (s, q)` with `s = −q − r` (Red's seat → Green's).
 fn rotate(k: usize, q: i32, r: i32) -> (i32, i32) {
     (0..k % 3).fold((q, r), |(q, r), _| (-q - r, q))
@@ -86,21 +93,22 @@ impl Game for Chexers {
         }
     }
 
-    /// Each seat's share of the race against its closest rival: with `own` and `rival` the
-    /// [`Chexers::moves_to_win`] of the seat and of the nearest other seat,
-    /// `(rival - own) / (rival + own)`. It reaches 1 only as `own` reaches 0, so every move
-    /// counts, most of all the last exits, and a seat far ahead still gains by finishing.
-    /// A game over by its rules scores its result: a win 1, a draw (a fourth repetition,
-    /// the turn limit) 0 for all, so that a seat ahead learns to finish rather than repeat.
+    /// Each seat's lead in the race: the other two's mean [`Chexers::moves_to_win`] minus
+    /// its own, in units of [`RACE_LEAD_SCALE`] moves, squashed by `tanh` into
+    /// `(-RACE_LEAD_CAP, RACE_LEAD_CAP)`, so that every move of lead still counts and no
+    /// lead is worth a win. A game over by its rules scores its result: a win 1, a draw
+    /// (a fourth repetition, the turn limit) 0 for all, so that a seat ahead learns to
+    /// finish the race rather than to hold or repeat.
     fn score_vector(&self) -> Option<Outcome> {
         if let Some(result) = self.outcome() {
             return Some(result);
         }
-        let need: Vec<u32> = (0..3).map(|p| self.moves_to_win(p) as u32).collect();
+        let need: Vec<f32> = (0..3).map(|p| self.moves_to_win(p) as f32).collect();
+        let total: f32 = need.iter().sum();
         let mut v = [0.0; crate::games::MAX_PLAYERS];
         for (p, x) in v.iter_mut().enumerate().take(3) {
-            let rival = (1..3).map(|k| need[(p + k) % 3]).min().expect("two rivals");
-            *x = Outcome::share(rival, need[p]).value(0);
+            let others = (total - need[p]) / 2.0;
+            *x = RACE_LEAD_CAP * ((others - need[p]) / RACE_LEAD_SCALE).tanh();
         }
         Some(Outcome(v))
     }
