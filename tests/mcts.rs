@@ -4,7 +4,8 @@
 use contagion::games::infexion::Board;
 use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
 use contagion::rng::Rng;
-use contagion::search::mcts::{MctsParams, Tree, UniformEvaluator, search_batched};
+use contagion::search::batch::search_batched;
+use contagion::search::mcts::{MctsParams, Tree, UniformEvaluator};
 
 fn search<G: Game>(state: &G, sims: u32, leaves: u32) -> Tree<G> {
     let mut tree = Tree::new(state.clone());

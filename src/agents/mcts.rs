@@ -20,7 +20,8 @@ use crate::games::{Action, Game};
 use crate::nn::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
-use crate::search::mcts::{MctsParams, Tree, search_batched};
+use crate::search::batch::search_batched;
+use crate::search::mcts::{MctsParams, Tree};
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;

@@ -14,7 +14,8 @@
 //!   backs it up. Terminal leaves are scored by the true outcome straight away.
 //! - **Tree reuse**: [`Tree::advance`] keeps the subtree under the move played.
 //!
-//! [`search_batched`] drives many trees to a simulation count with one evaluator.
+//! [`super::batch::search_batched`] drives many trees to a simulation count with one
+//! evaluator.
 
 use super::gumbel::{ChildView, RootPlan, Sigma, improved_policy, select_interior};
 use crate::games::{Action, Game, MAX_PLAYERS};
@@ -170,6 +171,11 @@ impl<G: Game> Tree<G> {
     /// Completed simulations through the root (reused ones included).
     pub fn root_visits(&self) -> u32 {
         self.nodes[0].visits
+    }
+
+    /// Whether the root has been evaluated (its children exist).
+    pub fn root_expanded(&self) -> bool {
+        self.nodes[0].expanded
     }
 
     /// Nodes in the tree.
@@ -548,92 +554,4 @@ fn mean(n: &Node) -> [f32; MAX_PLAYERS] {
         }
     }
     v
-}
-
-/// Figures from one [`search_batched`] call.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BatchStats {
-    pub batches: u64,
-    pub leaves: u64,
-}
-
-/// Runs `sims` more simulations on every tree (on top of what a reused tree already
-/// holds), evaluating the leaves of all trees together (up to `params.leaves_per_tree`
-/// per tree per batch), so the trees advance in step and batches stay full. `stop()` is
-/// asked between batches (time limits). Trees whose root is terminal are left alone.
-pub fn search_batched<G: Game>(
-    trees: &mut [&mut Tree<G>],
-    sims: u32,
-    params: &MctsParams,
-    evaluator: &mut dyn Evaluator<G>,
-    on_root_expanded: impl FnMut(usize, &mut Tree<G>),
-    stop: impl Fn() -> bool,
-) -> BatchStats {
-    let each = vec![sims; trees.len()];
-    search_batched_each(trees, &each, params, evaluator, on_root_expanded, stop)
-}
-
-/// [`search_batched`] with a budget per tree (`sims[t]` for tree `t`), for playout-cap
-/// randomisation: some trees get a full search, others a fast one, in the same batches.
-pub fn search_batched_each<G: Game>(
-    trees: &mut [&mut Tree<G>],
-    sims: &[u32],
-    params: &MctsParams,
-    evaluator: &mut dyn Evaluator<G>,
-    mut on_root_expanded: impl FnMut(usize, &mut Tree<G>),
-    stop: impl Fn() -> bool,
-) -> BatchStats {
-    let mut stats = BatchStats::default();
-    let targets: Vec<u32> = trees
-        .iter()
-        .zip(sims)
-        .map(|(t, &n)| t.root_visits().saturating_add(n))
-        .collect();
-    loop {
-        let mut leaves: Vec<(usize, Leaf<G>)> = Vec::new();
-        for (t, tree) in trees.iter_mut().enumerate() {
-            if tree.root.outcome().is_some() {
-                continue;
-            }
-            let mut budget = targets[t].saturating_sub(tree.root_visits());
-            let per_tree = if tree.nodes[0].expanded {
-                params.leaves_per_tree.max(1)
-            } else {
-                1
-            };
-            for _ in 0..per_tree.min(budget) {
-                if let Some(leaf) = tree.select_leaf(params) {
-                    leaves.push((t, leaf));
-                }
-                budget -= 1;
-            }
-        }
-        if leaves.is_empty() {
-            if trees
-                .iter()
-                .zip(&targets)
-                .all(|(t, &target)| t.root.outcome().is_some() || t.root_visits() >= target)
-            {
-                return stats;
-            }
-            continue;
-        }
-        let requests: Vec<(&G, &[Action])> = leaves
-            .iter()
-            .map(|(_, l)| (&l.state, l.legal.as_slice()))
-            .collect();
-        let evals = evaluator.evaluate(&requests);
-        stats.batches += 1;
-        stats.leaves += leaves.len() as u64;
-        for ((t, leaf), eval) in leaves.into_iter().zip(&evals) {
-            let was_expanded = trees[t].nodes[0].expanded;
-            trees[t].expand(leaf, eval);
-            if !was_expanded && trees[t].nodes[0].expanded {
-                on_root_expanded(t, trees[t]);
-            }
-        }
-        if stop() {
-            return stats;
-        }
-    }
 }

@@ -3,9 +3,11 @@
 //! - [`alphabeta`]: minimax and alpha-beta (paranoid for more than two players) with
 //!   iterative deepening, node and time limits, over a [`Heuristic`].
 //! - [`maxn`]: max^n search (each player maximises their own score), for N players.
-//! - [`mcts`]: PUCT Monte Carlo tree search for N players, batched across trees.
+//! - [`mcts`]: PUCT Monte Carlo tree search for N players; [`batch`] drives many trees
+//!   at once through one evaluator.
 
 pub mod alphabeta;
+pub mod batch;
 pub mod gumbel;
 pub mod maxn;
 pub mod mcts;

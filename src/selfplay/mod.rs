@@ -1,7 +1,7 @@
 //! Self-play: workers that play many games at once with MCTS guided by the network.
 //!
 //! `workers` threads (rayon) each keep `concurrent` games in flight. Each step of a
-//! worker runs one batched search over all its games ([`search_batched`]): every tree
+//! worker runs one batched search over all its games ([`search_batched_each`]): every tree
 //! contributes a leaf, the leaves go through the network as one batch, and the results
 //! are backed up. When the searches are done every game plays its move (sampled in
 //! proportion to visits for the first `temperature_plies` plies, the most visited after
@@ -27,7 +27,8 @@ use crate::nn::evaluator::EvalStats;
 use crate::nn::{Net, NetEvaluator};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::search::mcts::{MctsParams, Tree, search_batched_each};
+use crate::search::batch::search_batched_each;
+use crate::search::mcts::{MctsParams, Tree};
 use resign::{ResignRule, ResignWatch, Verdict, resigned_outcome};
 
 /// One self-play game, stored compactly: the moves from the start position and, for
