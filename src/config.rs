@@ -34,7 +34,8 @@ pub struct RunConfig {
     pub seed: u64,
     /// Stop after this many iterations in all (resumes count the earlier ones).
     pub iterations: u32,
-    /// Stop starting new iterations after this many minutes of this process (0: none).
+    /// Stop starting new iterations after this many minutes in all (resumes count the
+    /// earlier ones, as for `iterations`; 0: none).
     pub max_minutes: f64,
     /// Numbered checkpoints kept (older ones are deleted; `best` always stays).
     pub keep_checkpoints: u32,

@@ -106,6 +106,23 @@ fn an_iteration_runs_resumes_and_refuses_bad_state() {
         "{names:?}"
     );
 
+    // Minutes count the whole run, as iterations do: a resume under a budget the run
+    // has already spent starts no iteration.
+    let half = second.state.wall_seconds / 60.0 / 2.0;
+    let spent = config_with(
+        &root,
+        "spent.toml",
+        &[
+            ("iterations = 1 ", "iterations = 3 "),
+            ("max_minutes = 0.0 ", &format!("max_minutes = {half:.6} ")),
+        ],
+    );
+    let o = train(&spent, &root, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("run.max_minutes"), "{}", text(&o));
+    let (m, _) = metrics::read(&run.join("metrics.jsonl")).unwrap();
+    assert_eq!(m.len(), 2, "no third iteration");
+
     // A finished run does nothing more; an incompatible config is refused by name.
     let wider = config_with(&root, "wider.toml", &[("channels = 8 ", "channels = 12")]);
     let o = train(&wider, &root, &[]);

@@ -148,8 +148,14 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         store.delete(FINISHED)?; // a run extended by a larger run.iterations
     }
     while state.iteration < c.run.iterations {
-        if c.run.max_minutes > 0.0 && session.elapsed().as_secs_f64() > c.run.max_minutes * 60.0 {
-            println!("stopping: run.max_minutes = {} reached", c.run.max_minutes);
+        // Minutes, like iterations, count the whole run: a resume spends what is left.
+        let spent = wall_before + session.elapsed().as_secs_f64();
+        if c.run.max_minutes > 0.0 && spent > c.run.max_minutes * 60.0 {
+            println!(
+                "stopping: run.max_minutes = {} reached ({:.1} minutes in all)",
+                c.run.max_minutes,
+                spent / 60.0
+            );
             break;
         }
         let t0 = Instant::now();
