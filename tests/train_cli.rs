@@ -106,6 +106,24 @@ fn an_iteration_runs_resumes_and_refuses_bad_state() {
         "{names:?}"
     );
 
+    // An earlier checkpoint exports with its own measurements, not the run's last ones.
+    let out = root.join("first-bundle");
+    let o = contagion(&[
+        "export",
+        "--checkpoint",
+        run.join("ckpt-000001.ckpt").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let p = &manifest["provenance"];
+    assert_eq!(p["iteration"], 1);
+    for key in ["last_gating", "vs_baseline", "vs_greedy"] {
+        assert_eq!(p[key]["iteration"], 1, "{key}: {p}");
+    }
+
     // Minutes count the whole run, as iterations do: a resume under a budget the run
     // has already spent starts no iteration.
     let half = second.state.wall_seconds / 60.0 / 2.0;

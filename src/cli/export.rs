@@ -60,14 +60,18 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
 }
 
 /// Where the network came from: the checkpoint's counters and, when the checkpoint sits
-/// in a run directory, the last gating and baseline results in its metrics.
+/// in a run directory, the last gating and baseline results in its metrics up to the
+/// checkpoint's own iteration (an earlier checkpoint is not credited with later ones).
 fn provenance(file: &Path, ckpt: &Checkpoint) -> Provenance {
     let run_dir = file.parent().unwrap_or(Path::new("."));
     let records = metrics::read(&run_dir.join("metrics.jsonl"))
         .map(|(m, _)| m)
         .unwrap_or_default();
     let last = |pick: fn(&metrics::IterationMetrics) -> Option<&metrics::MatchResult>| {
-        records.iter().rev().find_map(|m| {
+        let own = records
+            .iter()
+            .filter(|m| m.iteration <= ckpt.state.iteration);
+        own.rev().find_map(|m| {
             pick(m).map(|r| serde_json::json!({"iteration": m.iteration, "result": r}))
         })
     };
