@@ -121,6 +121,8 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     }
     let session = Instant::now();
     let wall_before = state.wall_seconds;
+    // The run's wall time in all: earlier sessions (resumes) plus this one.
+    let run_seconds = || wall_before + session.elapsed().as_secs_f64();
     let run = Run {
         start,
         c,
@@ -149,7 +151,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     }
     while state.iteration < c.run.iterations {
         // Minutes, like iterations, count the whole run: a resume spends what is left.
-        let spent = wall_before + session.elapsed().as_secs_f64();
+        let spent = run_seconds();
         if c.run.max_minutes > 0.0 && spent > c.run.max_minutes * 60.0 {
             println!(
                 "stopping: run.max_minutes = {} reached ({:.1} minutes in all)",
@@ -160,7 +162,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         }
         let t0 = Instant::now();
         let m = run.iteration(&mut trainer, &mut state, &mut buffer)?;
-        state.wall_seconds = wall_before + session.elapsed().as_secs_f64();
+        state.wall_seconds = run_seconds();
         run.finish(
             &trainer,
             &mut state,
