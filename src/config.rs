@@ -134,6 +134,8 @@ pub struct TrainConfig {
     /// Value targets `(1 - m) · result + m · the search's root value` at each position
     /// (0: the game's result alone, as AlphaZero).
     pub value_target_mix: f64,
+    /// Value targets from the score vector this many plies later (0: the game's end).
+    pub value_horizon: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -254,6 +256,7 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             value_weight: 1.0,
             value_target_mix: 0.0,
+            value_horizon: 0,
         }
     }
 }
@@ -486,6 +489,7 @@ impl Config {
         range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
         range("train.value_weight", t.value_weight, 0.0, 100.0)?;
         range("train.value_target_mix", t.value_target_mix, 0.0, 1.0)?;
+        range("train.value_horizon", t.value_horizon, 0, 100_000)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
         if !g.games.is_multiple_of(players) {

@@ -1,6 +1,7 @@
 //! Long and drawn games: adjudication at a ply cap by the game's score, value targets
 //! that mix the result with the score vector (power, pieces, the Chexers race) or with the
-//! search's root value, through real self-play and the replay format.
+//! search's root value, or value targets from the score a few plies later (a truncated
+//! return), through real self-play and the replay format.
 
 use std::sync::Mutex;
 
@@ -10,7 +11,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Game, Outcome};
 use contagion::nn::NetShape;
-use contagion::selfplay::replay::{MAGIC, Shard, positions};
+use contagion::selfplay::replay::{MAGIC, Shard, ValueTargets, positions};
 use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, mix_score, play};
 use contagion::train::Trainer;
 
@@ -194,12 +195,12 @@ fn value_targets_mix_the_result_with_the_root_value() {
     let values = vec![[0.2, -0.2, 0.0], [-0.6, 0.6, 0.0], [0.0, 0.0, 0.0]];
     let g = game(3, values.clone());
     let start = Board::new();
-    let plain = positions(&start, &g, 0.0).unwrap();
+    let plain = positions(&start, &g, mix(0.0)).unwrap();
     assert!(
         plain.iter().all(|s| s.outcome == g.outcome),
         "m = 0: the result"
     );
-    let mixed = positions(&start, &g, 0.25).unwrap();
+    let mixed = positions(&start, &g, mix(0.25)).unwrap();
     for (s, v) in mixed.iter().zip(&values) {
         for ((got, result), root) in s.outcome.iter().zip(g.outcome).zip(v) {
             let want = 0.75 * result + 0.25 * root;
@@ -207,13 +208,64 @@ fn value_targets_mix_the_result_with_the_root_value() {
         }
     }
     // Games stored without root values (older shards) keep the result.
-    let old = positions(&start, &game(3, vec![]), 0.25).unwrap();
+    let old = positions(&start, &game(3, vec![]), mix(0.25)).unwrap();
     assert!(old.iter().all(|s| s.outcome == g.outcome));
     // Damaged root values are refused, not trained on.
-    let err = |g: &SelfPlayGame| positions::<Board>(&start, g, 0.5).unwrap_err().to_string();
+    let err = |g: &SelfPlayGame| {
+        positions::<Board>(&start, g, mix(0.5))
+            .unwrap_err()
+            .to_string()
+    };
     assert!(err(&game(3, vec![[0.0; 3]])).contains("3 moves but 3 visit lists and 1 root values"));
     assert!(err(&game(1, vec![[f32::NAN, 0.0, 0.0]])).contains("outside [-1, 1]"));
     assert!(err(&game(1, vec![[2.0, 0.0, 0.0]])).contains("outside [-1, 1]"));
+}
+
+fn mix(root_mix: f32) -> ValueTargets {
+    ValueTargets {
+        root_mix,
+        horizon: 0,
+    }
+}
+
+/// `train.value_horizon = N`: a position's value target is the score vector `N` plies
+/// later, and the game's outcome where the game ends within `N` plies.
+#[test]
+fn value_targets_look_a_horizon_ahead() {
+    let (n, h) = (7, 3);
+    let g = game(n, vec![[0.5, -0.5, 0.0]; n]);
+    let start = Board::new();
+    let mut states = vec![start.clone()];
+    for &a in &g.moves {
+        let mut next = states.last().unwrap().clone();
+        next.apply(a).unwrap();
+        states.push(next);
+    }
+    let targets = |horizon, root_mix| ValueTargets { root_mix, horizon };
+    let ahead = positions(&start, &g, targets(h as u32, 0.0)).unwrap();
+    assert_eq!(ahead.len(), n);
+    for (i, s) in ahead.iter().enumerate() {
+        assert_eq!(s.state.hash(), states[i].hash(), "position {i}");
+        let want = if i + h < n {
+            states[i + h].score_vector().unwrap().0
+        } else {
+            g.outcome
+        };
+        assert_eq!(s.outcome, want, "position {i}");
+    }
+    // The scores differ from the result: the test would notice them missing.
+    assert_ne!(ahead[0].outcome, g.outcome);
+    // The root value mixes into the horizon target as into the result.
+    let both = positions(&start, &g, targets(h as u32, 0.5)).unwrap();
+    for (s, a) in both.iter().zip(&ahead) {
+        for p in 0..2 {
+            let want = 0.5 * a.outcome[p] + 0.5 * [0.5, -0.5][p];
+            assert!((s.outcome[p] - want).abs() < 1e-6);
+        }
+    }
+    // A horizon at least as long as the game leaves every target the outcome.
+    let long = positions(&start, &g, targets(n as u32, 0.0)).unwrap();
+    assert!(long.iter().all(|s| s.outcome == g.outcome));
 }
 
 /// Shards of format 2 (before root values) still load, their games without values.

@@ -237,6 +237,8 @@ fn configs_name_the_bad_field_and_the_allowed_range() {
     );
     let e = format!("{:#}", err("[selfplay]\nmax_plies_iterations = 2000000\n"));
     assert!(e.contains("selfplay.max_plies_iterations = 2000000"), "{e}");
+    let e = format!("{:#}", err("[train]\nvalue_horizon = 100001\n"));
+    assert!(e.contains("train.value_horizon = 100001"), "{e}");
     let e = format!("{:#}", err("[train]\noptimizer = \"rmsprop\"\n"));
     assert!(e.contains("train.optimizer"), "{e}");
     let e = format!("{:#}", err("[gating]\ngames = 3\n"));

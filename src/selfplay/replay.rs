@@ -140,8 +140,7 @@ pub struct Sample<G> {
     pub state: G,
     /// `(action, probability)`, summing to 1.
     pub policy: Vec<(Action, f32)>,
-    /// The value target for each player (absolute seats): the final result, mixed with
-    /// the root's value when the buffer's `value_mix` is above 0.
+    /// The value target for each player (absolute seats): see [`ValueTargets`].
     pub outcome: [f32; MAX_PLAYERS],
 }
 
@@ -157,8 +156,8 @@ struct ShardInfo {
 
 pub struct ReplayBuffer<G> {
     start: G,
-    /// The weight of the root value in value targets (see [`positions`]).
-    value_mix: f32,
+    /// How value targets are made (see [`positions`]).
+    targets: ValueTargets,
     store: Arc<dyn Store>,
     window: usize,
     samples: VecDeque<Sample<G>>,
@@ -167,13 +166,25 @@ pub struct ReplayBuffer<G> {
     origins: HashSet<String>,
 }
 
-/// The positions of one game, each with its policy target and its value target:
-/// `(1 - value_mix) · result + value_mix · root value` (the result alone for games
-/// stored without root values).
+/// How value targets are made from a stored game (`train.value_target_mix`,
+/// `train.value_horizon`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ValueTargets {
+    /// The weight of the search's root value: `(1 - m) · target + m · root value`.
+    pub root_mix: f32,
+    /// 0: every position's target is the game's recorded outcome. `N > 0`: the
+    /// [`Game::score_vector`] of the position `N` plies later, and the recorded outcome
+    /// only where the game ends within `N` plies (a truncated return: progress soon is
+    /// credited to the moves that made it, not blurred over a whole long game).
+    pub horizon: u32,
+}
+
+/// The positions of one game, each with its policy target and its value target (see
+/// [`ValueTargets`]; the result alone for games stored without root values).
 pub fn positions<G: Game>(
     start: &G,
     game: &SelfPlayGame,
-    value_mix: f32,
+    targets: ValueTargets,
 ) -> anyhow::Result<Vec<Sample<G>>> {
     if game.visits.len() != game.moves.len()
         || !(game.values.is_empty() || game.values.len() == game.moves.len())
@@ -193,6 +204,7 @@ pub fn positions<G: Game>(
     {
         bail!("a root value lies outside [-1, 1]");
     }
+    let later = horizon_scores(start, game, targets.horizon)?;
     let mut state = start.clone();
     let mut out = Vec::with_capacity(game.moves.len());
     for (i, (&action, visits)) in game.moves.iter().zip(&game.visits).enumerate() {
@@ -211,9 +223,10 @@ pub fn positions<G: Game>(
             .iter()
             .map(|&(a, n)| (a, (n as f64 / total as f64) as f32))
             .collect();
+        let target = later.get(i).copied().flatten().unwrap_or(game.outcome);
         let outcome = match game.values.get(i) {
-            Some(root) if value_mix > 0.0 => super::blend(game.outcome, root, value_mix),
-            _ => game.outcome,
+            Some(root) if targets.root_mix > 0.0 => super::blend(target, root, targets.root_mix),
+            _ => target,
         };
         out.push(Sample {
             state: state.clone(),
@@ -225,6 +238,30 @@ pub fn positions<G: Game>(
             .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
     }
     Ok(out)
+}
+
+/// `scores[i]`: the score vector of the position `horizon` plies after move `i`, where
+/// the game goes on that long and has a score vector; empty for horizon 0.
+fn horizon_scores<G: Game>(
+    start: &G,
+    game: &SelfPlayGame,
+    horizon: u32,
+) -> anyhow::Result<Vec<Option<[f32; MAX_PLAYERS]>>> {
+    let (n, h) = (game.moves.len(), horizon as usize);
+    if h == 0 || n <= h {
+        return Ok(Vec::new());
+    }
+    let mut state = start.clone();
+    let mut scores = Vec::with_capacity(n - h);
+    for (ply, &action) in game.moves[..n - 1].iter().enumerate() {
+        state
+            .apply(action)
+            .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
+        if ply + 1 >= h {
+            scores.push(state.score_vector().map(|s| s.0));
+        }
+    }
+    Ok(scores)
 }
 
 /// `(iteration, sequence)` from a shard key `replay/shard-IIIIII-SSSS.bin`.
@@ -243,21 +280,20 @@ impl<G: Game> ReplayBuffer<G> {
         store: Arc<dyn Store>,
         window: usize,
     ) -> anyhow::Result<ReplayBuffer<G>> {
-        ReplayBuffer::open_mixed(start, store, window, 0.0)
+        ReplayBuffer::open_with(start, store, window, ValueTargets::default())
     }
 
-    /// [`ReplayBuffer::open`] with value targets mixed with the root value by
-    /// `value_mix` (`train.value_target_mix`).
-    pub fn open_mixed(
+    /// [`ReplayBuffer::open`] with value targets made by `targets`.
+    pub fn open_with(
         start: &G,
         store: Arc<dyn Store>,
         window: usize,
-        value_mix: f32,
+        targets: ValueTargets,
     ) -> anyhow::Result<ReplayBuffer<G>> {
         let keys = store.list(PREFIX)?;
         let mut buffer = ReplayBuffer {
             start: start.clone(),
-            value_mix,
+            targets,
             store,
             window,
             samples: VecDeque::new(),
@@ -286,7 +322,7 @@ impl<G: Game> ReplayBuffer<G> {
     fn positions_of(&self, shard: &Shard) -> anyhow::Result<Vec<Sample<G>>> {
         let mut out = Vec::new();
         for g in &shard.games {
-            out.extend(positions(&self.start, g, self.value_mix)?);
+            out.extend(positions(&self.start, g, self.targets)?);
         }
         Ok(out)
     }

@@ -28,7 +28,7 @@ use crate::nn::NetShape;
 use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::selfplay::replay::ReplayBuffer;
+use crate::selfplay::replay::{ReplayBuffer, ValueTargets};
 use crate::selfplay::worker::FINISHED;
 use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::store::Store;
@@ -144,8 +144,11 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             run.finish(&trainer, &mut state, ckpt.stage, m, 0.0)?;
         }
     }
-    let mix = c.train.value_target_mix as f32;
-    let mut buffer = ReplayBuffer::open_mixed(start, store.clone(), c.replay.window, mix)?;
+    let targets = ValueTargets {
+        root_mix: c.train.value_target_mix as f32,
+        horizon: c.train.value_horizon,
+    };
+    let mut buffer = ReplayBuffer::open_with(start, store.clone(), c.replay.window, targets)?;
     if state.iteration < c.run.iterations {
         store.delete(FINISHED)?; // a run extended by a larger run.iterations
     }
