@@ -235,9 +235,9 @@ fn value_targets_look_a_horizon_ahead() {
     let (n, h) = (7, 3);
     let g = game(n, vec![[0.5, -0.5, 0.0]; n]);
     let start = Board::new();
-    let mut states = vec![start.clone()];
+    let mut states = vec![start];
     for &a in &g.moves {
-        let mut next = states.last().unwrap().clone();
+        let mut next = *states.last().unwrap();
         next.apply(a).unwrap();
         states.push(next);
     }
