@@ -204,16 +204,20 @@ pub fn positions<G: Game>(
     {
         bail!("a root value lies outside [-1, 1]");
     }
-    let later = horizon_scores(start, game, targets.horizon)?;
-    let mut state = start.clone();
-    let mut out = Vec::with_capacity(game.moves.len());
-    for (i, (&action, visits)) in game.moves.iter().zip(&game.visits).enumerate() {
+    // Every position of the game, replayed once: `states[i]` is the one before move `i`.
+    let mut states = Vec::with_capacity(game.moves.len() + 1);
+    states.push(start.clone());
+    for &action in &game.moves {
+        let mut next = states[states.len() - 1].clone();
+        next.apply(action)
+            .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
+        states.push(next);
+    }
+    let (n, h) = (game.moves.len(), targets.horizon as usize);
+    let mut out = Vec::with_capacity(n);
+    for (i, (state, visits)) in states.iter().zip(&game.visits).enumerate() {
         if visits.is_empty() {
-            // A fast search's move (playout-cap randomisation): no training target.
-            state
-                .apply(action)
-                .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
-            continue;
+            continue; // a fast search's move (playout-cap randomisation): no target
         }
         let total: u64 = visits.iter().map(|&(_, n)| n as u64).sum();
         if total == 0 || visits.iter().any(|&(a, _)| !state.is_legal(a)) {
@@ -223,7 +227,9 @@ pub fn positions<G: Game>(
             .iter()
             .map(|&(a, n)| (a, (n as f64 / total as f64) as f32))
             .collect();
-        let target = later.get(i).copied().flatten().unwrap_or(game.outcome);
+        // A horizon target where the game goes on past it (and the game has a score).
+        let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
+        let target = later.flatten().map_or(game.outcome, |s| s.0);
         let outcome = match game.values.get(i) {
             Some(root) if targets.root_mix > 0.0 => super::blend(target, root, targets.root_mix),
             _ => target,
@@ -233,35 +239,8 @@ pub fn positions<G: Game>(
             policy,
             outcome,
         });
-        state
-            .apply(action)
-            .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
     }
     Ok(out)
-}
-
-/// `scores[i]`: the score vector of the position `horizon` plies after move `i`, where
-/// the game goes on that long and has a score vector; empty for horizon 0.
-fn horizon_scores<G: Game>(
-    start: &G,
-    game: &SelfPlayGame,
-    horizon: u32,
-) -> anyhow::Result<Vec<Option<[f32; MAX_PLAYERS]>>> {
-    let (n, h) = (game.moves.len(), horizon as usize);
-    if h == 0 || n <= h {
-        return Ok(Vec::new());
-    }
-    let mut state = start.clone();
-    let mut scores = Vec::with_capacity(n - h);
-    for (ply, &action) in game.moves[..n - 1].iter().enumerate() {
-        state
-            .apply(action)
-            .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
-        if ply + 1 >= h {
-            scores.push(state.score_vector().map(|s| s.0));
-        }
-    }
-    Ok(scores)
 }
 
 /// `(iteration, sequence)` from a shard key `replay/shard-IIIIII-SSSS.bin`.
