@@ -104,6 +104,10 @@ pub struct SelfPlayConfig {
     /// (`Game::score_vector`, e.g. the Chexers race lead): `(1 - w) · result + w · score`;
     /// 0: the result alone (games with no score vector always use the result).
     pub score_weight: f64,
+    /// A share of games is played against a fixed agent (an [`AgentSpec`]: a baseline or
+    /// `model:PATH`): the network plays one seat, the agent the others (0: pure self-play).
+    pub opponent: String,
+    pub opponent_fraction: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -229,6 +233,8 @@ impl Default for SelfPlayConfig {
             max_plies: 0,
             max_plies_iterations: 0,
             score_weight: 0.0,
+            opponent: "greedy".into(),
+            opponent_fraction: 0.0,
         }
     }
 }
@@ -464,6 +470,15 @@ impl Config {
             1_000_000,
         )?;
         range("selfplay.score_weight", s.score_weight, 0.0, 1.0)?;
+        match s.opponent.parse::<AgentSpec>() {
+            Err(e) => bail!("selfplay.opponent: {e}"),
+            Ok(spec) if spec.is_interactive() => bail!(
+                "selfplay.opponent = {:?}: self-play needs an agent that plays by itself",
+                s.opponent
+            ),
+            Ok(_) => {}
+        }
+        range("selfplay.opponent_fraction", s.opponent_fraction, 0.0, 1.0)?;
         let b = &self.replay;
         range("replay.window", b.window, 1, 100_000_000)?;
         range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;

@@ -237,6 +237,15 @@ fn configs_name_the_bad_field_and_the_allowed_range() {
     );
     let e = format!("{:#}", err("[selfplay]\nmax_plies_iterations = 2000000\n"));
     assert!(e.contains("selfplay.max_plies_iterations = 2000000"), "{e}");
+    let e = format!("{:#}", err("[selfplay]\nopponent_fraction = 1.5\n"));
+    assert!(e.contains("selfplay.opponent_fraction = 1.5"), "{e}");
+    let e = format!("{:#}", err("[selfplay]\nopponent = \"alphabet\"\n"));
+    assert!(
+        e.contains("selfplay.opponent") && e.contains("alphabet"),
+        "{e}"
+    );
+    let e = format!("{:#}", err("[selfplay]\nopponent = \"human\"\n"));
+    assert!(e.contains("selfplay.opponent = \"human\""), "{e}");
     let e = format!("{:#}", err("[train]\nvalue_horizon = 100001\n"));
     assert!(e.contains("train.value_horizon = 100001"), "{e}");
     let e = format!("{:#}", err("[train]\noptimizer = \"rmsprop\"\n"));

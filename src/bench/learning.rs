@@ -79,7 +79,7 @@ pub struct SelfPlayFigures {
     pub cache_hit_rate: f64,
 }
 
-pub fn selfplay<G: Game>(
+pub fn selfplay<G: crate::agents::Baselines>(
     start: &G,
     shape: &NetShape,
     settings: &crate::selfplay::SelfPlaySettings,

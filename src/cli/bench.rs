@@ -276,6 +276,8 @@ fn selfplay<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow:
         full_fraction: 1.0,
         fast_sims: sims,
         resign: crate::selfplay::resign::ResignRule::OFF,
+        opponent: None,
+        opponent_fraction: 0.0,
     };
     let games = (workers * concurrent) as u32;
     let runs: &[bool] = if reference { &[false, true] } else { &[false] };

@@ -8,6 +8,11 @@
 //! that), keeps the subtree below it, and a finished game is handed to `on_game` and
 //! replaced by a new one.
 //!
+//! A share of games (`opponent_fraction`) is played against a fixed agent (a baseline
+//! or an older model): the network plays one seat, drawn at random, and the agent the
+//! others. Only the network's moves are recorded as targets; the game's result teaches
+//! the value of every position, so the network meets play unlike its own.
+//!
 //! - [`replay`]: the replay buffer and its shards in the run's store.
 //! - [`resign`]: resignation and its false-resignation check.
 //! - [`worker`]: `contagion selfplay`, a worker uploading games for a run's trainer.
@@ -21,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::config::Config;
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::nn::evaluator::EvalStats;
@@ -74,6 +80,9 @@ pub struct SelfPlaySettings {
     pub full_fraction: f64,
     pub fast_sims: u32,
     pub resign: ResignRule,
+    /// The agent that plays every seat but one in `opponent_fraction` of the games.
+    pub opponent: Option<AgentSpec>,
+    pub opponent_fraction: f64,
 }
 
 impl SelfPlaySettings {
@@ -101,6 +110,9 @@ impl SelfPlaySettings {
                 moves: c.selfplay.resign_moves,
                 check_fraction: c.selfplay.resign_check_fraction,
             },
+            // Validated with the config: a spec that does not parse is refused there.
+            opponent: c.selfplay.opponent.parse().ok(),
+            opponent_fraction: c.selfplay.opponent_fraction,
         }
     }
 }
@@ -118,6 +130,8 @@ pub struct SelfPlayStats {
     /// of those resignations would have been false.
     pub resign_checks: u64,
     pub false_resigns: u64,
+    /// Games in which `opponent` played all seats but the network's.
+    pub opponent_games: u64,
     pub wall: Duration,
     pub eval: EvalStats,
 }
@@ -131,6 +145,7 @@ impl SelfPlayStats {
         self.adjudicated += o.adjudicated;
         self.resign_checks += o.resign_checks;
         self.false_resigns += o.false_resigns;
+        self.opponent_games += o.opponent_games;
         self.eval.add(&o.eval);
     }
 
@@ -150,7 +165,9 @@ impl SelfPlayStats {
 }
 
 /// A game in flight: what it has recorded so far and its random stream.
-struct Slot {
+struct Slot<G: Game> {
+    /// In a game against the opponent: the network's seat and the agent.
+    opponent: Option<(usize, Box<dyn Agent<G>>)>,
     moves: Vec<Action>,
     visits: Vec<Vec<(Action, u32)>>,
     values: Vec<[f32; MAX_PLAYERS]>,
@@ -161,7 +178,7 @@ struct Slot {
 
 /// Plays `games` games from `start` (game `i` seeded by `Rng::derive(seed, i)`),
 /// calling `on_game` with each finished one (from worker threads).
-pub fn play<G: Game>(
+pub fn play<G: Baselines>(
     start: &G,
     net: &Net,
     settings: &SelfPlaySettings,
@@ -175,7 +192,7 @@ pub fn play<G: Game>(
         .num_threads(workers)
         .build()?;
     let progress = Progress::new("self-play", games as u64, "games", settings.progress);
-    let total = Mutex::new(SelfPlayStats::default());
+    let total = Mutex::new(Ok(SelfPlayStats::default()));
     pool.install(|| {
         (0..workers).into_par_iter().for_each(|w| {
             let ids: Vec<u64> = (w as u64..games as u64).step_by(workers).collect();
@@ -184,60 +201,85 @@ pub fn play<G: Game>(
                 on_game(g)
             });
             let mut t = total.lock().expect("stats lock");
-            t.add(&stats);
+            match (&mut *t, stats) {
+                (Ok(t), Ok(stats)) => t.add(&stats),
+                (Ok(_), Err(e)) => *t = Err(e),
+                (Err(_), _) => {}
+            }
         })
     });
     progress.finish();
-    let mut stats = total.into_inner().expect("stats lock");
+    let mut stats = total.into_inner().expect("stats lock")?;
     stats.wall = t0.elapsed();
     Ok(stats)
 }
 
-fn worker<G: Game>(
+fn worker<G: Baselines>(
     start: &G,
     net: &Net,
     settings: &SelfPlaySettings,
     ids: &[u64],
     seed: u64,
     on_game: &dyn Fn(SelfPlayGame),
-) -> SelfPlayStats {
+) -> anyhow::Result<SelfPlayStats> {
     let mut eval = NetEvaluator::new(net.clone(), settings.cache_size);
     let mut stats = SelfPlayStats::default();
     let mut next = ids.iter();
-    let new_slot = |id: u64| {
+    let new_slot = |id: u64| -> anyhow::Result<Slot<G>> {
         let seed = Rng::derive(seed, id);
         let mut rng = Rng::new(seed);
         let r = &settings.resign;
         let checking = r.moves > 0 && r.check_fraction > 0.0 && rng.unit() < r.check_fraction;
-        Slot {
+        let opponent = match &settings.opponent {
+            Some(spec) if rng.unit() < settings.opponent_fraction => {
+                let seat = rng.below(start.num_players());
+                Some((seat, spec.build(start, rng.next_u64())?))
+            }
+            _ => None,
+        };
+        Ok(Slot {
+            opponent,
             moves: Vec::new(),
             visits: Vec::new(),
             values: Vec::new(),
             seed,
             rng,
             watch: ResignWatch::new(checking),
-        }
+        })
     };
     let mut trees: Vec<Tree<G>> = Vec::new();
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
     for &id in next.by_ref().take(settings.concurrent.max(1)) {
         trees.push(Tree::new(start.clone()));
-        slots.push(new_slot(id));
+        slots.push(new_slot(id)?);
     }
     let p = &settings.params;
     while !trees.is_empty() {
         // Playout-cap randomisation: a full search (recorded as a policy target) with
         // probability `full_fraction`, else a fast one without noise (not recorded).
+        // The opponent's turns are not searched (no simulations, no target).
+        let mut agent: Vec<bool> = trees
+            .iter()
+            .zip(&slots)
+            .map(|(t, s)| matches!(s.opponent, Some((seat, _)) if seat != t.root().to_move()))
+            .collect();
         let mut full: Vec<bool> = slots
             .iter_mut()
             .map(|s| settings.full_fraction >= 1.0 || s.rng.unit() < settings.full_fraction)
+            .zip(&agent)
+            .map(|(f, &a)| f && !a)
             .collect();
-        let sims: Vec<u32> = full
-            .iter()
-            .map(|&f| if f { settings.sims } else { settings.fast_sims })
+        let sims: Vec<u32> = (0..trees.len())
+            .map(|t| match (agent[t], full[t]) {
+                (true, _) => 0,
+                (false, true) => settings.sims,
+                (false, false) => settings.fast_sims,
+            })
             .collect();
         for (t, (tree, slot)) in trees.iter_mut().zip(&mut slots).enumerate() {
-            tree.begin(p, sims[t], &mut slot.rng, full[t]);
+            if !agent[t] {
+                tree.begin(p, sims[t], &mut slot.rng, full[t]);
+            }
         }
         {
             let mut refs: Vec<&mut Tree<G>> = trees.iter_mut().collect();
@@ -261,7 +303,19 @@ fn worker<G: Game>(
             let (players, mover) = (tree.root().num_players(), tree.root().to_move());
             let values = tree.root_values();
             let mut outcome = None;
-            if let Verdict::Resign(p) =
+            if let Some((_, opponent)) = slot.opponent.as_mut().filter(|_| agent[k]) {
+                let action = opponent.select(tree.root(), &Limits::default())?;
+                anyhow::ensure!(
+                    tree.root().is_legal(action),
+                    "self-play opponent {} chose an illegal move",
+                    opponent.name()
+                );
+                slot.visits.push(Vec::new());
+                slot.moves.push(action);
+                slot.values.push([0.0; MAX_PLAYERS]);
+                tree.advance(action);
+                outcome = tree.root().outcome().map(|o| o.0);
+            } else if let Verdict::Resign(p) =
                 slot.watch
                     .observe(&settings.resign, players, mover, values[mover])
             {
@@ -270,7 +324,8 @@ fn worker<G: Game>(
             } else {
                 let sample = full[k] && tree.root().ply() < settings.temperature_plies;
                 let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
-                // A fast search's move is kept (the game replays) but is no training target.
+                // A fast search's move is kept (the game replays) but is no training
+                // target; nor is the opponent's.
                 slot.visits.push(if full[k] {
                     tree.policy_target()
                 } else {
@@ -297,7 +352,9 @@ fn worker<G: Game>(
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 full.swap_remove(k);
+                agent.swap_remove(k);
                 stats.games += 1;
+                stats.opponent_games += u64::from(slot.opponent.is_some());
                 stats.positions += slot.moves.len() as u64;
                 on_game(SelfPlayGame {
                     moves: slot.moves,
@@ -314,11 +371,11 @@ fn worker<G: Game>(
         }
         for &id in next.by_ref().take(finished) {
             trees.push(Tree::new(start.clone()));
-            slots.push(new_slot(id));
+            slots.push(new_slot(id)?);
         }
     }
     stats.eval = eval.stats;
-    stats
+    Ok(stats)
 }
 
 /// `(1 - w) · outcome + w · score`, with the final position's score vector; the outcome

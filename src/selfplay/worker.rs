@@ -19,8 +19,8 @@ use anyhow::bail;
 
 use super::replay::{INCOMING, Shard};
 use super::{SelfPlayGame, SelfPlaySettings};
+use crate::agents::Baselines;
 use crate::config::Config;
-use crate::games::Game;
 use crate::nn::checkpoint::{BEST, Checkpoint};
 use crate::nn::{Net, NetShape};
 use crate::rng::Rng;
@@ -108,7 +108,7 @@ fn refresh(
 }
 
 /// Plays and uploads games until the run is finished (or `opts.games` are played).
-pub fn run<G: Game>(start: &G, config: &Config, opts: &WorkerOptions) -> anyhow::Result<()> {
+pub fn run<G: Baselines>(start: &G, config: &Config, opts: &WorkerOptions) -> anyhow::Result<()> {
     store::check_name("worker id", &opts.id)?;
     let c = config;
     let store = store::open(&store::join(&opts.root, &c.run.name))?;

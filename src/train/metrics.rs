@@ -87,6 +87,9 @@ pub struct IterationMetrics {
     /// Self-play games cut at `selfplay.max_plies` and adjudicated by score.
     #[serde(default)]
     pub adjudicated_games: u64,
+    /// Self-play games played against `selfplay.opponent` (one seat the network's).
+    #[serde(default)]
+    pub opponent_games: u64,
     #[serde(default)]
     pub false_resign_rate: Option<f64>,
     /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).

@@ -329,6 +329,7 @@ impl<G: Baselines> Run<'_, G> {
             worker_games: buffer.worker_games(it),
             resigned_games: sp.resigned,
             adjudicated_games: sp.adjudicated,
+            opponent_games: sp.opponent_games,
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
         };
