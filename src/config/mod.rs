@@ -7,11 +7,12 @@
 
 use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::AgentSpec;
 use crate::search::mcts::MctsParams;
+
+mod validate;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -297,18 +298,6 @@ impl Default for BaselineConfig {
     }
 }
 
-fn range<T: PartialOrd + Copy + std::fmt::Display>(
-    field: &str,
-    v: T,
-    lo: T,
-    hi: T,
-) -> anyhow::Result<()> {
-    if !(lo..=hi).contains(&v) {
-        bail!("{field} = {v} is out of range: allowed {lo} ..= {hi}");
-    }
-    Ok(())
-}
-
 /// Sets `SECTION.KEY=VALUE` in a parsed config file.
 fn apply_override(table: &mut toml::Table, text: &str) -> anyhow::Result<()> {
     let err = |why: &str| anyhow::anyhow!("--set {}: {why}", crate::limits::clip(text));
@@ -375,187 +364,6 @@ impl Config {
 
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a config serialises")
-    }
-
-    /// Checks every numeric range and every enumerated value.
-    pub fn validate(&self) -> anyhow::Result<()> {
-        let r = &self.run;
-        if r.name.is_empty()
-            || !r
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            || r.name.starts_with('.')
-        {
-            bail!(
-                "run.name = {:?}: use letters, digits, '-', '_' or '.' (it names the run directory)",
-                r.name
-            );
-        }
-        let players = match r.game.as_str() {
-            "infexion" | "ataxx" | "virus" => 2,
-            "chexers" => 3,
-            _ => bail!(
-                "run.game = {:?}: allowed games are: infexion, ataxx, virus, chexers",
-                r.game
-            ),
-        };
-        range("run.iterations", r.iterations, 1, 1_000_000)?;
-        range("run.max_minutes", r.max_minutes, 0.0, 1e6)?;
-        range("run.keep_checkpoints", r.keep_checkpoints, 1, 1000)?;
-        let n = &self.network;
-        range("network.blocks", n.blocks, 0, 40)?;
-        range("network.channels", n.channels, 4, 512)?;
-        range("network.value_hidden", n.value_hidden, 4, 1024)?;
-        let m = &self.mcts;
-        range("mcts.simulations", m.simulations, 1, 100_000)?;
-        range("mcts.c_puct", m.c_puct, 0.0, 100.0)?;
-        range("mcts.fpu_reduction", m.fpu_reduction, 0.0, 2.0)?;
-        range("mcts.dirichlet_alpha", m.dirichlet_alpha, 0.001, 100.0)?;
-        range("mcts.dirichlet_fraction", m.dirichlet_fraction, 0.0, 1.0)?;
-        range("mcts.temperature_plies", m.temperature_plies, 0, 10_000)?;
-        range("mcts.leaves_per_tree", m.leaves_per_tree, 1, 64)?;
-        if !["puct", "gumbel"].contains(&m.root.as_str()) {
-            bail!(
-                "mcts.root = {:?}: allowed \"puct\" or \"gumbel\"",
-                crate::limits::clip(&m.root)
-            );
-        }
-        range("mcts.gumbel_actions", m.gumbel_actions, 1, 4096)?;
-        range("mcts.gumbel_c_visit", m.gumbel_c_visit, 0.0, 10_000.0)?;
-        range("mcts.gumbel_c_scale", m.gumbel_c_scale, 0.001, 1000.0)?;
-        range(
-            "mcts.full_search_fraction",
-            m.full_search_fraction,
-            0.01,
-            1.0,
-        )?;
-        if m.full_search_fraction < 1.0 {
-            range(
-                "mcts.fast_simulations",
-                m.fast_simulations,
-                1,
-                m.simulations,
-            )?;
-        }
-        let s = &self.selfplay;
-        if !["latest", "best"].contains(&s.network.as_str()) {
-            bail!(
-                "selfplay.network = {:?}: allowed \"latest\" or \"best\"",
-                s.network
-            );
-        }
-        range(
-            "selfplay.games_per_iteration",
-            s.games_per_iteration,
-            1,
-            1_000_000,
-        )?;
-        range("selfplay.workers", s.workers, 0, 256)?;
-        range("selfplay.concurrent_games", s.concurrent_games, 1, 4096)?;
-        range("selfplay.cache_size", s.cache_size, 0, 100_000_000)?;
-        range("selfplay.resign_threshold", s.resign_threshold, -1.0, 0.0)?;
-        range("selfplay.resign_moves", s.resign_moves, 0, 1000)?;
-        range(
-            "selfplay.resign_check_fraction",
-            s.resign_check_fraction,
-            0.0,
-            1.0,
-        )?;
-        range("selfplay.max_plies", s.max_plies, 0, 1_000_000)?;
-        range(
-            "selfplay.max_plies_iterations",
-            s.max_plies_iterations,
-            0,
-            1_000_000,
-        )?;
-        range("selfplay.score_weight", s.score_weight, 0.0, 1.0)?;
-        match s.opponent.parse::<AgentSpec>() {
-            Err(e) => bail!("selfplay.opponent: {e}"),
-            Ok(spec) if spec.is_interactive() => bail!(
-                "selfplay.opponent = {:?}: self-play needs an agent that plays by itself",
-                s.opponent
-            ),
-            Ok(_) => {}
-        }
-        range("selfplay.opponent_fraction", s.opponent_fraction, 0.0, 1.0)?;
-        let b = &self.replay;
-        range("replay.window", b.window, 1, 100_000_000)?;
-        range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;
-        let t = &self.train;
-        range("train.batch_size", t.batch_size, 1, 65_536)?;
-        range("train.replay_ratio", t.replay_ratio, 0.0, 1000.0)?;
-        range(
-            "train.max_steps_per_iteration",
-            t.max_steps_per_iteration,
-            0,
-            10_000_000,
-        )?;
-        if !["adam", "sgd"].contains(&t.optimizer.as_str()) {
-            bail!(
-                "train.optimizer = {:?}: allowed \"adam\" or \"sgd\"",
-                t.optimizer
-            );
-        }
-        range("train.learning_rate", t.learning_rate, 1e-7, 10.0)?;
-        range("train.lr_min", t.lr_min, 0.0, t.learning_rate)?;
-        range("train.lr_decay_steps", t.lr_decay_steps, 0, u64::MAX / 2)?;
-        range("train.momentum", t.momentum, 0.0, 0.999)?;
-        range("train.weight_decay", t.weight_decay, 0.0, 1.0)?;
-        range("train.value_weight", t.value_weight, 0.0, 100.0)?;
-        range("train.value_target_mix", t.value_target_mix, 0.0, 1.0)?;
-        range("train.value_horizon", t.value_horizon, 0, 100_000)?;
-        let g = &self.gating;
-        range("gating.games", g.games, 0, 100_000)?;
-        if !g.games.is_multiple_of(players) {
-            bail!(
-                "gating.games = {}: must be a multiple of {players} (each opening is played with the candidate in every seat)",
-                g.games
-            );
-        }
-        range("gating.threshold", g.threshold, 0.0, 1.0)?;
-        if g.sprt && !(g.threshold > 0.5 && g.threshold < 1.0) {
-            bail!(
-                "gating.threshold = {}: with gating.sprt it must lie strictly between 0.5 and 1",
-                g.threshold
-            );
-        }
-        range("gating.simulations", g.simulations, 1, 100_000)?;
-        range("gating.opening_plies", g.opening_plies, 0, 40)?;
-        range("gating.sprt_elo0", g.sprt_elo0, -1000.0, 1000.0)?;
-        range("gating.sprt_elo1", g.sprt_elo1, -1000.0, 1000.0)?;
-        if g.sprt_elo1 != 0.0 && g.sprt_elo1 <= g.sprt_elo0 {
-            bail!(
-                "gating.sprt_elo1 = {}: must be above gating.sprt_elo0 = {} (or 0 for the threshold's Elo)",
-                g.sprt_elo1,
-                g.sprt_elo0
-            );
-        }
-        range("gating.sprt_alpha", g.sprt_alpha, 0.001, 0.5)?;
-        range("gating.sprt_beta", g.sprt_beta, 0.001, 0.5)?;
-        range("gating.baseline_games", g.baseline_games, 0, 100_000)?;
-        if !g.baseline_games.is_multiple_of(players as u32) {
-            bail!(
-                "gating.baseline_games = {}: must be a multiple of {players} (every seat per opening)",
-                g.baseline_games
-            );
-        }
-        range("gating.baseline_margin", g.baseline_margin, 0.0, 1.0)?;
-        let bl = &self.baseline;
-        range("baseline.every", bl.every, 0, 1_000_000)?;
-        bl.spec
-            .parse::<AgentSpec>()
-            .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
-        range("baseline.games", bl.games, 0, 100_000)?;
-        if !bl.games.is_multiple_of(players) {
-            bail!(
-                "baseline.games = {}: must be a multiple of {players}",
-                bl.games
-            );
-        }
-        range("baseline.simulations", bl.simulations, 1, 100_000)?;
-        range("baseline.opening_plies", bl.opening_plies, 0, 40)?;
-        Ok(())
     }
 
     /// The fields a resumed run may not change, as `(field, old, new)` for the first
