@@ -1,11 +1,13 @@
-//! The network and trainer: learning a small fixed dataset, bit-identical save/load,
-//! refusal of damaged checkpoint and shard files, and config validation.
+//! The network and trainer: learning a small fixed dataset, value targets under
+//! symmetries that relabel the seats, bit-identical save/load, refusal of damaged
+//! checkpoint and shard files, and config validation.
 
 use std::path::PathBuf;
 
 use contagion::bench::sample_positions;
 use contagion::config::{Config, TrainConfig};
 use contagion::games::Game;
+use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::NetShape;
 use contagion::nn::checkpoint::{Checkpoint, TrainState};
@@ -314,4 +316,29 @@ fn the_network_is_translation_equivariant_on_the_torus() {
         differs,
         "a rotation gave identical outputs: the check has no power"
     );
+}
+
+#[test]
+fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
+    // Red to move and Red the winner: relative to the mover the target is [1, -1, -1]
+    // under every Chexers rotation, though a rotation passes the turn to another colour.
+    let state = Chexers::new();
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    let sample = Sample {
+        state: state.clone(),
+        policy: vec![(legal[0], 1.0)],
+        outcome: [1.0, -1.0, -1.0],
+    };
+    let samples = vec![&sample; 48];
+    let shape = NetShape::for_game(&state, 1, 8, 16);
+    let batch = make_batch(&samples, &shape, &mut Rng::new(5));
+    let len = shape.input_len();
+    let mut inputs: Vec<&[f32]> = batch.input.chunks(len).collect();
+    inputs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    inputs.dedup();
+    assert_eq!(inputs.len(), 3, "all three rotations were drawn");
+    for v in batch.value.chunks(3) {
+        assert_eq!(v, [1.0, -1.0, -1.0]);
+    }
 }

@@ -97,7 +97,9 @@ fn batch_with<G: Game>(
         for &(a, p) in &s.policy {
             b.policy[i * na + s.state.transform_action(a, sym) as usize] = p;
         }
-        let mover = state.to_move();
+        // Relative to the mover of the stored position: a symmetry that relabels the
+        // seats (the Chexers rotations) moves the mover and its result alike.
+        let mover = s.state.to_move();
         for rel in 0..np {
             b.value[i * np + rel] = s.outcome[(mover + rel) % np];
         }
