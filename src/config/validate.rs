@@ -18,6 +18,14 @@ fn range<T: PartialOrd + Copy + std::fmt::Display>(
     Ok(())
 }
 
+/// Games that every seat plays equally often: `v` a multiple of the players (`why` says more).
+fn multiple(field: &str, v: u32, players: u32, why: &str) -> anyhow::Result<()> {
+    if !v.is_multiple_of(players) {
+        bail!("{field} = {v}: must be a multiple of {players}{why}");
+    }
+    Ok(())
+}
+
 impl Config {
     /// Checks every numeric range and every enumerated value.
     pub fn validate(&self) -> anyhow::Result<()> {
@@ -149,12 +157,12 @@ impl Config {
         range("train.value_horizon", t.value_horizon, 0, 100_000)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
-        if !g.games.is_multiple_of(players) {
-            bail!(
-                "gating.games = {}: must be a multiple of {players} (each opening is played with the candidate in every seat)",
-                g.games
-            );
-        }
+        multiple(
+            "gating.games",
+            g.games,
+            players,
+            " (each opening is played with the candidate in every seat)",
+        )?;
         range("gating.threshold", g.threshold, 0.0, 1.0)?;
         if g.sprt && !(g.threshold > 0.5 && g.threshold < 1.0) {
             bail!(
@@ -176,12 +184,12 @@ impl Config {
         range("gating.sprt_alpha", g.sprt_alpha, 0.001, 0.5)?;
         range("gating.sprt_beta", g.sprt_beta, 0.001, 0.5)?;
         range("gating.baseline_games", g.baseline_games, 0, 100_000)?;
-        if !g.baseline_games.is_multiple_of(players as u32) {
-            bail!(
-                "gating.baseline_games = {}: must be a multiple of {players} (every seat per opening)",
-                g.baseline_games
-            );
-        }
+        multiple(
+            "gating.baseline_games",
+            g.baseline_games,
+            players,
+            " (every seat per opening)",
+        )?;
         range("gating.baseline_margin", g.baseline_margin, 0.0, 1.0)?;
         let bl = &self.baseline;
         range("baseline.every", bl.every, 0, 1_000_000)?;
@@ -189,12 +197,7 @@ impl Config {
             .parse::<AgentSpec>()
             .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
         range("baseline.games", bl.games, 0, 100_000)?;
-        if !bl.games.is_multiple_of(players) {
-            bail!(
-                "baseline.games = {}: must be a multiple of {players}",
-                bl.games
-            );
-        }
+        multiple("baseline.games", bl.games, players, "")?;
         range("baseline.simulations", bl.simulations, 1, 100_000)?;
         range("baseline.opening_plies", bl.opening_plies, 0, 40)?;
         Ok(())
