@@ -170,6 +170,51 @@ fn capped_self_play_games_are_recorded_with_the_adjudicated_mixed_result() {
     }
 }
 
+#[test]
+fn games_drawn_by_the_rules_are_recorded_with_the_draw_value() {
+    // An untrained network playing its most visited move (after a few sampled plies,
+    // so that the games differ) mostly shuffles until the fourth repetition draws. A
+    // network that happens to race instead is replaced by a fresh one (up to five).
+    let start = Chexers::new();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/chexers-tiny.toml");
+    let mut c = Config::load(std::path::Path::new(path)).unwrap();
+    c.mcts.simulations = 2;
+    c.mcts.temperature_plies = 6;
+    c.mcts.dirichlet_fraction = 0.0;
+    c.selfplay.max_plies = 300;
+    c.selfplay.score_weight = 1.0;
+    c.selfplay.draw_value = -0.5;
+    let settings = SelfPlaySettings::from_config(&c, 1, false, 1);
+    let mut drawn = 0;
+    for _ in 0..5 {
+        let shape = NetShape::for_game(&start, 1, 8, 16);
+        let net = Trainer::new(shape, &TrainConfig::default()).net();
+        let games: Mutex<Vec<SelfPlayGame>> = Mutex::new(Vec::new());
+        play(&start, &net, &settings, 16, 9, |g| {
+            games.lock().unwrap().push(g)
+        })
+        .unwrap();
+        for g in games.into_inner().unwrap() {
+            let mut s = start.clone();
+            for &a in &g.moves {
+                s.apply(a).unwrap();
+            }
+            match s.outcome() {
+                Some(o) if o.winner().is_none() => {
+                    drawn += 1;
+                    assert_eq!(g.outcome, [-0.5; 3], "{}", s.to_notation());
+                }
+                Some(o) => assert_eq!(g.outcome, o.0, "a finished game keeps its result"),
+                None => assert_eq!(g.outcome, mix_score(s.adjudicate().0, &s, 1.0)),
+            }
+        }
+        if drawn > 0 {
+            return;
+        }
+    }
+    panic!("five networks drew no game");
+}
+
 /// A game of `n` first-legal moves with the given root values.
 fn game(n: usize, values: Vec<[f32; 3]>) -> SelfPlayGame {
     let (mut state, mut legal) = (Board::new(), Vec::new());

@@ -239,6 +239,8 @@ fn configs_name_the_bad_field_and_the_allowed_range() {
     );
     let e = format!("{:#}", err("[selfplay]\nmax_plies_iterations = 2000000\n"));
     assert!(e.contains("selfplay.max_plies_iterations = 2000000"), "{e}");
+    let e = format!("{:#}", err("[selfplay]\ndraw_value = -2\n"));
+    assert!(e.contains("selfplay.draw_value = -2"), "{e}");
     let e = format!("{:#}", err("[selfplay]\nopponent_fraction = 1.5\n"));
     assert!(e.contains("selfplay.opponent_fraction = 1.5"), "{e}");
     let e = format!("{:#}", err("[selfplay]\nopponent = \"alphabet\"\n"));

@@ -273,6 +273,7 @@ fn selfplay<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow:
         progress: false,
         move_limit: moves,
         score_weight: 0.0,
+        draw_value: 0.0,
         full_fraction: 1.0,
         fast_sims: sims,
         resign: crate::selfplay::resign::ResignRule::OFF,

@@ -109,6 +109,9 @@ pub struct SelfPlayConfig {
     /// `model:PATH`): the network plays one seat, the agent the others (0: pure self-play).
     pub opponent: String,
     pub opponent_fraction: f64,
+    /// When not 0, a game drawn by its rules is recorded as this for every seat (the
+    /// score vector aside): below 0 no seat learns to play for a draw.
+    pub draw_value: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -236,6 +239,7 @@ impl Default for SelfPlayConfig {
             score_weight: 0.0,
             opponent: "greedy".into(),
             opponent_fraction: 0.0,
+            draw_value: 0.0,
         }
     }
 }

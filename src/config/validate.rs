@@ -129,6 +129,7 @@ impl Config {
             Ok(_) => {}
         }
         range("selfplay.opponent_fraction", s.opponent_fraction, 0.0, 1.0)?;
+        range("selfplay.draw_value", s.draw_value, -1.0, 1.0)?;
         let b = &self.replay;
         range("replay.window", b.window, 1, 100_000_000)?;
         range("replay.min_positions", b.min_positions, 1, b.window.max(1))?;

@@ -75,6 +75,10 @@ pub struct SelfPlaySettings {
     pub move_limit: u32,
     /// The weight of [`Game::score_vector`] in the recorded outcome (0: the result).
     pub score_weight: f32,
+    /// When not 0: the recorded outcome of every seat in a game drawn by its rules
+    /// (repetition, turn limit), the score vector aside; below 0 a draw costs every
+    /// seat, so none learns to play for one. 0: a draw is recorded like any result.
+    pub draw_value: f32,
     /// Playout-cap randomisation: the share of moves searched with `sims` and recorded
     /// as policy targets; the others get `fast_sims`, no noise, and no target.
     pub full_fraction: f64,
@@ -103,6 +107,7 @@ impl SelfPlaySettings {
             progress,
             move_limit: c.ply_cap(iteration),
             score_weight: c.selfplay.score_weight as f32,
+            draw_value: c.selfplay.draw_value as f32,
             full_fraction: c.mcts.full_search_fraction,
             fast_sims: c.mcts.fast_simulations,
             resign: ResignRule {
@@ -303,6 +308,7 @@ fn worker<G: Baselines>(
             let (players, mover) = (tree.root().num_players(), tree.root().to_move());
             let values = tree.root_values();
             let mut outcome = None;
+            let mut drawn = false;
             if let Some((_, opponent)) = slot.opponent.as_mut().filter(|_| agent[k]) {
                 let action = opponent.select(tree.root(), &Limits::default())?;
                 anyhow::ensure!(
@@ -315,6 +321,7 @@ fn worker<G: Baselines>(
                 slot.values.push([0.0; MAX_PLAYERS]);
                 tree.advance(action);
                 outcome = tree.root().outcome().map(|o| o.0);
+                drawn = tree.root().outcome().is_some_and(|o| o.winner().is_none());
             } else if let Verdict::Resign(p) =
                 slot.watch
                     .observe(&settings.resign, players, mover, values[mover])
@@ -336,6 +343,7 @@ fn worker<G: Baselines>(
                 tree.advance(action);
                 if let Some(o) = tree.root().outcome() {
                     outcome = Some(o.0);
+                    drawn = o.winner().is_none();
                     if let Some(false_resign) = slot.watch.false_resignation(&o.0) {
                         stats.resign_checks += 1;
                         stats.false_resigns += u64::from(false_resign);
@@ -348,7 +356,11 @@ fn worker<G: Baselines>(
                 stats.adjudicated += 1;
             }
             if let Some(result) = outcome {
-                let outcome = mix_score(result, tree.root(), settings.score_weight);
+                let outcome = if drawn && settings.draw_value != 0.0 {
+                    draw_outcome(players, settings.draw_value)
+                } else {
+                    mix_score(result, tree.root(), settings.score_weight)
+                };
                 let slot = slots.swap_remove(k);
                 trees.swap_remove(k);
                 full.swap_remove(k);
@@ -376,6 +388,13 @@ fn worker<G: Baselines>(
     }
     stats.eval = eval.stats;
     Ok(stats)
+}
+
+/// The recorded outcome of a game drawn by its rules: `value` for each of the `players`.
+pub fn draw_outcome(players: usize, value: f32) -> [f32; MAX_PLAYERS] {
+    let mut o = [0.0; MAX_PLAYERS];
+    o[..players].fill(value);
+    o
 }
 
 /// `(1 - w) · outcome + w · score`, with the final position's score vector; the outcome
