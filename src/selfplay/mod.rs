@@ -116,7 +116,10 @@ impl SelfPlaySettings {
                 check_fraction: c.selfplay.resign_check_fraction,
             },
             // Validated with the config: a spec that does not parse is refused there.
-            opponent: c.selfplay.opponent.parse().ok(),
+            // None without a share of games, so pure self-play draws as it always did.
+            opponent: (c.selfplay.opponent_fraction > 0.0)
+                .then(|| c.selfplay.opponent.parse().ok())
+                .flatten(),
             opponent_fraction: c.selfplay.opponent_fraction,
         }
     }
@@ -308,42 +311,40 @@ fn worker<G: Baselines>(
             let (players, mover) = (tree.root().num_players(), tree.root().to_move());
             let values = tree.root_values();
             let mut outcome = None;
-            let mut drawn = false;
-            if let Some((_, opponent)) = slot.opponent.as_mut().filter(|_| agent[k]) {
+            let played = if let Some((_, opponent)) = slot.opponent.as_mut().filter(|_| agent[k]) {
                 let action = opponent.select(tree.root(), &Limits::default())?;
                 anyhow::ensure!(
                     tree.root().is_legal(action),
                     "self-play opponent {} chose an illegal move",
                     opponent.name()
                 );
-                slot.visits.push(Vec::new());
-                slot.moves.push(action);
-                slot.values.push([0.0; MAX_PLAYERS]);
-                tree.advance(action);
-                outcome = tree.root().outcome().map(|o| o.0);
-                drawn = tree.root().outcome().is_some_and(|o| o.winner().is_none());
+                // Not searched: no training target and no root value.
+                Some((action, Vec::new(), [0.0; MAX_PLAYERS]))
             } else if let Verdict::Resign(p) =
                 slot.watch
                     .observe(&settings.resign, players, mover, values[mover])
             {
                 outcome = Some(resigned_outcome(p));
                 stats.resigned += 1;
+                None
             } else {
                 let sample = full[k] && tree.root().ply() < settings.temperature_plies;
                 let action = tree.choose(sample, &mut slot.rng).expect("a searched root");
-                // A fast search's move is kept (the game replays) but is no training
-                // target; nor is the opponent's.
-                slot.visits.push(if full[k] {
+                // A fast search's move is kept (the game replays) but is no training target.
+                let target = if full[k] {
                     tree.policy_target()
                 } else {
                     Vec::new()
-                });
+                };
+                Some((action, target, values))
+            };
+            if let Some((action, target, root)) = played {
+                slot.visits.push(target);
                 slot.moves.push(action);
-                slot.values.push(values);
+                slot.values.push(root);
                 tree.advance(action);
                 if let Some(o) = tree.root().outcome() {
                     outcome = Some(o.0);
-                    drawn = o.winner().is_none();
                     if let Some(false_resign) = slot.watch.false_resignation(&o.0) {
                         stats.resign_checks += 1;
                         stats.false_resigns += u64::from(false_resign);
@@ -356,6 +357,9 @@ fn worker<G: Baselines>(
                 stats.adjudicated += 1;
             }
             if let Some(result) = outcome {
+                // Drawn by the rules: the root is over with no winner (the root of a
+                // resigned or cut game is not over).
+                let drawn = tree.root().outcome().is_some_and(|o| o.winner().is_none());
                 let outcome = if drawn && settings.draw_value != 0.0 {
                     draw_outcome(players, settings.draw_value)
                 } else {
