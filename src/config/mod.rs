@@ -144,6 +144,8 @@ pub struct TrainConfig {
     pub value_target_mix: f64,
     /// Value targets from the score vector this many plies later (0: the game's end).
     pub value_horizon: u32,
+    /// Threads one training step is split over (0: every core).
+    pub threads: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -268,6 +270,7 @@ impl Default for TrainConfig {
             value_weight: 1.0,
             value_target_mix: 0.0,
             value_horizon: 0,
+            threads: 0,
         }
     }
 }

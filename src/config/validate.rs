@@ -156,6 +156,7 @@ impl Config {
         range("train.value_weight", t.value_weight, 0.0, 100.0)?;
         range("train.value_target_mix", t.value_target_mix, 0.0, 1.0)?;
         range("train.value_horizon", t.value_horizon, 0, 100_000)?;
+        range("train.threads", t.threads, 0, crate::limits::MAX_THREADS)?;
         let g = &self.gating;
         range("gating.games", g.games, 0, 100_000)?;
         multiple(

@@ -2,11 +2,8 @@
 //! computed by hand from its folded weights (batch norm folded into the convolutions,
 //! as in a bundle), for inference at full batches.
 //!
-//! - Layout NHWC: a batch is `[positions × cells, channels]`, row-major, so a 3×3
-//!   convolution is one matrix product: the im2col rows `[positions × cells, 9 × cin]`
-//!   (a precomputed gather of each cell's nine neighbours: wrapping on a torus, zero
-//!   past the edge otherwise) times the weights `[9 × cin, cout]`, by the `gemm` crate's
-//!   AVX2 / AVX-512 kernels (chosen at run time).
+//! - Layout NHWC, each 3×3 convolution one matrix product on im2col rows
+//!   ([`super::conv`]).
 //! - Bias, residual and ReLU are one pass over the product; the policy and value 1×1
 //!   convolutions are matrix products on the trunk's output, with no copy.
 //! - Scratch buffers live in a thread-local arena and are reused across calls.
@@ -18,6 +15,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::NetShape;
+use super::conv::{Op, Taps, matmul, sized};
 use super::safetensors::Tensor;
 
 /// A 3×3 convolution: weights `[9 × cin, cout]` (tap-major, then input channel), bias.
@@ -44,8 +42,7 @@ pub struct FastNet {
     cells: usize,
     in_planes: usize,
     channels: usize,
-    /// `taps[cell × 9 + t]`: the source cell of tap `t` (row-major 3×3), or `NONE`.
-    taps: Vec<u32>,
+    taps: Taps,
     /// Stem, then each block's two convolutions.
     convs: Vec<Conv3>,
     policy: Dense,
@@ -55,8 +52,6 @@ pub struct FastNet {
     /// `gather[a]`: the index of action `a`'s logit in a position's `[cells, planes]` output.
     gather: Vec<u32>,
 }
-
-const NONE: u32 = u32::MAX;
 
 /// Positions per slice of a large batch (measured on the 4×32 Infexion net: 8 and 16 run
 /// alike, 32 or whole batches of 64-256 about 8% slower).
@@ -75,68 +70,11 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// `dst[m × n] = lhs[m × k] · rhs[k × n]`, all row-major.
-fn matmul(dst: &mut [f32], lhs: &[f32], rhs: &[f32], m: usize, k: usize, n: usize) {
-    assert!(dst.len() >= m * n && lhs.len() >= m * k && rhs.len() >= k * n);
-    // SAFETY: the asserts above keep every access inside the three slices; the strides
-    // describe row-major matrices of exactly those sizes.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            lhs.as_ptr(),
-            1,
-            k as isize,
-            rhs.as_ptr(),
-            1,
-            n as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
-
-/// Makes `v` exactly `len` long (its contents are overwritten by the caller).
-fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
-    v.resize(len, 0.0);
-    &mut v[..len]
-}
-
 impl FastNet {
     /// Builds the fast network from the folded tensors of `shape`'s network (named and
     /// laid out as in a bundle: see [`super::bundle::folded_tensors`]).
     pub fn new(shape: &NetShape, tensors: &BTreeMap<String, Tensor>) -> FastNet {
-        let (h, w) = (shape.height, shape.width);
-        let cells = h * w;
-        let mut taps = Vec::with_capacity(cells * 9);
-        for r in 0..h as isize {
-            for c in 0..w as isize {
-                for dr in -1..=1 {
-                    for dc in -1..=1 {
-                        let (rr, cc) = (r + dr, c + dc);
-                        let tap = if shape.wraps {
-                            let rr = rr.rem_euclid(h as isize);
-                            let cc = cc.rem_euclid(w as isize);
-                            (rr * w as isize + cc) as u32
-                        } else if (0..h as isize).contains(&rr) && (0..w as isize).contains(&cc) {
-                            (rr * w as isize + cc) as u32
-                        } else {
-                            NONE
-                        };
-                        taps.push(tap);
-                    }
-                }
-            }
-        }
+        let cells = shape.height * shape.width;
         let get = |name: &str| &tensors[name];
         let conv3 = |name: &str| {
             let t = get(&format!("{name}.weight")); // [cout, cin, 3, 3]
@@ -191,7 +129,7 @@ impl FastNet {
             cells,
             in_planes: shape.in_planes,
             channels: shape.channels,
-            taps,
+            taps: Taps::new(shape),
             convs,
             policy: dense("policy"),
             value_conv: dense("value.conv"),
@@ -213,23 +151,17 @@ impl FastNet {
         residual: Option<&[f32]>,
     ) {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
-        let k = 9 * cin;
-        let cols = sized(cols, n * cells * k);
-        for p in 0..n {
-            let src = &x[p * cells * cin..(p + 1) * cells * cin];
-            let dst = &mut cols[p * cells * k..(p + 1) * cells * k];
-            for (row, taps) in dst.chunks_exact_mut(k).zip(self.taps.chunks_exact(9)) {
-                for (slot, &tap) in row.chunks_exact_mut(cin).zip(taps) {
-                    if tap == NONE {
-                        slot.fill(0.0);
-                    } else {
-                        let at = tap as usize * cin;
-                        slot.copy_from_slice(&src[at..at + cin]);
-                    }
-                }
-            }
-        }
-        matmul(y, cols, &conv.w, n * cells, k, cout);
+        let cols = sized(cols, n * cells * 9 * cin);
+        self.taps.gather(&x[..n * cells * cin], cin, cols);
+        matmul(
+            y,
+            Op::N(cols),
+            Op::N(&conv.w),
+            n * cells,
+            9 * cin,
+            cout,
+            false,
+        );
         match residual {
             Some(res) => {
                 for (row, rrow) in y.chunks_exact_mut(cout).zip(res.chunks_exact(cout)) {
@@ -250,7 +182,15 @@ impl FastNet {
 
     /// A dense layer on `n` rows of `x`, into `y`, with bias and then `act`.
     fn dense(layer: &Dense, n: usize, x: &[f32], y: &mut [f32], act: impl Fn(f32) -> f32) {
-        matmul(y, x, &layer.w, n, layer.cin, layer.cout);
+        matmul(
+            y,
+            Op::N(x),
+            Op::N(&layer.w),
+            n,
+            layer.cin,
+            layer.cout,
+            false,
+        );
         for row in y[..n * layer.cout].chunks_exact_mut(layer.cout) {
             for (v, &b) in row.iter_mut().zip(&layer.b) {
                 *v = act(*v + b);

@@ -4,7 +4,11 @@
 //! - [`evaluator`]: [`NetEvaluator`], the MCTS evaluator that runs many positions as one
 //!   batch and caches results by position hash.
 //! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
-//!   im2col into one GEMM per convolution); burn's forward stays for training and CUDA.
+//!   im2col into one GEMM per convolution: [`conv`]); burn's forward stays the reference
+//!   and the path on CUDA.
+//! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
+//!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
+//!   burn's autodiff stays the reference and the path on CUDA.
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
@@ -13,13 +17,16 @@
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
 //! with the `cuda` feature): batch norm uses its running statistics.
 
+pub mod backprop;
 pub mod bundle;
 pub mod checkpoint;
+pub mod conv;
 pub mod evaluator;
 pub mod fast;
 pub mod manifest;
 pub mod network;
 pub mod safetensors;
+pub mod train_step;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};

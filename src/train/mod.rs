@@ -31,8 +31,9 @@ use burn::tensor::{Bytes, Device, Tensor, TensorData};
 
 use crate::config::TrainConfig;
 use crate::games::Game;
+use crate::nn::backprop::{Backprop, BatchRef};
 use crate::nn::checkpoint::{model_bytes, model_from_bytes};
-use crate::nn::{Net, NetShape, PolicyValueNet};
+use crate::nn::{Net, NetShape, PolicyValueNet, train_step};
 use crate::rng::Rng;
 use crate::selfplay::replay::{ReplayBuffer, Sample};
 
@@ -113,8 +114,25 @@ pub struct Trainer {
     optim: ModuleOptimizer,
     config: TrainConfig,
     device: Device,
+    /// The fast step's arithmetic; `None`: burn's autodiff computes the gradients (the
+    /// reference, and the path on CUDA).
+    fast: Option<Backprop>,
     /// Optimizer steps taken (drives the schedule).
     pub steps: u64,
+}
+
+/// Threads a training step uses under `config` (`threads = 0`: every core).
+pub fn step_threads(config: &TrainConfig) -> usize {
+    match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// The fast step for `shape` under `config`; none on CUDA.
+fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
+    let threads = step_threads(config);
+    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, config.value_weight, threads))
 }
 
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
@@ -140,6 +158,7 @@ impl Trainer {
         let device = crate::nn::device().autodiff();
         let model = PolicyValueNet::new(&shape, &device);
         Trainer {
+            fast: fast_step(&shape, config),
             shape,
             model,
             optim: optimizer(config),
@@ -166,6 +185,7 @@ impl Trainer {
                 .map_err(|e| anyhow::anyhow!("optimizer state: {e}"))?;
         }
         Ok(Trainer {
+            fast: fast_step(&shape, config),
             shape,
             model,
             optim: opt,
@@ -173,6 +193,23 @@ impl Trainer {
             device,
             steps,
         })
+    }
+
+    /// This trainer with burn's autodiff computing every step's gradients (the reference
+    /// the fast step is held to; the path on CUDA).
+    pub fn with_autodiff(mut self) -> Trainer {
+        self.fast = None;
+        self
+    }
+
+    /// Threads a step is split over (1 under autodiff).
+    pub fn threads(&self) -> usize {
+        self.fast.as_ref().map_or(1, Backprop::threads)
+    }
+
+    /// The network being trained.
+    pub fn model(&self) -> &PolicyValueNet {
+        &self.model
     }
 
     /// The current learning rate.
@@ -236,15 +273,45 @@ impl Trainer {
         (policy, value, total)
     }
 
+    /// The gradients of the loss on `batch` and its losses, by the fast step or burn's
+    /// autodiff; batch norm's running statistics move as in a train-mode forward.
+    pub fn gradients(&mut self, batch: &Batch) -> (Losses, GradientsParams) {
+        let Some(fast) = &mut self.fast else {
+            let (p, v, total) = self.loss(&self.model, batch, &self.device);
+            let losses = Losses {
+                policy: p.into_scalar::<f32>() as f64,
+                value: v.into_scalar::<f32>() as f64,
+                total: total.clone().into_scalar::<f32>() as f64,
+            };
+            return (
+                losses,
+                GradientsParams::from_grads(total.backward(), &self.model),
+            );
+        };
+        let weights = train_step::weights(&self.model);
+        let r = fast.step(
+            &weights,
+            &BatchRef {
+                size: batch.size,
+                input: &batch.input,
+                policy: &batch.policy,
+                mask: &batch.mask,
+                value: &batch.value,
+            },
+        );
+        train_step::update_running(&self.model, &r.stats);
+        let losses = Losses {
+            policy: r.policy_loss,
+            value: r.value_loss,
+            total: r.policy_loss + self.config.value_weight * r.value_loss,
+        };
+        let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
+        (losses, grads)
+    }
+
     /// One optimizer step on `batch`; returns its losses (before the step).
     pub fn step(&mut self, batch: &Batch) -> Losses {
-        let (p, v, total) = self.loss(&self.model, batch, &self.device);
-        let losses = Losses {
-            policy: p.into_scalar::<f32>() as f64,
-            value: v.into_scalar::<f32>() as f64,
-            total: total.clone().into_scalar::<f32>() as f64,
-        };
-        let grads = GradientsParams::from_grads(total.backward(), &self.model);
+        let (losses, grads) = self.gradients(batch);
         let lr = self.learning_rate();
         self.model = self.optim.step(lr, self.model.clone(), grads);
         self.steps += 1;

@@ -1,0 +1,638 @@
+//! The fast training step's arithmetic: the network's train-mode forward (batch norm on
+//! the batch's own statistics), the loss, and the hand-derived backward, on plain
+//! `f32` buffers. [`super::train_step`] takes the weights from burn's module and hands
+//! the gradients to burn's optimizer.
+//!
+//! - Layout NHWC, each 3×3 convolution one matrix product on im2col rows, as in the
+//!   fast forward ([`super::conv`]). The backward of a convolution is two products:
+//!   `dW = colsᵀ · dz` and `dcols = dz · Wᵀ`, then the im2col adjoint (a scatter-add).
+//!   The im2col rows are rebuilt in the backward from the saved layer inputs rather
+//!   than kept (9× the memory of an activation).
+//! - Data-parallel over positions: the batch is cut into one shard per thread. Every
+//!   pass over a shard runs on its own thread; batch norm's statistics (forward) and its
+//!   `Σ dy`, `Σ dy·x̂` (backward) are summed over the shards between passes, in `f64`.
+//!   Weight gradients are summed over the shards at the end.
+//! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
+//!   targets, plus `value_weight` × the mean squared value error.
+
+use rayon::prelude::*;
+
+use super::NetShape;
+use super::conv::{Op, Taps, matmul, sized};
+
+/// A layer's parameters in the step's layout: `w` is `[cin, cout]` for a dense layer or
+/// 1×1 convolution, `[9 × cin, cout]` for a 3×3 convolution; `b` is the bias (empty
+/// where the layer has none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Layer {
+    pub w: Vec<f32>,
+    pub b: Vec<f32>,
+}
+
+/// A batch norm's scale (γ) and shift (β).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Norm {
+    pub gamma: Vec<f32>,
+    pub beta: Vec<f32>,
+}
+
+/// Every trainable parameter of the network, or the gradient of each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Weights {
+    /// The stem, then each residual block's two convolutions: 3×3, no bias, batch norm.
+    pub trunk: Vec<(Layer, Norm)>,
+    pub policy: Layer,
+    /// The value head's 1×1 convolution (no bias) and its batch norm.
+    pub value_conv: (Layer, Norm),
+    pub hidden: Layer,
+    pub out: Layer,
+}
+
+impl Weights {
+    /// Zeros shaped like `self`.
+    fn zeros_like(&self) -> Weights {
+        let z = |v: &Vec<f32>| vec![0.0; v.len()];
+        let layer = |l: &Layer| Layer {
+            w: z(&l.w),
+            b: z(&l.b),
+        };
+        let norm = |n: &Norm| Norm {
+            gamma: z(&n.gamma),
+            beta: z(&n.beta),
+        };
+        Weights {
+            trunk: self
+                .trunk
+                .iter()
+                .map(|(l, n)| (layer(l), norm(n)))
+                .collect(),
+            policy: layer(&self.policy),
+            value_conv: (layer(&self.value_conv.0), norm(&self.value_conv.1)),
+            hidden: layer(&self.hidden),
+            out: layer(&self.out),
+        }
+    }
+
+    /// Every buffer, in one fixed order.
+    fn buffers_mut(&mut self) -> Vec<&mut Vec<f32>> {
+        let mut all = Vec::new();
+        for (l, n) in &mut self.trunk {
+            all.extend([&mut l.w, &mut l.b, &mut n.gamma, &mut n.beta]);
+        }
+        let (vl, vn) = &mut self.value_conv;
+        all.extend([&mut vl.w, &mut vl.b, &mut vn.gamma, &mut vn.beta]);
+        for l in [&mut self.policy, &mut self.hidden, &mut self.out] {
+            all.extend([&mut l.w, &mut l.b]);
+        }
+        all
+    }
+}
+
+/// A batch norm's batch statistics: mean and biased variance per channel.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub mean: Vec<f32>,
+    pub var: Vec<f32>,
+}
+
+/// One training batch, row-major (see `crate::train::Batch`).
+pub struct BatchRef<'a> {
+    pub size: usize,
+    /// `[size, planes, height, width]`.
+    pub input: &'a [f32],
+    /// `[size, actions]` target probabilities.
+    pub policy: &'a [f32],
+    /// `[size, actions]` 0 on legal actions, a large negative number on illegal ones.
+    pub mask: &'a [f32],
+    /// `[size, players]` value targets.
+    pub value: &'a [f32],
+}
+
+/// What one step computed.
+pub struct StepResult {
+    pub grads: Weights,
+    /// The trunk's batch norms' statistics, then the value head's.
+    pub stats: Vec<Stats>,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+}
+
+/// Batch norm's epsilon (burn's default, which the network uses).
+const EPSILON: f64 = 1e-5;
+
+/// One thread's positions and everything the step keeps for them.
+#[derive(Default)]
+struct Shard {
+    /// Positions in this shard, and the first one's index in the batch.
+    n: usize,
+    first: usize,
+    x0: Vec<f32>,
+    /// Each trunk layer's convolution output (before batch norm), its output (after
+    /// ReLU) and the gradient of the loss by that output.
+    z: Vec<Vec<f32>>,
+    y: Vec<Vec<f32>>,
+    dy: Vec<Vec<f32>>,
+    cols: Vec<f32>,
+    pol: Vec<f32>,
+    vz: Vec<f32>,
+    vy: Vec<f32>,
+    /// The gradient by the value head's map (`vy`, then `vz`).
+    dv: Vec<f32>,
+    pooled: Vec<f32>,
+    hid: Vec<f32>,
+    v: Vec<f32>,
+    /// Per-channel sums handed between passes.
+    sums: Vec<f64>,
+    grads: Weights,
+    loss: (f64, f64),
+}
+
+/// The training step for one network shape; keeps its buffers between steps.
+pub struct Backprop {
+    taps: Taps,
+    in_planes: usize,
+    channels: usize,
+    policy_planes: usize,
+    value_channels: usize,
+    hidden: usize,
+    players: usize,
+    /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
+    gather: Vec<u32>,
+    value_weight: f64,
+    pool: Option<rayon::ThreadPool>,
+    shards: Vec<Shard>,
+}
+
+/// Per-channel `[Σx, Σx²]` of `x` (`[rows, c]`) into `sums` (`2c`).
+fn moments(x: &[f32], c: usize, sums: &mut Vec<f64>) {
+    sums.clear();
+    sums.resize(2 * c, 0.0);
+    let (s1, s2) = sums.split_at_mut(c);
+    for row in x.chunks_exact(c) {
+        for ((a, b), &v) in s1.iter_mut().zip(s2.iter_mut()).zip(row) {
+            *a += v as f64;
+            *b += (v as f64) * (v as f64);
+        }
+    }
+}
+
+/// `y = relu(z · scale + shift (+ residual))` per channel.
+fn normalise(z: &[f32], scale: &[f32], shift: &[f32], residual: Option<&[f32]>, y: &mut [f32]) {
+    let c = scale.len();
+    for (i, (yr, zr)) in y.chunks_exact_mut(c).zip(z.chunks_exact(c)).enumerate() {
+        let res = residual.map(|r| &r[i * c..(i + 1) * c]);
+        for k in 0..c {
+            let v = zr[k] * scale[k] + shift[k] + res.map_or(0.0, |r| r[k]);
+            yr[k] = v.max(0.0);
+        }
+    }
+}
+
+/// The backward through a ReLU whose output was `y`, in place on `dy`; then the per-channel
+/// `[Σ dy, Σ dy · z]` into `sums` (x̂ follows from `z` once the sums are in).
+fn relu_back(dy: &mut [f32], y: &[f32], z: &[f32], c: usize, sums: &mut Vec<f64>) {
+    sums.clear();
+    sums.resize(2 * c, 0.0);
+    let (s1, s2) = sums.split_at_mut(c);
+    for ((dr, yr), zr) in dy
+        .chunks_exact_mut(c)
+        .zip(y.chunks_exact(c))
+        .zip(z.chunks_exact(c))
+    {
+        for k in 0..c {
+            if yr[k] <= 0.0 {
+                dr[k] = 0.0;
+            }
+            s1[k] += dr[k] as f64;
+            s2[k] += (dr[k] * zr[k]) as f64;
+        }
+    }
+}
+
+/// Column sums of `x` (`[rows, c]`) added to `out`.
+fn add_column_sums(x: &[f32], out: &mut [f32]) {
+    let c = out.len();
+    for row in x.chunks_exact(c) {
+        for (o, &v) in out.iter_mut().zip(row) {
+            *o += v;
+        }
+    }
+}
+
+/// Per-channel statistics, and `(scale, shift)` of the normalisation, from summed moments.
+fn batch_stats(sums: &[f64], rows: usize, norm: &Norm) -> (Stats, Vec<f32>, Vec<f32>) {
+    let c = norm.gamma.len();
+    let mut stats = Stats::default();
+    let (mut scale, mut shift) = (Vec::with_capacity(c), Vec::with_capacity(c));
+    for k in 0..c {
+        let mean = sums[k] / rows as f64;
+        let var = (sums[c + k] / rows as f64 - mean * mean).max(0.0);
+        let s = norm.gamma[k] as f64 / (var + EPSILON).sqrt();
+        stats.mean.push(mean as f32);
+        stats.var.push(var as f32);
+        scale.push(s as f32);
+        shift.push((norm.beta[k] as f64 - mean * s) as f32);
+    }
+    (stats, scale, shift)
+}
+
+/// The backward through batch norm, per channel: `dz = a · dy + b · z + c`, from the
+/// summed `[Σ dy, Σ dy·z]`; also sets the norm's `dγ`, `dβ`.
+fn norm_back(
+    sums: &[f64],
+    rows: usize,
+    norm: &Norm,
+    stats: &Stats,
+    grad: &mut Norm,
+) -> [Vec<f32>; 3] {
+    let c = norm.gamma.len();
+    let m = rows as f64;
+    let (mut a, mut b, mut cc) = (vec![0.0; c], vec![0.0; c], vec![0.0; c]);
+    for k in 0..c {
+        let mean = stats.mean[k] as f64;
+        let inv = 1.0 / (stats.var[k] as f64 + EPSILON).sqrt();
+        let dbeta = sums[k];
+        // Σ dy · x̂ = inv · (Σ dy·z − mean · Σ dy)
+        let dgamma = inv * (sums[c + k] - mean * dbeta);
+        grad.gamma[k] = dgamma as f32;
+        grad.beta[k] = dbeta as f32;
+        let s = norm.gamma[k] as f64 * inv;
+        a[k] = s as f32;
+        b[k] = (-s * dgamma * inv / m) as f32;
+        cc[k] = (-s * dbeta / m + s * dgamma * inv * mean / m) as f32;
+    }
+    [a, b, cc]
+}
+
+/// `dz = a · dy + b · z + c`, per channel, in place on `dy`.
+fn apply_norm_back(dy: &mut [f32], z: &[f32], coef: &[Vec<f32>; 3]) {
+    let [a, b, c] = coef;
+    let n = a.len();
+    for (dr, zr) in dy.chunks_exact_mut(n).zip(z.chunks_exact(n)) {
+        for k in 0..n {
+            dr[k] = a[k] * dr[k] + b[k] * zr[k] + c[k];
+        }
+    }
+}
+
+/// The sum over shards of each one's `sums`.
+fn total(shards: &[Shard]) -> Vec<f64> {
+    let mut out = vec![0.0; shards[0].sums.len()];
+    for s in shards {
+        for (o, v) in out.iter_mut().zip(&s.sums) {
+            *o += v;
+        }
+    }
+    out
+}
+
+impl Backprop {
+    /// The step for `shape`'s network, splitting each batch over `threads` threads.
+    /// (A pool that cannot be built leaves the step on the caller's thread.)
+    pub fn new(shape: &NetShape, value_weight: f64, threads: usize) -> Backprop {
+        let cells = shape.height * shape.width;
+        let planes = shape.policy_planes;
+        let pool = match threads {
+            0 | 1 => None,
+            n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
+        };
+        Backprop {
+            taps: Taps::new(shape),
+            in_planes: shape.in_planes,
+            channels: shape.channels,
+            policy_planes: planes,
+            value_channels: shape.value_channels,
+            hidden: shape.value_hidden,
+            players: shape.num_players,
+            gather: (shape.action_order.iter())
+                .map(|&flat| ((flat % cells) * planes + flat / cells) as u32)
+                .collect(),
+            value_weight,
+            pool,
+            shards: Vec::new(),
+        }
+    }
+
+    /// Threads a step is split over.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// Runs `f` on every shard, each on its own thread.
+    fn each(&mut self, f: impl Fn(&Backprop, &mut Shard) + Sync) {
+        let mut shards = std::mem::take(&mut self.shards);
+        match &self.pool {
+            Some(pool) if shards.len() > 1 => {
+                let me = &*self;
+                pool.install(|| shards.par_iter_mut().for_each(|s| f(me, s)));
+            }
+            _ => shards.iter_mut().for_each(|s| f(self, s)),
+        }
+        self.shards = shards;
+    }
+
+    /// Cuts a batch of `size` positions into one shard per thread.
+    fn cut(&mut self, size: usize, layers: usize) {
+        let parts = self.threads().min(size).max(1);
+        self.shards.resize_with(parts, Shard::default);
+        let per = size.div_ceil(parts);
+        let mut first = 0;
+        for s in &mut self.shards {
+            s.first = first;
+            s.n = per.min(size - first);
+            first += s.n;
+            s.z.resize_with(layers, Vec::new);
+            s.y.resize_with(layers, Vec::new);
+            s.dy.resize_with(layers, Vec::new);
+        }
+    }
+
+    /// One forward and backward pass over `batch` from `w`: the gradients of the loss,
+    /// the batch norms' batch statistics and the losses.
+    pub fn step(&mut self, w: &Weights, batch: &BatchRef) -> StepResult {
+        let (cells, c) = (self.taps.cells, self.channels);
+        let layers = w.trunk.len();
+        let rows = batch.size * cells;
+        self.cut(batch.size, layers);
+        // The input, NCHW → NHWC; the gradients zeroed.
+        self.each(|me, s| {
+            let planes = me.in_planes;
+            let x0 = sized(&mut s.x0, s.n * cells * planes);
+            let input = &batch.input[s.first * planes * cells..];
+            for p in 0..s.n {
+                for q in 0..planes {
+                    for cell in 0..cells {
+                        x0[(p * cells + cell) * planes + q] =
+                            input[(p * planes + q) * cells + cell];
+                    }
+                }
+            }
+            s.grads = w.zeros_like();
+            s.loss = (0.0, 0.0);
+        });
+        // The trunk: each convolution, its statistics summed, then batch norm and ReLU.
+        let mut stats = Vec::with_capacity(layers + 1);
+        for (l, (layer, norm)) in w.trunk.iter().enumerate() {
+            let cin = if l == 0 { self.in_planes } else { c };
+            self.each(|me, s| {
+                let Shard {
+                    x0,
+                    z,
+                    y,
+                    cols,
+                    sums,
+                    ..
+                } = s;
+                let x = if l == 0 { &x0[..] } else { &y[l - 1][..] };
+                let r = s.n * cells;
+                let cols = sized(cols, r * 9 * cin);
+                me.taps.gather(x, cin, cols);
+                let zl = sized(&mut z[l], r * c);
+                matmul(zl, Op::N(cols), Op::N(&layer.w), r, 9 * cin, c, false);
+                moments(zl, c, sums);
+            });
+            let (st, scale, shift) = batch_stats(&total(&self.shards), rows, norm);
+            self.each(|_, s| {
+                let Shard { z, y, .. } = s;
+                let r = s.n * cells;
+                let (before, rest) = y.split_at_mut(l);
+                let residual = (l >= 2 && l % 2 == 0).then(|| &before[l - 2][..]);
+                normalise(&z[l], &scale, &shift, residual, sized(&mut rest[0], r * c));
+            });
+            stats.push(st);
+        }
+        // The heads' forward, to the value head's batch norm.
+        let (pp, vc) = (self.policy_planes, self.value_channels);
+        self.each(|_, s| {
+            let r = s.n * cells;
+            let trunk = &s.y[layers - 1];
+            let pol = sized(&mut s.pol, r * pp);
+            matmul(pol, Op::N(trunk), Op::N(&w.policy.w), r, c, pp, false);
+            for row in pol.chunks_exact_mut(pp) {
+                row.iter_mut().zip(&w.policy.b).for_each(|(v, b)| *v += b);
+            }
+            let vz = sized(&mut s.vz, r * vc);
+            matmul(vz, Op::N(trunk), Op::N(&w.value_conv.0.w), r, c, vc, false);
+            moments(vz, vc, &mut s.sums);
+        });
+        let (vst, vscale, vshift) = batch_stats(&total(&self.shards), rows, &w.value_conv.1);
+        // The rest of the forward, the loss, and the backward to the value batch norm.
+        self.each(|me, s| me.heads(w, batch, &vscale, &vshift, s));
+        let mut grads = w.zeros_like();
+        let coef = norm_back(
+            &total(&self.shards),
+            rows,
+            &w.value_conv.1,
+            &vst,
+            &mut grads.value_conv.1,
+        );
+        self.each(|_, s| {
+            let r = s.n * cells;
+            apply_norm_back(&mut s.dv, &s.vz, &coef);
+            let g = &mut s.grads.value_conv.0.w;
+            matmul(g, Op::T(&s.y[layers - 1]), Op::N(&s.dv), c, r, vc, true);
+            let wv = &w.value_conv.0.w;
+            matmul(
+                &mut s.dy[layers - 1],
+                Op::N(&s.dv),
+                Op::T(wv),
+                r,
+                vc,
+                c,
+                true,
+            );
+        });
+        stats.push(vst);
+        // The trunk's backward, last layer first.
+        for l in (0..layers).rev() {
+            self.each(|_, s| {
+                let Shard { dy, y, z, sums, .. } = s;
+                relu_back(&mut dy[l], &y[l], &z[l], c, sums);
+            });
+            let (layer, norm) = &w.trunk[l];
+            let coef = norm_back(
+                &total(&self.shards),
+                rows,
+                norm,
+                &stats[l],
+                &mut grads.trunk[l].1,
+            );
+            let cin = if l == 0 { self.in_planes } else { c };
+            self.each(|me, s| me.conv_back(l, layer, cin, &coef, s));
+        }
+        let (mut policy_loss, mut value_loss) = (0.0, 0.0);
+        let mut all = grads.buffers_mut();
+        for s in &mut self.shards {
+            policy_loss += s.loss.0;
+            value_loss += s.loss.1;
+            for (g, part) in all.iter_mut().zip(s.grads.buffers_mut()) {
+                g.iter_mut().zip(part.iter()).for_each(|(g, p)| *g += p);
+            }
+        }
+        drop(all);
+        StepResult {
+            grads,
+            stats,
+            policy_loss: policy_loss / batch.size as f64,
+            value_loss: value_loss / (batch.size * self.players) as f64,
+        }
+    }
+
+    /// Trunk layer `l`'s backward on one shard, from the gradient at its batch norm's
+    /// output (in `dy[l]`): the residual's share to the block's input, the batch norm,
+    /// the weights' gradient and the gradient at the layer's input.
+    fn conv_back(&self, l: usize, layer: &Layer, cin: usize, coef: &[Vec<f32>; 3], s: &mut Shard) {
+        let (cells, c) = (self.taps.cells, self.channels);
+        let r = s.n * cells;
+        let Shard {
+            x0,
+            z,
+            y,
+            dy,
+            cols,
+            grads,
+            ..
+        } = s;
+        let (before, rest) = dy.split_at_mut(l);
+        let dz = &mut rest[0];
+        if l >= 2 && l % 2 == 0 {
+            sized(&mut before[l - 2], r * c).copy_from_slice(dz);
+        }
+        apply_norm_back(dz, &z[l], coef);
+        let x = if l == 0 { &x0[..] } else { &y[l - 1][..] };
+        let cols = sized(cols, r * 9 * cin);
+        self.taps.gather(x, cin, cols);
+        matmul(
+            &mut grads.trunk[l].0.w,
+            Op::T(cols),
+            Op::N(dz),
+            9 * cin,
+            r,
+            c,
+            true,
+        );
+        if l > 0 {
+            matmul(cols, Op::N(dz), Op::T(&layer.w), r, c, 9 * cin, false);
+            let dx = &mut before[l - 1];
+            if l % 2 == 0 {
+                sized(dx, r * c).fill(0.0);
+            }
+            self.taps.scatter(cols, cin, dx);
+        }
+    }
+
+    /// The heads on one shard: the value head from its batch norm on, the loss, and the
+    /// backward of both heads as far as the value batch norm (its `[Σ dy, Σ dy·z]` left in
+    /// `sums`); the policy head's gradient at the trunk's output set.
+    fn heads(&self, w: &Weights, batch: &BatchRef, vscale: &[f32], vshift: &[f32], s: &mut Shard) {
+        let (cells, c, pp, vc) = (
+            self.taps.cells,
+            self.channels,
+            self.policy_planes,
+            self.value_channels,
+        );
+        let (n, r, hd, np) = (s.n, s.n * cells, self.hidden, self.players);
+        let total = batch.size as f32;
+        let last = s.y.len() - 1;
+        // Value forward: batch norm, ReLU, the mean over cells, two dense layers.
+        normalise(&s.vz, vscale, vshift, None, sized(&mut s.vy, r * vc));
+        let pooled = sized(&mut s.pooled, n * vc);
+        pooled.fill(0.0);
+        for (p, out) in pooled.chunks_exact_mut(vc).enumerate() {
+            add_column_sums(&s.vy[p * cells * vc..(p + 1) * cells * vc], out);
+            out.iter_mut().for_each(|v| *v /= cells as f32);
+        }
+        let hid = sized(&mut s.hid, n * hd);
+        matmul(hid, Op::N(pooled), Op::N(&w.hidden.w), n, vc, hd, false);
+        for row in hid.chunks_exact_mut(hd) {
+            row.iter_mut()
+                .zip(&w.hidden.b)
+                .for_each(|(v, b)| *v = (*v + b).max(0.0));
+        }
+        let v = sized(&mut s.v, n * np);
+        matmul(v, Op::N(hid), Op::N(&w.out.w), n, hd, np, false);
+        for row in v.chunks_exact_mut(np) {
+            row.iter_mut()
+                .zip(&w.out.b)
+                .for_each(|(v, b)| *v = (*v + b).tanh());
+        }
+        // Policy loss; the policy output's buffer becomes its gradient.
+        let na = self.gather.len();
+        let mut logits = vec![0.0f32; na];
+        for p in 0..n {
+            let at = (s.first + p) * na;
+            let (target, mask) = (&batch.policy[at..at + na], &batch.mask[at..at + na]);
+            let out = &mut s.pol[p * cells * pp..(p + 1) * cells * pp];
+            for ((l, &g), &m) in logits.iter_mut().zip(&self.gather).zip(mask) {
+                *l = out[g as usize] + m;
+            }
+            let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
+            let lse = max + sum.ln();
+            let tsum: f32 = target.iter().sum();
+            out.fill(0.0);
+            for ((&l, &g), &t) in logits.iter().zip(&self.gather).zip(target) {
+                if t != 0.0 {
+                    s.loss.0 -= (t * (l - lse)) as f64;
+                }
+                out[g as usize] = ((l - lse).exp() * tsum - t) / total;
+            }
+        }
+        let trunk = &s.y[last];
+        let g = &mut s.grads.policy;
+        matmul(&mut g.w, Op::T(trunk), Op::N(&s.pol), c, r, pp, true);
+        add_column_sums(&s.pol, &mut g.b);
+        let dtrunk = sized(&mut s.dy[last], r * c);
+        matmul(dtrunk, Op::N(&s.pol), Op::T(&w.policy.w), r, pp, c, false);
+        // Value loss and its backward through tanh and the dense layers.
+        let mut dzo = vec![0.0f32; n * np];
+        let scale = 2.0 * self.value_weight as f32 / (total * np as f32);
+        for ((d, &out), &t) in dzo
+            .iter_mut()
+            .zip(s.v.iter())
+            .zip(&batch.value[s.first * np..])
+        {
+            s.loss.1 += ((out - t) as f64).powi(2);
+            *d = scale * (out - t) * (1.0 - out * out);
+        }
+        let g = &mut s.grads;
+        matmul(&mut g.out.w, Op::T(&s.hid), Op::N(&dzo), hd, n, np, true);
+        add_column_sums(&dzo, &mut g.out.b);
+        let mut dhid = vec![0.0f32; n * hd];
+        matmul(&mut dhid, Op::N(&dzo), Op::T(&w.out.w), n, np, hd, false);
+        for (d, &h) in dhid.iter_mut().zip(s.hid.iter()) {
+            if h <= 0.0 {
+                *d = 0.0;
+            }
+        }
+        matmul(
+            &mut g.hidden.w,
+            Op::T(&s.pooled),
+            Op::N(&dhid),
+            vc,
+            n,
+            hd,
+            true,
+        );
+        add_column_sums(&dhid, &mut g.hidden.b);
+        let mut dpooled = vec![0.0f32; n * vc];
+        matmul(
+            &mut dpooled,
+            Op::N(&dhid),
+            Op::T(&w.hidden.w),
+            n,
+            hd,
+            vc,
+            false,
+        );
+        let dv = sized(&mut s.dv, r * vc);
+        for (p, rows) in dv.chunks_exact_mut(cells * vc).enumerate() {
+            for row in rows.chunks_exact_mut(vc) {
+                for (d, &g) in row.iter_mut().zip(&dpooled[p * vc..(p + 1) * vc]) {
+                    *d = g / cells as f32;
+                }
+            }
+        }
+        relu_back(dv, &s.vy, &s.vz, vc, &mut s.sums);
+    }
+}

@@ -1,0 +1,148 @@
+//! The 3×3 convolution as im2col + one matrix product, shared by the fast forward
+//! ([`super::fast`]) and the fast training step ([`super::backprop`]).
+//!
+//! Layout NHWC: a batch is `[positions × cells, channels]`, row-major. The im2col rows
+//! `[positions × cells, 9 × cin]` are a precomputed gather of each cell's nine neighbours
+//! (wrapping on a torus, zero past the edge otherwise); the weights are `[9 × cin, cout]`
+//! (tap-major, then input channel). Products run on the `gemm` crate's AVX2 / AVX-512
+//! kernels, chosen at run time.
+
+use super::NetShape;
+
+/// The tap that falls off the board (zero padding).
+const NONE: u32 = u32::MAX;
+
+/// Each cell's nine 3×3 neighbours on one board.
+#[derive(Debug, Clone)]
+pub struct Taps {
+    pub cells: usize,
+    /// `taps[cell × 9 + t]`: the source cell of tap `t` (row-major 3×3), or `NONE`.
+    taps: Vec<u32>,
+}
+
+impl Taps {
+    pub fn new(shape: &NetShape) -> Taps {
+        let (h, w) = (shape.height as isize, shape.width as isize);
+        let mut taps = Vec::with_capacity((h * w) as usize * 9);
+        for r in 0..h {
+            for c in 0..w {
+                for (dr, dc) in (-1..=1).flat_map(|dr| (-1..=1).map(move |dc| (dr, dc))) {
+                    let (rr, cc) = (r + dr, c + dc);
+                    taps.push(if shape.wraps {
+                        (rr.rem_euclid(h) * w + cc.rem_euclid(w)) as u32
+                    } else if (0..h).contains(&rr) && (0..w).contains(&cc) {
+                        (rr * w + cc) as u32
+                    } else {
+                        NONE
+                    });
+                }
+            }
+        }
+        Taps {
+            cells: (h * w) as usize,
+            taps,
+        }
+    }
+
+    /// The im2col rows of `x` (`[n × cells, cin]`) into `cols` (`[n × cells, 9 × cin]`).
+    pub fn gather(&self, x: &[f32], cin: usize, cols: &mut [f32]) {
+        let k = 9 * cin;
+        for (src, dst) in x
+            .chunks_exact(self.cells * cin)
+            .zip(cols.chunks_exact_mut(self.cells * k))
+        {
+            for (row, taps) in dst.chunks_exact_mut(k).zip(self.taps.chunks_exact(9)) {
+                for (slot, &tap) in row.chunks_exact_mut(cin).zip(taps) {
+                    if tap == NONE {
+                        slot.fill(0.0);
+                    } else {
+                        let at = tap as usize * cin;
+                        slot.copy_from_slice(&src[at..at + cin]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The adjoint of [`Taps::gather`]: adds to each cell of `dx` (`[n × cells, cin]`)
+    /// the im2col gradients `dcols` of every tap that read it.
+    pub fn scatter(&self, dcols: &[f32], cin: usize, dx: &mut [f32]) {
+        let k = 9 * cin;
+        for (src, dst) in dcols
+            .chunks_exact(self.cells * k)
+            .zip(dx.chunks_exact_mut(self.cells * cin))
+        {
+            for (row, taps) in src.chunks_exact(k).zip(self.taps.chunks_exact(9)) {
+                for (slot, &tap) in row.chunks_exact(cin).zip(taps) {
+                    if tap != NONE {
+                        let at = tap as usize * cin;
+                        for (d, &g) in dst[at..at + cin].iter_mut().zip(slot) {
+                            *d += g;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A row-major matrix operand, read as itself or transposed.
+#[derive(Clone, Copy)]
+pub enum Op<'a> {
+    /// `[rows, cols]` as stored.
+    N(&'a [f32]),
+    /// The transpose of a stored `[cols, rows]` matrix.
+    T(&'a [f32]),
+}
+
+impl<'a> Op<'a> {
+    /// (data, column stride, row stride) of this operand read as `[rows, cols]`.
+    fn strides(self, rows: usize, cols: usize) -> (&'a [f32], isize, isize) {
+        match self {
+            Op::N(a) => (a, 1, cols as isize),
+            Op::T(a) => (a, rows as isize, 1),
+        }
+    }
+}
+
+/// `dst[m × n] (+)= lhs[m × k] · rhs[k × n]`, row-major; added to `dst` when
+/// `accumulate`, else overwriting it.
+pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, accumulate: bool) {
+    let (l, l_cs, l_rs) = lhs.strides(m, k);
+    let (r, r_cs, r_rs) = rhs.strides(k, n);
+    assert!(dst.len() >= m * n && l.len() >= m * k && r.len() >= k * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    // SAFETY: the asserts above keep every access inside the three slices; the strides
+    // describe row-major matrices (or their transposes) of exactly those sizes.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            l.as_ptr(),
+            l_cs,
+            l_rs,
+            r.as_ptr(),
+            r_cs,
+            r_rs,
+            if accumulate { 1.0 } else { 0.0 },
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// Makes `v` exactly `len` long (its contents are for the caller to overwrite).
+pub fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
+    v.resize(len, 0.0);
+    &mut v[..len]
+}
