@@ -98,49 +98,99 @@ pub fn selfplay<G: crate::agents::Baselines>(
     })
 }
 
-/// Training steps: samples per second at `batch` samples per step.
+/// One training-step figure: the fast step (what `Trainer::step` runs) on `threads`
+/// threads and, when asked for, burn's autodiff step on the same weights and batches.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrainFigure {
+    pub what: &'static str,
+    pub blocks: usize,
+    pub channels: usize,
+    pub batch: usize,
+    pub threads: usize,
+    pub samples_per_s: f64,
+    pub min: f64,
+    pub max: f64,
+    pub rounds: usize,
+    /// burn's autodiff step (the reference), one thread.
+    pub autodiff_samples_per_s: Option<f64>,
+}
+
+/// `count` training samples from sampled positions: one random legal action each as the
+/// policy target, a fixed result.
+pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::replay::Sample<G>> {
+    let mut rng = crate::rng::Rng::new(9);
+    let mut legal = Vec::new();
+    sample_positions(start, count, 20, 11)
+        .into_iter()
+        .map(|state| {
+            state.legal_actions(&mut legal);
+            let a = legal[rng.below(legal.len())];
+            crate::selfplay::replay::Sample {
+                state,
+                policy: vec![(a, 1.0)],
+                outcome: [1.0, -1.0, 0.0],
+            }
+        })
+        .collect()
+}
+
+/// `steps` batches of `batch` samples each, cycling through `data`.
+pub fn train_batches<G: Game>(
+    data: &[crate::selfplay::replay::Sample<G>],
+    shape: &NetShape,
+    batch: usize,
+    steps: usize,
+) -> Vec<crate::train::Batch> {
+    let mut rng = crate::rng::Rng::new(9);
+    (0..steps)
+        .map(|i| {
+            let refs: Vec<_> = (0..batch)
+                .map(|k| &data[(i * batch + k) % data.len()])
+                .collect();
+            crate::train::make_batch(&refs, shape, &mut rng)
+        })
+        .collect()
+}
+
+/// Training steps: samples per second at `batch` samples per step, on `threads` threads.
 pub fn train<G: Game>(
     start: &G,
     shape: &NetShape,
     batch: usize,
     steps: usize,
     rounds: usize,
-) -> Vec<Rate> {
-    use crate::selfplay::replay::Sample;
-    let mut rng = crate::rng::Rng::new(9);
-    let mut legal = Vec::new();
-    let data: Vec<Sample<G>> = sample_positions(start, 256, 20, 11)
-        .into_iter()
-        .map(|state| {
-            state.legal_actions(&mut legal);
-            let a = legal[rng.below(legal.len())];
-            Sample {
-                state,
-                policy: vec![(a, 1.0)],
-                outcome: [1.0, -1.0, 0.0],
-            }
-        })
-        .collect();
-    let mut trainer =
-        crate::train::Trainer::new(shape.clone(), &crate::config::TrainConfig::default());
-    let batches: Vec<_> = (0..steps)
-        .map(|i| {
-            let refs: Vec<&Sample<G>> = (0..batch)
-                .map(|k| &data[(i * batch + k) % data.len()])
-                .collect();
-            crate::train::make_batch(&refs, shape, &mut rng)
-        })
-        .collect();
-    trainer.step(&batches[0]); // warm-up
-    vec![measure(
-        &format!("training, batch {batch}"),
-        "samples",
-        rounds,
-        |_| {
+    threads: usize,
+    reference: bool,
+) -> TrainFigure {
+    let data = train_samples(start, 256);
+    let batches = train_batches(&data, shape, batch, steps);
+    let config = crate::config::TrainConfig {
+        threads,
+        ..Default::default()
+    };
+    let time = |trainer: &mut crate::train::Trainer| {
+        trainer.step(&batches[0]); // warm-up
+        measure("training", "samples", rounds, |_| {
             for b in &batches {
                 trainer.step(b);
             }
             (steps * batch) as u64
-        },
-    )]
+        })
+    };
+    let fast = time(&mut crate::train::Trainer::new(shape.clone(), &config));
+    let autodiff = reference.then(|| {
+        time(&mut crate::train::Trainer::new(shape.clone(), &config).with_autodiff()).median
+    });
+    TrainFigure {
+        what: "train",
+        blocks: shape.blocks,
+        channels: shape.channels,
+        batch,
+        threads,
+        samples_per_s: fast.median,
+        min: fast.min,
+        max: fast.max,
+        rounds,
+        autodiff_samples_per_s: autodiff,
+    }
 }

@@ -3,6 +3,7 @@
 //! Every figure is the median of several timed rounds on one thread, so a noisy shared
 //! machine moves it less; the spread (min–max) is printed beside it.
 
+pub mod dump;
 pub mod learning;
 
 use std::time::Instant;

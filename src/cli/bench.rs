@@ -112,6 +112,17 @@ pub enum BenchKind {
         /// Steps per round.
         #[arg(long, default_value_t = 10)]
         steps: usize,
+        /// Threads one step is split over.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Also time burn's autodiff step (the reference) on the same batches.
+        #[arg(long)]
+        reference: bool,
+        /// Write the network's weights (safetensors, burn's layout and names) and the
+        /// first batch with this step's losses and gradients (JSON) under this directory,
+        /// for checking other frameworks against it.
+        #[arg(long, value_name = "DIR")]
+        dump: Option<std::path::PathBuf>,
     },
 }
 
@@ -209,13 +220,49 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             channels,
             batch,
             steps,
+            threads,
+            reference,
+            dump,
         } => {
             anyhow::ensure!(
                 batch >= 1 && steps >= 1,
                 "--batch and --steps must be at least 1"
             );
+            anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+            crate::limits::at_most("--threads", threads, crate::limits::MAX_THREADS)?;
             let shape = crate::nn::NetShape::for_game(&start, blocks, channels, 64);
-            bench::learning::train(&start, &shape, batch, steps, args.rounds)
+            if let Some(dir) = dump {
+                return bench::dump::train_step(&start, &shape, batch, &dir);
+            }
+            let f = bench::learning::train(
+                &start,
+                &shape,
+                batch,
+                steps,
+                args.rounds,
+                threads,
+                reference,
+            );
+            if args.json {
+                println!("{}", serde_json::to_string(&f)?);
+                return Ok(());
+            }
+            let gflop = 3.0 * crate::nn::flops_per_position(&shape) / 1e9;
+            let burn = f.autodiff_samples_per_s.map_or(String::new(), |b| {
+                format!(
+                    "; burn's autodiff step {b:.0}/s, {:.2}x faster",
+                    f.samples_per_s / b
+                )
+            });
+            println!(
+                "training step {blocks}x{channels}, batch {batch}, {threads} thread(s): {:>7.0} samples/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}",
+                f.samples_per_s,
+                f.samples_per_s * gflop,
+                f.rounds,
+                f.min,
+                f.max
+            );
+            return Ok(());
         }
         BenchKind::Selfplay { .. } => return selfplay(&start, args),
     };

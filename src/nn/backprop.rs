@@ -117,6 +117,9 @@ pub struct StepResult {
     pub value_loss: f64,
 }
 
+/// im2col rows per slice of a shard's positions.
+const CHUNK_ROWS: usize = 1024;
+
 /// Batch norm's epsilon (burn's default, which the network uses).
 const EPSILON: f64 = 1e-5;
 
@@ -384,11 +387,13 @@ impl Backprop {
                     ..
                 } = s;
                 let x = if l == 0 { &x0[..] } else { &y[l - 1][..] };
-                let r = s.n * cells;
-                let cols = sized(cols, r * 9 * cin);
-                me.taps.gather(x, cin, cols);
-                let zl = sized(&mut z[l], r * c);
-                matmul(zl, Op::N(cols), Op::N(&layer.w), r, 9 * cin, c, false);
+                let zl = sized(&mut z[l], s.n * cells * c);
+                for (x, z) in me.chunks(x, cin).zip(me.chunks_mut(zl, c)) {
+                    let r = z.len() / c;
+                    let cols = sized(cols, r * 9 * cin);
+                    me.taps.gather(x, cin, cols);
+                    matmul(z, Op::N(cols), Op::N(&layer.w), r, 9 * cin, c, false);
+                }
                 moments(zl, c, sums);
             });
             let (st, scale, shift) = batch_stats(&total(&self.shards), rows, norm);
@@ -500,25 +505,39 @@ impl Backprop {
         }
         apply_norm_back(dz, &z[l], coef);
         let x = if l == 0 { &x0[..] } else { &y[l - 1][..] };
-        let cols = sized(cols, r * 9 * cin);
-        self.taps.gather(x, cin, cols);
-        matmul(
-            &mut grads.trunk[l].0.w,
-            Op::T(cols),
-            Op::N(dz),
-            9 * cin,
-            r,
-            c,
-            true,
-        );
-        if l > 0 {
-            matmul(cols, Op::N(dz), Op::T(&layer.w), r, c, 9 * cin, false);
-            let dx = &mut before[l - 1];
-            if l % 2 == 0 {
-                sized(dx, r * c).fill(0.0);
-            }
-            self.taps.scatter(cols, cin, dx);
+        let dw = &mut grads.trunk[l].0.w;
+        let mut dx = (l > 0).then(|| &mut before[l - 1]);
+        if let Some(dx) = dx.as_deref_mut()
+            && l % 2 == 0
+        {
+            sized(dx, r * c).fill(0.0);
         }
+        let mut dxs = dx.map(|d| self.chunks_mut(d, c)).into_iter().flatten();
+        for (x, dz) in self.chunks(x, cin).zip(self.chunks(dz, c)) {
+            let rows = dz.len() / c;
+            let cols = sized(cols, rows * 9 * cin);
+            self.taps.gather(x, cin, cols);
+            matmul(dw, Op::T(cols), Op::N(dz), 9 * cin, rows, c, true);
+            if let Some(dx) = dxs.next() {
+                matmul(cols, Op::N(dz), Op::T(&layer.w), rows, c, 9 * cin, false);
+                self.taps.scatter(cols, cin, dx);
+            }
+        }
+    }
+
+    /// `x` (`[positions × cells, width]`) in slices of whole positions whose im2col rows
+    /// stay in the caches.
+    fn chunks<'a>(&self, x: &'a [f32], width: usize) -> std::slice::Chunks<'a, f32> {
+        x.chunks(self.chunk_positions() * self.taps.cells * width)
+    }
+
+    fn chunks_mut<'a>(&self, x: &'a mut [f32], width: usize) -> std::slice::ChunksMut<'a, f32> {
+        x.chunks_mut(self.chunk_positions() * self.taps.cells * width)
+    }
+
+    /// Positions per slice: about [`CHUNK_ROWS`] im2col rows.
+    fn chunk_positions(&self) -> usize {
+        (CHUNK_ROWS / self.taps.cells).max(1)
     }
 
     /// The heads on one shard: the value head from its batch norm on, the loss, and the

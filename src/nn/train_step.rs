@@ -170,6 +170,7 @@ struct Named<'a> {
     path: Vec<String>,
     grads: Option<&'a GradientsParams>,
     out: BTreeMap<String, Vec<f32>>,
+    dims: BTreeMap<String, Vec<usize>>,
 }
 
 impl ModuleVisitor for Named<'_> {
@@ -187,8 +188,10 @@ impl ModuleVisitor for Named<'_> {
             None => Some(param.val()),
         };
         if let Some(t) = value {
+            let name = self.path.join(".");
+            self.dims.insert(name.clone(), t.dims().to_vec());
             let v = t.into_data().convert::<f32>().try_to_vec::<f32>();
-            self.out.insert(self.path.join("."), v.expect("f32 tensor"));
+            self.out.insert(name, v.expect("f32 tensor"));
         }
     }
 }
@@ -196,13 +199,22 @@ impl ModuleVisitor for Named<'_> {
 /// Every float tensor of `model` by its path: the parameters and the batch norms'
 /// running statistics (for comparing two models).
 pub fn named_tensors(model: &PolicyValueNet) -> BTreeMap<String, Vec<f32>> {
+    named_tensors_with_dims(model).0
+}
+
+/// [`named_tensors`], and each one's dimensions (burn's layout).
+#[allow(clippy::type_complexity)]
+pub fn named_tensors_with_dims(
+    model: &PolicyValueNet,
+) -> (BTreeMap<String, Vec<f32>>, BTreeMap<String, Vec<usize>>) {
     let mut v = Named {
         path: Vec::new(),
         grads: None,
         out: BTreeMap::new(),
+        dims: BTreeMap::new(),
     };
     model.valid().visit(&mut v);
-    v.out
+    (v.out, v.dims)
 }
 
 /// The gradients in `grads` by the path of `model`'s parameter each belongs to.
@@ -214,6 +226,7 @@ pub fn named_gradients(
         path: Vec::new(),
         grads: Some(grads),
         out: BTreeMap::new(),
+        dims: BTreeMap::new(),
     };
     model.visit(&mut v);
     v.out
