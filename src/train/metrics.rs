@@ -95,6 +95,18 @@ pub struct IterationMetrics {
     /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).
     #[serde(default)]
     pub ingest_seconds: f64,
+    /// Where the iteration's time went, in seconds: its games (the trainer's self-play
+    /// and uploads taken in), training (of which building the batches: sampling,
+    /// augmenting, encoding), and gating with the baseline matches. `iteration_seconds`
+    /// counts games, training and saving, not gating.
+    #[serde(default)]
+    pub selfplay_seconds: f64,
+    #[serde(default)]
+    pub train_seconds: f64,
+    #[serde(default)]
+    pub batch_seconds: f64,
+    #[serde(default)]
+    pub gating_seconds: f64,
 }
 
 /// The metrics log's key in a run's store.

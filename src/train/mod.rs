@@ -318,20 +318,24 @@ impl Trainer {
         losses
     }
 
-    /// `steps` steps on batches drawn from `buffer`; mean losses. `tick` after each.
+    /// `steps` steps on batches drawn from `buffer`; mean losses, and the seconds spent
+    /// building the batches. `tick` after each.
     pub fn train<G: Game>(
         &mut self,
         buffer: &ReplayBuffer<G>,
         steps: u64,
         rng: &mut Rng,
         tick: impl Fn(),
-    ) -> Losses {
+    ) -> (Losses, f64) {
         let mut sum = Losses::default();
+        let mut batch_time = std::time::Duration::ZERO;
         for _ in 0..steps {
+            let t = std::time::Instant::now();
             let samples: Vec<&Sample<G>> = (0..self.config.batch_size)
                 .map(|_| buffer.sample(rng))
                 .collect();
             let batch = make_batch(&samples, &self.shape, rng);
+            batch_time += t.elapsed();
             let l = self.step(&batch);
             sum.policy += l.policy;
             sum.value += l.value;
@@ -339,10 +343,11 @@ impl Trainer {
             tick();
         }
         let n = steps.max(1) as f64;
-        Losses {
+        let losses = Losses {
             policy: sum.policy / n,
             value: sum.value / n,
             total: sum.total / n,
-        }
+        };
+        (losses, batch_time.as_secs_f64())
     }
 }

@@ -275,7 +275,9 @@ impl<G: Baselines> Run<'_, G> {
         // resumed run draws what an uninterrupted one would.
         let mut rng = Rng::new(Rng::derive(c.run.seed ^ 0x7EA1, it as u64));
         // 1. Games: uploads from self-play workers, then the trainer's own self-play.
+        let t_games = Instant::now();
         let (sp, ingest_seconds) = self.gather(trainer, state, buffer, it)?;
+        let selfplay_seconds = t_games.elapsed().as_secs_f64();
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
         let (games, positions) = buffer.stored(it);
@@ -288,10 +290,10 @@ impl<G: Baselines> Run<'_, G> {
         };
         let bar = Progress::new("training", steps, "steps", self.progress);
         let t_train = Instant::now();
-        let losses = if steps > 0 {
+        let (losses, batch_seconds) = if steps > 0 {
             trainer.train(buffer, steps, &mut rng, || bar.inc())
         } else {
-            Losses::default()
+            (Losses::default(), 0.0)
         };
         bar.finish();
         let train_time = t_train.elapsed();
@@ -332,6 +334,10 @@ impl<G: Baselines> Run<'_, G> {
             opponent_games: sp.opponent_games,
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
+            selfplay_seconds,
+            train_seconds: train_time.as_secs_f64(),
+            batch_seconds,
+            gating_seconds: 0.0,
         };
         let store = self.store.as_ref();
         save(
@@ -450,6 +456,7 @@ impl<G: Baselines> Run<'_, G> {
         let (candidate, best_path) = (store.location(&key), store.location(BEST));
         m.minutes = state.wall_seconds / 60.0;
         m.iteration_seconds += seconds;
+        let t_gating = Instant::now();
         if stage == Stage::Trained {
             let gate = gating::gate(
                 start,
@@ -488,6 +495,7 @@ impl<G: Baselines> Run<'_, G> {
                     start, c, it, &best_path, "greedy", progress,
                 )?);
             }
+            m.gating_seconds += t_gating.elapsed().as_secs_f64();
             save(trainer, state, store, &key, Some((Stage::Done, &m)))?;
         }
         if metrics::last_iteration(store)? < it {
