@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Self-play throughput with 1, 2 and 4 worker processes against one S3 store, and the
-# trainer's ingest rate. Needs a running S3 server and the AWS_* variables set (see the
+# Self-play throughput with 1, 2, 4 and 8 worker processes against one S3 store, then
+# the trainer taking in and training on what the 8 workers made, in one iteration. Needs a running S3 server and the AWS_* variables set (see the
 # README's "Scaling out"); uses the tiny Infexion config with selfplay.workers = 0.
 #   bench/scale-out.sh s3://runs/bench [games per worker]
 set -euo pipefail
@@ -19,7 +19,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 kill -9 "$trainer"; wait "$trainer" 2>/dev/null || true
-for n in 1 2 4; do
+for n in 1 2 4 8; do
   pids=()
   for i in $(seq 1 "$n"); do
     "$bin" selfplay --config "$work/run.toml" --store "$store" --worker-id "bench$n-$i" \
@@ -31,8 +31,10 @@ for n in 1 2 4; do
       for (i = 1; i <= NF; i++) { if ($(i+1) == "positions" && $(i+2) == "in") p += $i; if ($i ~ /^[0-9.]+$/ && $(i+1) == "s:") { if ($i > s) s = $i } }
     } END { printf "%d worker process(es): %d positions in %.1f s = %.0f positions/s\n", n, p, s, p / s }'
 done
-# The trainer takes in 64 of the uploaded games in its first iteration.
+# The trainer takes in as many games as the 8 workers made, and trains on them.
 sleep 3
-sed -i 's/^games_per_iteration = .*/games_per_iteration = 64/' "$work/run.toml"
+sed -i "s/^games_per_iteration = .*/games_per_iteration = $((8 * games))/" "$work/run.toml"
 "$bin" train --config "$work/run.toml" --store "$store" --lease-seconds 2 --quiet > "$work/t1.log" 2>&1
 grep -o 'took in .*' "$work/t1.log" | sed 's/ |.*//' | head -1
+grep -o '[0-9]* steps, [0-9]* samples/s' "$work/t1.log" | head -1 |
+  sed "s/^/trained: /; s/\$/ (train.replay_ratio = $(grep -o '^replay_ratio = [0-9.]*' "$work/run.toml" | cut -d' ' -f3))/"

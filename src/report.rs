@@ -233,5 +233,32 @@ pub fn table(m: &[IterationMetrics]) -> String {
             wdl(&x.vs_greedy),
         );
     }
-    out
+    out + &time_shares(m)
+}
+
+/// Where the iterations' time went, summed over those that record it (metrics written
+/// before the phase timings have none): a line, or nothing.
+pub fn time_shares(m: &[IterationMetrics]) -> String {
+    let timed: Vec<_> = m.iter().filter(|x| x.train_seconds > 0.0).collect();
+    let sum = |f: fn(&IterationMetrics) -> f64| timed.iter().map(|x| f(x)).sum::<f64>();
+    let (games, train, batches, gating) = (
+        sum(|x| x.selfplay_seconds),
+        sum(|x| x.train_seconds),
+        sum(|x| x.batch_seconds),
+        sum(|x| x.gating_seconds),
+    );
+    let all = games + train + gating;
+    if timed.is_empty() || all <= 0.0 {
+        return String::new();
+    }
+    let pct = |v: f64| 100.0 * v / all;
+    format!(
+        "time over {} iterations ({:.1} min): games {:.0}%, training {:.0}% (building batches {:.1}%), gating and baselines {:.0}%\n",
+        timed.len(),
+        all / 60.0,
+        pct(games),
+        pct(train),
+        pct(batches),
+        pct(gating)
+    )
 }

@@ -124,7 +124,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
     Manifest {
         format: manifest::FORMAT.into(),
         version: manifest::VERSION,
-        weights_sha256: String::new(), // filled in by `write`
+        weights_sha256: None, // filled in by `write`
         game: GameInfo {
             name: shape.game.clone(),
             players,
@@ -176,7 +176,7 @@ pub fn write(out: &Path, manifest: &Manifest, model: &PolicyValueNet) -> anyhow:
     let bytes = safetensors::to_bytes(&folded_tensors(&shape, model), &meta);
     write_atomic(&out.join(WEIGHTS), &bytes)?;
     let manifest = Manifest {
-        weights_sha256: sha256_hex(&bytes),
+        weights_sha256: Some(sha256_hex(&bytes)),
         ..manifest.clone()
     };
     let json = serde_json::to_string_pretty(&manifest)? + "\n";
@@ -253,12 +253,17 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
     let weights = dir.join(WEIGHTS);
     let bytes = crate::limits::read_file(&weights, crate::limits::MAX_MODEL_BYTES)?;
     let digest = sha256_hex(&bytes);
-    if digest != m.weights_sha256 {
-        bail!(
+    match &m.weights_sha256 {
+        Some(want) if *want != digest => bail!(
             "{}: damaged or replaced (its SHA-256 is {digest}, the manifest says {})",
             weights.display(),
-            crate::limits::clip(&m.weights_sha256)
-        );
+            crate::limits::clip(want)
+        ),
+        Some(_) => {}
+        None => eprintln!(
+            "warning: {}: no weights_sha256 in the manifest (exported before checksums); the weights are not verified",
+            dir.display()
+        ),
     }
     let mut tensors = safetensors::from_bytes(&bytes)
         .with_context(|| format!("{}: not a valid safetensors file", weights.display()))?;

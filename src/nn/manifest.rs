@@ -22,8 +22,10 @@ pub const BN_EPSILON: f64 = 1e-5;
 pub struct Manifest {
     pub format: String,
     pub version: u32,
-    /// SHA-256 of `model.safetensors`, lowercase hex; every loader checks it.
-    pub weights_sha256: String,
+    /// SHA-256 of `model.safetensors`, lowercase hex; every loader checks it. Absent
+    /// from bundles exported before the checksum was added: those load with a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights_sha256: Option<String>,
     pub game: GameInfo,
     pub input: Input,
     pub architecture: Architecture,

@@ -195,12 +195,14 @@ fn summary_line(m: &IterationMetrics) -> String {
         })
     };
     format!(
-        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | loss {:.3} (p {:.3} v {:.3}) | gate {}{}{} | best {} | vs baseline {} | vs greedy {}",
+        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | {} steps, {:.0} samples/s | loss {:.3} (p {:.3} v {:.3}) | gate {}{}{} | best {} | vs baseline {} | vs greedy {}",
         m.iteration,
         m.minutes,
         m.games,
         m.mean_game_plies,
         m.selfplay_positions_per_second,
+        m.train_steps,
+        m.train_samples_per_second,
         m.loss_total,
         m.loss_policy,
         m.loss_value,

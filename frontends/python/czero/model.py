@@ -9,6 +9,7 @@ convolutions, so inference is convolutions, matrix products and activations.
 import hashlib
 import json
 import os
+import warnings
 
 import numpy as np
 
@@ -78,7 +79,13 @@ class Model:
         except OSError as e:
             raise BundleError(f"cannot read the weights: {e.strerror}") from None
         digest = hashlib.sha256(raw).hexdigest()
-        if digest != m.get("weights_sha256"):
+        if "weights_sha256" not in m:
+            warnings.warn(
+                f"{directory}: no weights_sha256 in the manifest (exported before "
+                "checksums); the weights are not verified",
+                stacklevel=2,
+            )
+        elif digest != m["weights_sha256"]:
             raise BundleError(
                 f"{weights}: damaged or replaced (its SHA-256 is {digest}, "
                 f"the manifest says {str(m.get('weights_sha256'))[:80]})"
