@@ -98,7 +98,7 @@ impl ModuleMapper for Seeded {
         let dims = tensor.dims();
         let n: usize = dims.iter().product();
         let (centre, bound) = match D {
-            1 if tensor.clone().into_data().to_vec::<f32>().unwrap()[0] == 1.0 => (1.0, 0.2),
+            1 if tensor.clone().into_data().try_to_vec::<f32>().unwrap()[0] == 1.0 => (1.0, 0.2),
             1 => (0.0, 0.2),
             _ => (0.0, 1.0 / ((n / dims[0]) as f32).sqrt()),
         };

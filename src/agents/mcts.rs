@@ -63,7 +63,7 @@ pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
 
 pub struct MctsAgent<G: Game> {
     name: String,
-    eval: NetEvaluator,
+    eval: NetEvaluator<G>,
     sims: u32,
     params: MctsParams,
     tree: Option<Tree<G>>,

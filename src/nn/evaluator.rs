@@ -1,10 +1,12 @@
 //! [`NetEvaluator`]: the network as an MCTS evaluator, with an evaluation cache.
 //!
 //! Positions missing from the cache are encoded into one input buffer and run as one
-//! batch. Priors are the softmax of the legal actions' logits; values come back from
-//! the mover's point of view and are rotated to absolute seats. Results are cached by
-//! the position's hash (a transposition, or a position revisited after tree reuse, is
-//! not evaluated twice); the cache is cleared when it reaches its capacity.
+//! batch; a position that appears twice in a batch is run once. Priors are the softmax
+//! of the legal actions' logits; values come back from the mover's point of view and
+//! are rotated to absolute seats. Results are cached by the position's hash with the
+//! position itself, which a hit must equal (so a hash collision is a miss, never
+//! another position's priors); a transposition, or a position revisited after tree
+//! reuse, is not evaluated twice. The cache is cleared when it reaches its capacity.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -41,16 +43,17 @@ impl EvalStats {
     }
 }
 
-pub struct NetEvaluator {
+pub struct NetEvaluator<G> {
     net: Net,
-    cache: HashMap<u64, Evaluation>,
+    /// By hash: the position and its evaluation.
+    cache: HashMap<u64, (G, Evaluation)>,
     capacity: usize,
     pub stats: EvalStats,
 }
 
-impl NetEvaluator {
+impl<G: Game> NetEvaluator<G> {
     /// `cache_capacity` positions (0 disables the cache).
-    pub fn new(net: Net, cache_capacity: usize) -> NetEvaluator {
+    pub fn new(net: Net, cache_capacity: usize) -> NetEvaluator<G> {
         NetEvaluator {
             net,
             cache: HashMap::new(),
@@ -79,18 +82,33 @@ pub fn legal_softmax(logits: &[f32], legal: &[Action]) -> Vec<f32> {
     p
 }
 
-impl<G: Game> Evaluator<G> for NetEvaluator {
+impl<G: Game> Evaluator<G> for NetEvaluator<G> {
     fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<Evaluation> {
         self.stats.requests += batch.len() as u64;
         let mut out: Vec<Option<Evaluation>> = vec![None; batch.len()];
-        let mut missing = Vec::new();
+        // Positions to run (their first index in `batch`), and for each request its
+        // row among them.
+        let mut missing: Vec<usize> = Vec::new();
+        let mut row: Vec<Option<usize>> = vec![None; batch.len()];
+        let mut rows_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, (state, _)) in batch.iter().enumerate() {
-            match self.cache.get(&state.hash()) {
-                Some(e) => {
+            let hash = state.hash();
+            match self.cache.get(&hash) {
+                Some((cached, e)) if cached == *state => {
                     out[i] = Some(e.clone());
                     self.stats.cache_hits += 1;
+                    continue;
                 }
-                None => missing.push(i),
+                _ => {}
+            }
+            let same = rows_by_hash.entry(hash).or_default();
+            match same.iter().find(|&&r| batch[missing[r]].0 == *state) {
+                Some(&r) => row[i] = Some(r), // a duplicate within the batch
+                None => {
+                    same.push(missing.len());
+                    row[i] = Some(missing.len());
+                    missing.push(i);
+                }
             }
         }
         if !missing.is_empty() {
@@ -108,21 +126,28 @@ impl<G: Game> Evaluator<G> for NetEvaluator {
             if self.capacity > 0 && self.cache.len() + missing.len() > self.capacity {
                 self.cache.clear();
             }
-            for (k, &i) in missing.iter().enumerate() {
-                let (state, legal) = batch[i];
-                let mover = state.to_move();
-                let mut values = [0.0; MAX_PLAYERS];
-                for (rel, v) in o.values[k * np..(k + 1) * np].iter().enumerate() {
-                    values[(mover + rel) % np] = *v;
+            let evals: Vec<Evaluation> = (missing.iter().enumerate())
+                .map(|(k, &i)| {
+                    let (state, legal) = batch[i];
+                    let mover = state.to_move();
+                    let mut values = [0.0; MAX_PLAYERS];
+                    for (rel, v) in o.values[k * np..(k + 1) * np].iter().enumerate() {
+                        values[(mover + rel) % np] = *v;
+                    }
+                    let e = Evaluation {
+                        priors: legal_softmax(&o.logits[k * na..(k + 1) * na], legal),
+                        values,
+                    };
+                    if self.capacity > 0 {
+                        self.cache.insert(state.hash(), (state.clone(), e.clone()));
+                    }
+                    e
+                })
+                .collect();
+            for (o, r) in out.iter_mut().zip(&row) {
+                if let (None, Some(r)) = (&o, r) {
+                    *o = Some(evals[*r].clone());
                 }
-                let e = Evaluation {
-                    priors: legal_softmax(&o.logits[k * na..(k + 1) * na], legal),
-                    values,
-                };
-                if self.capacity > 0 {
-                    self.cache.insert(state.hash(), e.clone());
-                }
-                out[i] = Some(e);
             }
         }
         out.into_iter()
@@ -143,7 +168,7 @@ mod tests {
         let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
         let mut blue = start;
         blue.apply(0).unwrap(); // Blue to move
-        let mut ev = NetEvaluator::new(net.clone(), 100);
+        let mut ev = NetEvaluator::<Board>::new(net.clone(), 100);
         let (mut la, mut lb) = (Vec::new(), Vec::new());
         start.legal_actions(&mut la);
         blue.legal_actions(&mut lb);
@@ -168,5 +193,37 @@ mod tests {
         assert_eq!(ev.stats.cache_hits, 2);
         assert_eq!(ev.stats.evaluated, 2);
         assert!((ev.stats.hit_rate() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_hash_collision_is_a_miss_and_duplicates_run_once() {
+        let start = Board::new();
+        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
+        let mut other = start;
+        other.apply(0).unwrap();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        start.legal_actions(&mut la);
+        other.legal_actions(&mut lb);
+        assert_ne!(la.len(), lb.len());
+        let mut ev = NetEvaluator::<Board>::new(net.clone(), 100);
+        // The start position, then `other` cached under the start's hash by force.
+        let first = ev.evaluate(&[(&start, la.as_slice())]);
+        let fake = ev.cache.remove(&start.hash()).unwrap().1;
+        ev.cache.insert(start.hash(), (other, fake.clone()));
+        let again = ev.evaluate(&[(&start, la.as_slice())]);
+        assert_eq!(again, first, "a colliding entry is not used");
+        assert_eq!(ev.stats.cache_hits, 0);
+        // Three requests, two of them the same position: two positions run.
+        let batch = [
+            (&other, lb.as_slice()),
+            (&start, la.as_slice()),
+            (&other, lb.as_slice()),
+        ];
+        let mut fresh = NetEvaluator::<Board>::new(net, 0);
+        let out = fresh.evaluate(&batch);
+        assert_eq!(fresh.stats.evaluated, 2);
+        assert_eq!(out[0], out[2]);
+        assert_eq!(out[1], first[0]);
+        assert_eq!(out[0].priors.len(), lb.len());
     }
 }
