@@ -55,9 +55,7 @@ fn a_bundle_without_a_checksum_loads_and_runs_as_its_weights() {
     let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
     let with_sum = manifest.replacen("{", "{\n  \"weights_sha256\": \"00\",", 1);
     std::fs::write(dir.join("manifest.json"), with_sum).unwrap();
-    let err = contagion::nn::bundle::load(&dir)
-        .err()
-        .expect("a wrong checksum is refused");
+    let err = contagion::nn::bundle::load(&dir).expect_err("a wrong checksum is refused");
     assert!(
         format!("{err:#}").contains("damaged or replaced"),
         "{err:#}"

@@ -166,6 +166,12 @@ pub struct Backprop {
     shards: Vec<Shard>,
 }
 
+/// Whether trunk layer `l` is a residual block's second convolution, whose output adds
+/// the block's input (layer `l - 2`'s output). Layer 0 is the stem.
+fn closes_block(l: usize) -> bool {
+    l >= 2 && l.is_multiple_of(2)
+}
+
 /// Per-channel `[Σx, Σx²]` of `x` (`[rows, c]`) into `sums` (`2c`).
 fn moments(x: &[f32], c: usize, sums: &mut Vec<f64>) {
     sums.clear();
@@ -401,7 +407,7 @@ impl Backprop {
                 let Shard { z, y, .. } = s;
                 let r = s.n * cells;
                 let (before, rest) = y.split_at_mut(l);
-                let residual = (l >= 2 && l % 2 == 0).then(|| &before[l - 2][..]);
+                let residual = closes_block(l).then(|| &before[l - 2][..]);
                 normalise(&z[l], &scale, &shift, residual, sized(&mut rest[0], r * c));
             });
             stats.push(st);
@@ -500,7 +506,7 @@ impl Backprop {
         } = s;
         let (before, rest) = dy.split_at_mut(l);
         let dz = &mut rest[0];
-        if l >= 2 && l % 2 == 0 {
+        if closes_block(l) {
             sized(&mut before[l - 2], r * c).copy_from_slice(dz);
         }
         apply_norm_back(dz, &z[l], coef);
@@ -508,7 +514,7 @@ impl Backprop {
         let dw = &mut grads.trunk[l].0.w;
         let mut dx = (l > 0).then(|| &mut before[l - 1]);
         if let Some(dx) = dx.as_deref_mut()
-            && l % 2 == 0
+            && closes_block(l)
         {
             sized(dx, r * c).fill(0.0);
         }

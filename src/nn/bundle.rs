@@ -17,8 +17,9 @@ use burn::nn::BatchNorm;
 use burn::nn::conv::Conv2d;
 use burn::tensor::{Device, Tensor as BurnTensor, TensorData};
 
-use super::manifest::{self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance};
-use super::network::ConvBn;
+use super::manifest::{
+    self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance, names,
+};
 use super::safetensors::{self, Tensor};
 use super::{Net, NetShape, PolicyValueNet};
 use crate::games::Game;
@@ -67,28 +68,22 @@ fn fold_conv(conv: &Conv2d, bn: Option<&BatchNorm>) -> (Vec<f32>, Vec<f32>) {
 
 /// The bundle's tensors for `model`, by name.
 pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<String, Tensor> {
-    let mut convs: Vec<(String, &Conv2d, Option<&BatchNorm>)> =
-        vec![("stem".into(), &model.stem.conv, Some(&model.stem.bn))];
-    for (i, block) in model.blocks.iter().enumerate() {
-        for (part, cb) in [("a", &block.a), ("b", &block.b)] {
-            convs.push((format!("blocks.{i}.{part}"), &cb.conv, Some(&cb.bn)));
-        }
-    }
-    convs.push(("policy".into(), &model.policy, None));
-    convs.push((
-        "value.conv".into(),
-        &model.value_conv,
-        Some(&model.value_bn),
-    ));
+    let trunk = model.trunk().into_iter().map(|cb| (&cb.conv, Some(&cb.bn)));
+    let heads = [
+        (&model.policy, None),
+        (&model.value_conv, Some(&model.value_bn)),
+    ];
+    let names = (names::trunk(model.blocks.len()).into_iter())
+        .chain([names::POLICY.to_string(), names::VALUE_CONV.to_string()]);
     let mut folded = BTreeMap::new();
-    for (name, conv, bn) in convs {
+    for (name, (conv, bn)) in names.zip(trunk.chain(heads)) {
         let (w, b) = fold_conv(conv, bn);
-        folded.insert(format!("{name}.weight"), w);
-        folded.insert(format!("{name}.bias"), b);
+        folded.insert(names::weight(&name), w);
+        folded.insert(names::bias(&name), b);
     }
     for (name, linear) in [
-        ("value.hidden", &model.value_hidden),
-        ("value", &model.value_out),
+        (names::VALUE_HIDDEN, &model.value_hidden),
+        (names::VALUE_OUT, &model.value_out),
     ] {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
@@ -97,9 +92,9 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         let t: Vec<f32> = (0..cout * cin)
             .map(|k| w[(k % cin) * cout + k / cin])
             .collect();
-        folded.insert(format!("{name}.weight"), t);
+        folded.insert(names::weight(name), t);
         let b = linear.bias.as_ref().expect("linear bias").val();
-        folded.insert(format!("{name}.bias"), values(b));
+        folded.insert(names::bias(name), values(b));
     }
     manifest::tensor_shapes(&manifest::layers(shape))
         .into_iter()
@@ -139,14 +134,14 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
         architecture: manifest::architecture(shape),
         outputs: Outputs {
             policy: Output {
-                value: "policy".into(),
+                value: names::POLICY.into(),
                 shape: vec![shape.actions()],
                 meaning: "logits over the whole action space in action order; mask the \
                           illegal actions, then softmax"
                     .into(),
             },
             value: Output {
-                value: "value".into(),
+                value: names::VALUE_OUT.into(),
                 shape: vec![shape.num_players],
                 meaning: value_meaning,
             },
@@ -333,30 +328,26 @@ fn unfold(
         bn.running_var =
             RunningState::new(BurnTensor::from_data(TensorData::new(var, [n]), device));
     };
-    let conv_bn = |cb: &mut ConvBn, name: &str, take: &mut dyn FnMut(&str) -> Tensor| {
-        cb.conv.weight = param(take(&format!("{name}.weight")), device);
-        identity(&mut cb.bn, take(&format!("{name}.bias")));
-    };
-    conv_bn(&mut model.stem, "stem", &mut take);
-    for (i, block) in model.blocks.iter_mut().enumerate() {
-        conv_bn(&mut block.a, &format!("blocks.{i}.a"), &mut take);
-        conv_bn(&mut block.b, &format!("blocks.{i}.b"), &mut take);
+    let trunk = names::trunk(model.blocks.len());
+    for (cb, name) in model.trunk_mut().into_iter().zip(&trunk) {
+        cb.conv.weight = param(take(&names::weight(name)), device);
+        identity(&mut cb.bn, take(&names::bias(name)));
     }
-    model.policy.weight = param(take("policy.weight"), device);
-    model.policy.bias = Some(param(take("policy.bias"), device));
-    model.value_conv.weight = param(take("value.conv.weight"), device);
-    identity(&mut model.value_bn, take("value.conv.bias"));
+    model.policy.weight = param(take(&names::weight(names::POLICY)), device);
+    model.policy.bias = Some(param(take(&names::bias(names::POLICY)), device));
+    model.value_conv.weight = param(take(&names::weight(names::VALUE_CONV)), device);
+    identity(&mut model.value_bn, take(&names::bias(names::VALUE_CONV)));
     for (name, linear) in [
-        ("value.hidden", &mut model.value_hidden),
-        ("value", &mut model.value_out),
+        (names::VALUE_HIDDEN, &mut model.value_hidden),
+        (names::VALUE_OUT, &mut model.value_out),
     ] {
-        let w = take(&format!("{name}.weight"));
+        let w = take(&names::weight(name));
         let (cout, cin) = (w.shape[0], w.shape[1]);
         let t: Vec<f32> = (0..cin * cout)
             .map(|k| w.data[(k % cout) * cin + k / cout])
             .collect();
         linear.weight = param(Tensor::new(vec![cin, cout], t), device);
-        linear.bias = Some(param(take(&format!("{name}.bias")), device));
+        linear.bias = Some(param(take(&names::bias(name)), device));
     }
     model
 }

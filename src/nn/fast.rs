@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 
 use super::NetShape;
 use super::conv::{Op, Taps, matmul, sized};
+use super::manifest::names;
 use super::safetensors::Tensor;
 
 /// A 3×3 convolution: weights `[9 × cin, cout]` (tap-major, then input channel), bias.
@@ -77,7 +78,7 @@ impl FastNet {
         let cells = shape.height * shape.width;
         let get = |name: &str| &tensors[name];
         let conv3 = |name: &str| {
-            let t = get(&format!("{name}.weight")); // [cout, cin, 3, 3]
+            let t = get(&names::weight(name)); // [cout, cin, 3, 3]
             let (cout, cin) = (t.shape[0], t.shape[1]);
             let mut wt = vec![0.0; 9 * cin * cout];
             for o in 0..cout {
@@ -91,12 +92,12 @@ impl FastNet {
                 cin,
                 cout,
                 w: wt,
-                b: get(&format!("{name}.bias")).data.clone(),
+                b: get(&names::bias(name)).data.clone(),
             }
         };
         // 1×1 convolutions ([cout, cin, 1, 1]) and linear layers ([out, in]) alike.
         let dense = |name: &str| {
-            let t = get(&format!("{name}.weight"));
+            let t = get(&names::weight(name));
             let (cout, cin) = (t.shape[0], t.shape[1]);
             let mut wt = vec![0.0; cin * cout];
             for o in 0..cout {
@@ -108,14 +109,13 @@ impl FastNet {
                 cin,
                 cout,
                 w: wt,
-                b: get(&format!("{name}.bias")).data.clone(),
+                b: get(&names::bias(name)).data.clone(),
             }
         };
-        let mut convs = vec![conv3("stem")];
-        for i in 0..shape.blocks {
-            convs.push(conv3(&format!("blocks.{i}.a")));
-            convs.push(conv3(&format!("blocks.{i}.b")));
-        }
+        let convs = names::trunk(shape.blocks)
+            .iter()
+            .map(|n| conv3(n))
+            .collect();
         let planes = shape.policy_planes;
         let gather = shape
             .action_order
@@ -131,10 +131,10 @@ impl FastNet {
             channels: shape.channels,
             taps: Taps::new(shape),
             convs,
-            policy: dense("policy"),
-            value_conv: dense("value.conv"),
-            hidden: dense("value.hidden"),
-            out: dense("value"),
+            policy: dense(names::POLICY),
+            value_conv: dense(names::VALUE_CONV),
+            hidden: dense(names::VALUE_HIDDEN),
+            out: dense(names::VALUE_OUT),
             gather,
         }
     }

@@ -18,6 +18,39 @@ pub const VERSION: u32 = 1;
 /// Batch norm's epsilon, as folded into the convolutions.
 pub const BN_EPSILON: f64 = 1e-5;
 
+/// The network's layer names, which also name its tensors (`<layer>.weight`,
+/// `<layer>.bias`) in a bundle: one place for every reader and writer.
+pub mod names {
+    pub const STEM: &str = "stem";
+    pub const POLICY: &str = "policy";
+    pub const VALUE_CONV: &str = "value.conv";
+    pub const VALUE_HIDDEN: &str = "value.hidden";
+    /// The value head's output layer (its output is the graph value `value`).
+    pub const VALUE_OUT: &str = "value";
+
+    /// Residual block `i`'s first (`a`) or second (`b`) convolution.
+    pub fn block(i: usize, second: bool) -> String {
+        format!("blocks.{i}.{}", if second { "b" } else { "a" })
+    }
+
+    /// Every 3×3 convolution in order: the stem, then each block's two.
+    pub fn trunk(blocks: usize) -> Vec<String> {
+        let mut all = vec![STEM.to_string()];
+        for i in 0..blocks {
+            all.extend([block(i, false), block(i, true)]);
+        }
+        all
+    }
+
+    pub fn weight(layer: &str) -> String {
+        format!("{layer}.weight")
+    }
+
+    pub fn bias(layer: &str) -> String {
+        format!("{layer}.bias")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format: String,
@@ -197,8 +230,8 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
     let conv = |name: &str, input: &str, output: &str, cin, cout, k, act: &str| Layer::Conv2d {
         input: input.into(),
         output: output.into(),
-        weight: format!("{name}.weight"),
-        bias: format!("{name}.bias"),
+        weight: names::weight(name),
+        bias: names::bias(name),
         in_channels: cin,
         out_channels: cout,
         kernel: k,
@@ -211,7 +244,7 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
     };
     let c = shape.channels;
     let mut out = vec![conv(
-        "stem",
+        names::STEM,
         "input",
         "trunk.0",
         shape.in_planes,
@@ -222,8 +255,8 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
     for i in 0..shape.blocks {
         let (x, a, b) = (
             format!("trunk.{i}"),
-            format!("blocks.{i}.a"),
-            format!("blocks.{i}.b"),
+            names::block(i, false),
+            names::block(i, true),
         );
         out.push(conv(&a, &x, &a, c, c, 3, "relu"));
         out.push(conv(&b, &a, &b, c, c, 3, "none"));
@@ -239,17 +272,33 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         shape.value_channels,
         shape.value_hidden,
     );
-    out.push(conv("policy", &trunk, "policy.planes", c, pp, 1, "none"));
+    out.push(conv(
+        names::POLICY,
+        &trunk,
+        "policy.planes",
+        c,
+        pp,
+        1,
+        "none",
+    ));
     out.push(Layer::Flatten {
         input: "policy.planes".into(),
         output: "policy.flat".into(),
     });
     out.push(Layer::Gather {
         input: "policy.flat".into(),
-        output: "policy".into(),
+        output: names::POLICY.into(),
         index: "actions.policy_index".into(),
     });
-    out.push(conv("value.conv", &trunk, "value.planes", c, vc, 1, "relu"));
+    out.push(conv(
+        names::VALUE_CONV,
+        &trunk,
+        "value.planes",
+        c,
+        vc,
+        1,
+        "relu",
+    ));
     out.push(Layer::GlobalAveragePool {
         input: "value.planes".into(),
         output: "value.pooled".into(),
@@ -257,16 +306,16 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
     let linear = |name: &str, input: &str, cin, cout, act: &str| Layer::Linear {
         input: input.into(),
         output: name.into(),
-        weight: format!("{name}.weight"),
-        bias: format!("{name}.bias"),
+        weight: names::weight(name),
+        bias: names::bias(name),
         in_features: cin,
         out_features: cout,
         activation: act.into(),
     };
-    out.push(linear("value.hidden", "value.pooled", vc, vh, "relu"));
+    out.push(linear(names::VALUE_HIDDEN, "value.pooled", vc, vh, "relu"));
     out.push(linear(
-        "value",
-        "value.hidden",
+        names::VALUE_OUT,
+        names::VALUE_HIDDEN,
         vh,
         shape.num_players,
         "tanh",

@@ -171,6 +171,19 @@ impl PolicyValueNet {
         }
     }
 
+    /// Every 3×3 convolution with its batch norm, in order: the stem, then each block's
+    /// two (as [`super::manifest::names::trunk`] names them).
+    pub fn trunk(&self) -> Vec<&ConvBn> {
+        let blocks = self.blocks.iter().flat_map(|b| [&b.a, &b.b]);
+        std::iter::once(&self.stem).chain(blocks).collect()
+    }
+
+    /// [`PolicyValueNet::trunk`], to change.
+    pub(super) fn trunk_mut(&mut self) -> Vec<&mut ConvBn> {
+        let blocks = self.blocks.iter_mut().flat_map(|b| [&mut b.a, &mut b.b]);
+        std::iter::once(&mut self.stem).chain(blocks).collect()
+    }
+
     /// `x`: `[batch, planes, height, width]` → (policy logits `[batch, actions]` in action
     /// order, values `[batch, players]` in `(-1, 1)` relative to the mover).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {

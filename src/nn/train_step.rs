@@ -73,12 +73,11 @@ fn linear(l: &burn::nn::Linear) -> Layer {
 
 /// Every convolution with the batch norm after it, in [`Weights::trunk`] order.
 fn trunk(model: &PolicyValueNet) -> Vec<(&Conv2d, &BatchNorm)> {
-    let mut all = vec![(&model.stem.conv, &model.stem.bn)];
-    for b in &model.blocks {
-        all.push((&b.a.conv, &b.a.bn));
-        all.push((&b.b.conv, &b.b.bn));
-    }
-    all
+    model
+        .trunk()
+        .into_iter()
+        .map(|cb| (&cb.conv, &cb.bn))
+        .collect()
 }
 
 /// The model's parameters in the step's layouts.
