@@ -1,151 +1,26 @@
 //! Scale-out against a real S3 server: SeaweedFS (`weed mini`, installed into the test
 //! venv from PyPI) on localhost, one trainer and two self-play workers as separate
 //! processes on a tiny config. One worker is SIGKILLed mid-game, the trainer once;
-//! a second trainer is refused while the killed one's lease lives, and the resumed
-//! trainer continues from its last checkpoint. Then: games of both workers were trained
+//! a second trainer is refused while the killed one's lease lives, and once it has
+//! expired the resumed trainer continues from its last checkpoint. Then: games of both workers were trained
 //! on, no upload was lost or taken twice, the best model was never seen half-written,
 //! a damaged upload was refused into `rejected/`, and a worker whose config trains
 //! another network shape is refused.
 
 #[path = "support/python.rs"]
 mod python;
+#[path = "support/s3.rs"]
+mod s3;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use contagion::nn::checkpoint::Checkpoint;
 use contagion::selfplay::replay::Shard;
 use contagion::store::Store;
 use contagion::train::metrics::IterationMetrics;
-
-const KEY: &str = "contagion-test";
-const SECRET: &str = "contagion-test-secret";
-
-/// A port that is free, with port + 10000 free too (SeaweedFS's gRPC offset).
-fn free_port(taken: &mut BTreeSet<u16>) -> u16 {
-    loop {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let p = l.local_addr().unwrap().port();
-        if p < 50_000
-            && !taken.contains(&p)
-            && !taken.contains(&(p + 10_000))
-            && TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok()
-        {
-            taken.insert(p);
-            taken.insert(p + 10_000);
-            return p;
-        }
-    }
-}
-
-/// A SeaweedFS server with bucket `runs`, killed when dropped.
-struct Server {
-    child: Child,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(dir: &Path) -> Server {
-    let config = dir.join("s3.json");
-    std::fs::write(
-        &config,
-        format!(
-            r#"{{"identities":[{{"name":"test","credentials":[{{"accessKey":"{KEY}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#
-        ),
-    )
-    .unwrap();
-    let mut taken = BTreeSet::new();
-    let s3 = free_port(&mut taken);
-    let mut cmd = Command::new(python::weed());
-    cmd.arg("mini")
-        .arg(format!("-dir={}", dir.join("data").display()))
-        .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-admin.ui=false"])
-        .arg(format!("-s3.port={s3}"))
-        .arg(format!("-s3.config={}", config.display()))
-        .arg("-bucket=runs");
-    for flag in [
-        "master.port",
-        "volume.port",
-        "filer.port",
-        "webdav.port",
-        "admin.port",
-        "s3.port.iceberg",
-        "s3.port.lance",
-    ] {
-        cmd.arg(format!("-{flag}={}", free_port(&mut taken)));
-    }
-    let log = std::fs::File::create(dir.join("weed.log")).unwrap();
-    let child = cmd
-        .stdout(log.try_clone().unwrap())
-        .stderr(log)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Server { child };
-    // SAFETY: this binary's only test sets the environment before its children start
-    // and before the S3 client (the only other reader) exists.
-    unsafe { std::env::set_var("AWS_ENDPOINT", format!("http://127.0.0.1:{s3}")) };
-    // Ready when the bucket can be listed with our credentials.
-    let t0 = Instant::now();
-    loop {
-        if contagion::store::s3::S3Store::open("runs").is_ok() {
-            return server;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(90),
-            "SeaweedFS did not start; see {}",
-            dir.join("weed.log").display()
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
-}
-
-fn contagion(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_contagion"));
-    cmd.args(args).stdin(Stdio::null());
-    cmd
-}
-
-fn spawn_logged(args: &[&str], log: &Path) -> Child {
-    let f = std::fs::File::create(log).unwrap();
-    contagion(args)
-        .stdout(f.try_clone().unwrap())
-        .stderr(f)
-        .spawn()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
-}
-
-/// Waits for `done`, checking `each` on the way; panics after `secs`.
-fn wait_for(what: &str, secs: u64, mut each: impl FnMut() -> bool) {
-    let t0 = Instant::now();
-    while !each() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(secs),
-            "timed out: {what}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
+use s3::{config_with, contagion, read, spawn_logged, start_server, text, wait_for};
 
 fn shards(store: &dyn Store, prefix: &str) -> Vec<(String, Shard)> {
     store
@@ -169,30 +44,20 @@ fn trainer_and_two_workers_over_a_real_s3_server_survive_kills() {
     std::fs::create_dir_all(&dir).unwrap();
     let weed_dir = dir.join("weed");
     std::fs::create_dir_all(&weed_dir).unwrap();
-    // SAFETY: set before any thread of this test binary starts (its only test).
-    unsafe {
-        std::env::set_var("AWS_ACCESS_KEY_ID", KEY);
-        std::env::set_var("AWS_SECRET_ACCESS_KEY", SECRET);
-        std::env::set_var("AWS_REGION", "us-east-1");
-        std::env::set_var("AWS_ALLOW_HTTP", "true");
-    }
     let server = start_server(&weed_dir);
     let store_url = "s3://runs/it";
     let run = contagion::store::open("s3://runs/it/test-run").unwrap();
 
-    let mut text_cfg = std::fs::read_to_string("tests/data/test-run.toml").unwrap();
-    for (from, to) in [
-        ("iterations = 1", "iterations = 3"),
-        ("games_per_iteration = 4", "games_per_iteration = 12"),
-        ("workers = 2  ", "workers = 0  "),
-        ("sprt = true", "sprt = false"),
-    ] {
-        assert!(text_cfg.contains(from), "{from}");
-        text_cfg = text_cfg.replacen(from, to, 1);
-    }
-    let config = dir.join("s3.toml");
-    std::fs::write(&config, &text_cfg).unwrap();
-    let config = config.to_str().unwrap();
+    let config = config_with(
+        &dir.join("s3.toml"),
+        &[
+            ("iterations = 1", "iterations = 3"),
+            ("games_per_iteration = 4", "games_per_iteration = 12"),
+            ("workers = 2  ", "workers = 0  "),
+            ("sprt = true", "sprt = false"),
+        ],
+    );
+    let config = config.as_str();
 
     // A damaged upload waiting before anyone starts: it must end in rejected/.
     let mut damaged = Shard {
@@ -215,7 +80,7 @@ fn trainer_and_two_workers_over_a_real_s3_server_survive_kills() {
         "--store",
         store_url,
         "--lease-seconds",
-        "6",
+        "600",
         "--quiet",
     ];
     let worker = |id: &'static str| {
@@ -297,8 +162,16 @@ fn trainer_and_two_workers_over_a_real_s3_server_survive_kills() {
         "{}",
         text(&refused)
     );
-    // After the lease expires, the trainer resumes from its last checkpoint.
-    std::thread::sleep(Duration::from_secs(7));
+    // The lease expires (written as expired, as the killed trainer's would be after
+    // 600 s): the trainer resumes from its last checkpoint.
+    let lease = run
+        .get(contagion::store::s3::LEASE, 1 << 16)
+        .unwrap()
+        .unwrap();
+    let mut record: serde_json::Value = serde_json::from_slice(&lease).unwrap();
+    record["expires"] = serde_json::json!(0);
+    run.put(contagion::store::s3::LEASE, record.to_string().as_bytes())
+        .unwrap();
     let resumed = contagion(&trainer_args).output().unwrap();
     let out = text(&resumed);
     assert!(resumed.status.success(), "{out}");
@@ -385,6 +258,7 @@ fn trainer_and_two_workers_over_a_real_s3_server_survive_kills() {
     assert_eq!(best.state.best_iteration, records[2].best_iteration);
 
     // A worker whose config trains another shape is refused with a clear message.
+    let text_cfg = std::fs::read_to_string(config).unwrap();
     let other = dir.join("other.toml");
     std::fs::write(
         &other,

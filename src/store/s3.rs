@@ -10,15 +10,19 @@
 //! retry layer, up to 30 s) before an error is returned.
 //!
 //! **Lease.** S3 has no locks, so a trainer holds `run.lease`, a small JSON object naming
-//! the holder and an expiry time, renewed every third of its lifetime by a thread. A
-//! second trainer refuses while the lease is live; a killed trainer's lease simply
-//! expires, so it never blocks a resume for longer than `--lease-seconds`. A trainer
-//! that finds its lease taken (it was paused past the expiry and another took over)
-//! stops at once rather than train beside the other.
+//! the holder and an expiry time, taken and renewed by conditional writes: created only
+//! if absent (`If-None-Match: *`), replaced only if unchanged since it was read
+//! (`If-Match` on its ETag). Of trainers that race for a free or expired lease, exactly
+//! one write succeeds. A thread renews it every third of its lifetime; a second trainer
+//! refuses while it is live; a killed trainer's lease simply expires, so it never blocks
+//! a resume for longer than `--lease-seconds`. A trainer whose renewal finds the lease
+//! taken (it was paused past the expiry and another took over) marks its store lost:
+//! every later write fails with that reason, so the trainer stops at its next write
+//! instead of training beside the other.
 
 use std::any::Any;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
@@ -26,7 +30,8 @@ use futures::TryStreamExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjectPath;
 use object_store::{
-    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
+    RetryConfig, UpdateVersion,
 };
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +46,8 @@ pub struct S3Store {
     prefix: String,
     client: Arc<AmazonS3>,
     runtime: Arc<tokio::runtime::Runtime>,
+    /// Set when this store's lease was taken by another trainer: why writes now fail.
+    lost: Arc<Mutex<Option<String>>>,
 }
 
 fn credentials_present() -> bool {
@@ -107,6 +114,7 @@ impl S3Store {
             prefix,
             client: Arc::new(client),
             runtime: Arc::new(runtime),
+            lost: Arc::new(Mutex::new(None)),
         };
         // One page of the top level only: a run with thousands of shards is not listed.
         let top = (!store.prefix.is_empty()).then(|| ObjectPath::from(store.prefix.as_str()));
@@ -135,6 +143,14 @@ impl S3Store {
     fn block<T>(&self, f: impl std::future::Future<Output = T>) -> T {
         self.runtime.block_on(f)
     }
+
+    /// Fails once the lease was lost, naming the trainer that took it.
+    fn writable(&self) -> anyhow::Result<()> {
+        match &*self.lost.lock().expect("lease flag") {
+            Some(why) => bail!("{why}"),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Store for S3Store {
@@ -146,6 +162,7 @@ impl Store for S3Store {
     }
 
     fn put(&self, key: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        self.writable()?;
         let payload = PutPayload::from(bytes.to_vec());
         self.block(self.client.put(&self.path(key), payload))
             .map_err(|e| brief(&e, "writing", &self.what(key)))?;
@@ -218,6 +235,7 @@ impl Store for S3Store {
     }
 
     fn delete(&self, key: &str) -> anyhow::Result<()> {
+        self.writable()?;
         match self.block(self.client.delete(&self.path(key))) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(brief(&e, "deleting", &self.what(key))),
@@ -284,20 +302,66 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn read_lease(store: &S3Store) -> anyhow::Result<Option<LeaseRecord>> {
-    let Some(bytes) = store.get(LEASE, 1 << 16)? else {
-        return Ok(None);
-    };
-    // An unreadable lease is treated as expired: it cannot name a live holder.
-    Ok(serde_json::from_slice(&bytes).ok())
+/// The lease as stored: its record (`None` if unreadable: it cannot name a live
+/// holder) and the ETag a conditional write must match; `None` if there is none.
+fn read_lease(store: &S3Store) -> anyhow::Result<Option<(Option<LeaseRecord>, String)>> {
+    let what = store.what(LEASE);
+    store.block(async {
+        let result = match store.client.get(&store.path(LEASE)).await {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(brief(&e, "reading", &what)),
+        };
+        let e_tag = result.meta.e_tag.clone().unwrap_or_default();
+        let bytes = result
+            .bytes()
+            .await
+            .map_err(|e| brief(&e, "reading", &what))?;
+        Ok(Some((serde_json::from_slice(&bytes).ok(), e_tag)))
+    })
 }
 
-fn write_lease(store: &S3Store, holder: &str, seconds: u64) -> anyhow::Result<()> {
+/// Writes the lease for `holder` if it is still as last seen: absent (`seen = None`) or
+/// with ETag `seen`. `Ok(Some(etag))`: written; `Ok(None)`: another writer got there
+/// first.
+fn write_lease(
+    store: &S3Store,
+    holder: &str,
+    seconds: u64,
+    seen: Option<&str>,
+) -> anyhow::Result<Option<String>> {
     let record = LeaseRecord {
         holder: holder.to_string(),
         expires: now_ms() + seconds * 1000,
     };
-    store.put(LEASE, &serde_json::to_vec(&record)?)
+    let mode = match seen {
+        None => PutMode::Create,
+        Some(e_tag) => PutMode::Update(UpdateVersion {
+            e_tag: Some(e_tag.to_string()),
+            version: None,
+        }),
+    };
+    let payload = PutPayload::from(serde_json::to_vec(&record)?);
+    let path = store.path(LEASE);
+    match store.block(
+        store
+            .client
+            .put_opts(&path, payload, PutOptions::from(mode)),
+    ) {
+        Ok(r) => Ok(Some(r.e_tag.unwrap_or_default())),
+        Err(
+            object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. },
+        ) => Ok(None),
+        Err(e) => Err(brief(&e, "writing", &store.what(LEASE))),
+    }
+}
+
+/// Who holds the lease now, for messages.
+fn holder_now(store: &S3Store) -> String {
+    match read_lease(store) {
+        Ok(Some((Some(r), _))) => crate::limits::clip(&r.holder).to_string(),
+        _ => "another trainer".into(),
+    }
 }
 
 /// A trainer's lease on an S3 run, renewed by a thread until dropped.
@@ -310,26 +374,23 @@ impl Lease {
     fn acquire(store: S3Store, seconds: u64) -> anyhow::Result<Lease> {
         let seconds = seconds.max(1);
         let me = super::local::holder();
-        if let Some(old) = read_lease(&store)?
-            && old.holder != me
-            && old.expires > now_ms()
-        {
-            bail!(
+        let seen = match read_lease(&store)? {
+            None => None,
+            Some((Some(old), _)) if old.holder != me && old.expires > now_ms() => bail!(
                 "{} is in use by another trainer ({}); its lease expires in {:.0} s unless renewed",
                 store.url(),
                 crate::limits::clip(&old.holder),
                 (old.expires - now_ms()) as f64 / 1000.0
-            );
-        }
-        write_lease(&store, &me, seconds)?;
-        // Two trainers racing for an expired lease: the last writer wins, the other sees it.
-        std::thread::sleep(Duration::from_millis(300));
-        if read_lease(&store)?.is_none_or(|r| r.holder != me) {
+            ),
+            Some((_, e_tag)) => Some(e_tag),
+        };
+        let Some(mut e_tag) = write_lease(&store, &me, seconds, seen.as_deref())? else {
             bail!(
-                "{}: another trainer took the lease at the same moment",
-                store.url()
+                "{}: {} took the lease at the same moment",
+                store.url(),
+                holder_now(&store)
             );
-        }
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let renewer = std::thread::spawn(move || {
@@ -342,24 +403,23 @@ impl Lease {
                     continue;
                 }
                 waited = Duration::ZERO;
-                match read_lease(&store) {
-                    Ok(Some(r)) if r.holder != me => {
-                        eprintln!(
-                            "error: {}: the lease was taken by {}; stopping so that two trainers never write one run",
+                match write_lease(&store, &me, seconds, Some(&e_tag)) {
+                    Ok(Some(next)) => e_tag = next,
+                    Ok(None) => {
+                        let why = format!(
+                            "{}: the lease was taken by {}; stopping so that two trainers never write one run",
                             store.url(),
-                            r.holder
+                            holder_now(&store)
                         );
-                        std::process::exit(3);
+                        eprintln!("error: {why}");
+                        *store.lost.lock().expect("lease flag") = Some(why);
+                        return;
                     }
-                    Ok(_) => {
-                        if let Err(e) = write_lease(&store, &me, seconds) {
-                            eprintln!("warning: renewing the lease: {e:#}");
-                        }
-                    }
-                    Err(e) => eprintln!("warning: reading the lease: {e:#}"),
+                    Err(e) => eprintln!("warning: renewing the lease: {e:#}"),
                 }
             }
-            if read_lease(&store).is_ok_and(|r| r.is_some_and(|r| r.holder == me)) {
+            // Let go only of our own lease (a plain delete: S3 has no conditional one).
+            if read_lease(&store).is_ok_and(|r| r.is_some_and(|(_, t)| t == e_tag)) {
                 let _ = store.delete(LEASE);
             }
         });

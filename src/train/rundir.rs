@@ -98,14 +98,15 @@ pub fn prune_checkpoints(store: &dyn Store, keep: u32) -> anyhow::Result<()> {
 pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn Store>, RunLock)> {
     let url = store::join(&opts.root, &config.run.name);
     let mut run = store::open(&url)?;
-    // Workers may upload before the trainer's first start: their uploads are not foreign.
-    let foreign = |run: &dyn Store| -> anyhow::Result<bool> {
-        Ok(run.list("")?.iter().any(|k| !k.starts_with(INCOMING)))
+    // What it holds besides workers' uploads (they may come before the trainer's first
+    // start). One listing decides whether that is a run: a trainer starting beside
+    // another must not see the other's objects without its config.
+    let contents = |run: &dyn Store| -> anyhow::Result<Vec<String>> {
+        let keys = run.list("")?.into_iter();
+        Ok(keys.filter(|k| !k.starts_with(INCOMING)).collect())
     };
-    if run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?.is_none()
-        && !opts.fresh
-        && foreign(run.as_ref())?
-    {
+    let present = contents(run.as_ref())?;
+    if !opts.fresh && !present.is_empty() && !present.iter().any(|k| k == CONFIG) {
         bail!(
             "{} exists but holds no {CONFIG}: not a run; refusing to write into it",
             run.url()
@@ -117,7 +118,7 @@ pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn 
     let mut lock = run.lock(opts.lease_seconds)?;
     // Read again under the lock: another trainer may have started the run meanwhile.
     let saved = run.get(CONFIG, crate::limits::MAX_CONFIG_BYTES)?;
-    if opts.fresh && foreign(run.as_ref())? {
+    if opts.fresh && !contents(run.as_ref())?.is_empty() {
         let Some(dir) = run.local_dir().map(|d| d.to_path_buf()) else {
             bail!(
                 "--fresh moves a local run aside; {} is in an object store: delete its objects \
