@@ -5,7 +5,7 @@ use contagion::games::infexion::Board;
 use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
 use contagion::rng::Rng;
 use contagion::search::batch::search_batched;
-use contagion::search::mcts::{MctsParams, Tree, UniformEvaluator};
+use contagion::search::mcts::{GumbelParams, MctsParams, Tree, UniformEvaluator};
 
 fn search<G: Game>(state: &G, sims: u32, leaves: u32) -> Tree<G> {
     let mut tree = Tree::new(state.clone());
@@ -224,7 +224,10 @@ impl<G: Game + std::fmt::Debug> contagion::search::mcts::Evaluator<G> for HashEv
 fn gumbel_search(k: u32, sims: u32, leaves: u32, noise: bool) -> (Board, Tree<Board>) {
     let board = Board::from_notation(WIN_IN_ONE).unwrap();
     let params = MctsParams {
-        gumbel_actions: k,
+        gumbel: Some(GumbelParams {
+            actions: k,
+            ..GumbelParams::default()
+        }),
         leaves_per_tree: leaves,
         ..MctsParams::default()
     };

@@ -21,7 +21,7 @@ use crate::nn::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched;
-use crate::search::mcts::{MctsParams, Tree};
+use crate::search::mcts::{GumbelParams, MctsParams, Tree};
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
@@ -90,7 +90,10 @@ impl<G: Game> MctsAgent<G> {
             sims,
             params: MctsParams {
                 leaves_per_tree: LEAVES_PER_BATCH,
-                gumbel_actions: gumbel,
+                gumbel: (gumbel > 0).then(|| GumbelParams {
+                    actions: gumbel,
+                    ..GumbelParams::default()
+                }),
                 ..MctsParams::default()
             },
             tree: None,

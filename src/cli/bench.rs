@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 
-use super::{GameKind, with_game};
+use crate::games::{GameKind, with_game};
 use crate::bench;
 
 #[derive(Debug, Args)]

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::{GameKind, with_game};
+use crate::games::{GameKind, with_game};
 use crate::agents::AgentSpec;
 use crate::engine::Engine;
 

@@ -2,7 +2,8 @@
 
 use clap::Args;
 
-use super::{GameKind, clock_from_secs, with_game};
+use super::clock_from_secs;
+use crate::games::{GameKind, with_game};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};

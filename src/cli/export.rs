@@ -8,7 +8,7 @@ use clap::Args;
 
 use anyhow::Context;
 
-use super::{GameKind, with_game};
+use crate::games::{GameKind, with_game};
 use crate::nn::bundle;
 use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
 use crate::nn::manifest::Provenance;

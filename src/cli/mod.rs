@@ -12,7 +12,7 @@ pub mod selfplay;
 pub mod tournament;
 pub mod train;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 /// Contagion Zero: self-play training and tools for contagion board games:
 /// Infexion, Ataxx, Virus and Chexers.
@@ -54,56 +54,6 @@ exported bundle directory, a checkpoint file or a run directory's best, local or
 engine:COMMAND (a program speaking the engine protocol) | human (play only). \
 Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:checkpoints/infexion-bundle,sims=200, \
 'engine:contagion engine --game ataxx --agent greedy'";
-
-/// The games this build knows. Registered here, dispatched with [`with_game!`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum GameKind {
-    /// Infexion (COMP30024 2023): 7×7 hex torus, SPAWN/SPREAD.
-    #[default]
-    Infexion,
-    /// Standard 7×7 Ataxx (libataxx rules).
-    Ataxx,
-    /// The seed's Virus: Ataxx rules on 15×15 without passes.
-    Virus,
-    /// Chexers (COMP30024 2019): three players race across 37 hexes.
-    Chexers,
-}
-
-impl GameKind {
-    /// The game named `name` (as in configs and checkpoints).
-    pub fn from_name(name: &str) -> anyhow::Result<GameKind> {
-        GameKind::from_str(name, true).map_err(|_| {
-            anyhow::anyhow!(
-                "unknown game '{name}': this build plays infexion, ataxx, virus, chexers"
-            )
-        })
-    }
-}
-
-/// Runs `$body` with `$start` bound to a reference to the start position of `$kind`.
-macro_rules! with_game {
-    ($kind:expr, $start:ident => $body:expr) => {
-        match $kind {
-            $crate::cli::GameKind::Infexion => {
-                let $start = &$crate::games::infexion::Board::new();
-                $body
-            }
-            $crate::cli::GameKind::Ataxx => {
-                let $start = &$crate::games::ataxx::Ataxx::standard();
-                $body
-            }
-            $crate::cli::GameKind::Virus => {
-                let $start = &$crate::games::ataxx::Ataxx::virus();
-                $body
-            }
-            $crate::cli::GameKind::Chexers => {
-                let $start = &$crate::games::chexers::Chexers::new();
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_game;
 
 /// A per-game clock from a number of seconds: `None` for 0 (no clock); an error for a
 /// negative, non-finite or absurdly large value, never a panic.

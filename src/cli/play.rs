@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 
-use super::{GameKind, clock_from_secs, with_game};
+use super::clock_from_secs;
+use crate::games::{GameKind, with_game};
 use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
 

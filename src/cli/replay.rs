@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{GameKind, with_game};
+use crate::games::{GameKind, with_game};
 use crate::arena::record::{RecordedGame, read_games};
 use crate::games::Game;
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{GameKind, with_game};
+use crate::games::with_game;
 use crate::config::Config;
 use crate::selfplay::worker::{WorkerOptions, run as run_worker};
 
@@ -54,5 +54,5 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         shard_games: args.shard_games as usize,
         progress: !args.quiet,
     };
-    with_game!(GameKind::from_name(&config.run.game)?, start => run_worker(start, &config, &opts))
+    with_game!(config.run.game, start => run_worker(start, &config, &opts))
 }

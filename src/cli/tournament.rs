@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::eval::MatchArgs;
-use super::with_game;
+use crate::games::with_game;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::MatchConfig;
 use crate::arena::elo::Sprt;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{GameKind, with_game};
+use crate::games::with_game;
 use crate::config::Config;
 use crate::train::run::{TrainOptions, train};
 
@@ -48,5 +48,5 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         fresh: args.fresh,
         progress: !args.quiet,
     };
-    with_game!(GameKind::from_name(&config.run.game)?, start => train(start, &opts))
+    with_game!(config.run.game, start => train(start, &opts))
 }

@@ -10,9 +10,40 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::search::mcts::MctsParams;
+use crate::games::GameKind;
+use crate::search::mcts::{GumbelParams, MctsParams};
 
 mod validate;
+
+/// `mcts.root`: the rule at the root of the search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Root {
+    /// AlphaZero: Dirichlet noise, visit-count targets, temperature.
+    Puct,
+    /// Gumbel-top-k with sequential halving, improved-policy targets; noise and
+    /// temperature are not used.
+    Gumbel,
+}
+
+/// `selfplay.network`: which network plays self-play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Generator {
+    /// The trainer's newest network (AlphaZero).
+    Latest,
+    /// The gated best (AlphaGo Zero).
+    Best,
+}
+
+/// `train.optimizer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    Adam,
+    /// With `train.momentum`.
+    Sgd,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -31,7 +62,7 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
     pub name: String,
-    pub game: String,
+    pub game: GameKind,
     pub seed: u64,
     /// Stop after this many iterations in all (resumes count the earlier ones).
     pub iterations: u32,
@@ -63,10 +94,7 @@ pub struct MctsConfig {
     /// Leaves each self-play tree adds to a batch (virtual loss keeps them apart):
     /// more fill the network's batches with fewer games in flight.
     pub leaves_per_tree: u32,
-    /// The root rule: "puct" (AlphaZero: Dirichlet noise, visit-count targets,
-    /// temperature) or "gumbel" (Gumbel-top-k with sequential halving, improved-policy
-    /// targets; noise and temperature are not used).
-    pub root: String,
+    pub root: Root,
     /// Gumbel search: root actions sampled (k).
     pub gumbel_actions: u32,
     /// Gumbel search: σ's c_visit and c_scale.
@@ -83,7 +111,7 @@ pub struct MctsConfig {
 pub struct SelfPlayConfig {
     /// Which network plays the self-play games: "latest" (the trainer's current
     /// network, as AlphaZero) or "best" (the gated best, as AlphaGo Zero).
-    pub network: String,
+    pub network: Generator,
     pub games_per_iteration: u32,
     pub workers: usize,
     pub concurrent_games: usize,
@@ -130,8 +158,7 @@ pub struct TrainConfig {
     /// Samples trained per new self-play position; sets the steps per iteration.
     pub replay_ratio: f64,
     pub max_steps_per_iteration: u32,
-    /// "adam" or "sgd".
-    pub optimizer: String,
+    pub optimizer: Optimizer,
     pub learning_rate: f64,
     /// Cosine decay from `learning_rate` to `lr_min` over `lr_decay_steps` (0: constant).
     pub lr_min: f64,
@@ -186,7 +213,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             name: "infexion".into(),
-            game: "infexion".into(),
+            game: GameKind::Infexion,
             seed: 1,
             iterations: 100,
             max_minutes: 0.0,
@@ -215,10 +242,10 @@ impl Default for MctsConfig {
             dirichlet_fraction: 0.25,
             temperature_plies: 30,
             leaves_per_tree: 1,
-            root: "puct".into(),
-            gumbel_actions: 16,
-            gumbel_c_visit: 50.0,
-            gumbel_c_scale: 1.0,
+            root: Root::Puct,
+            gumbel_actions: GumbelParams::default().actions,
+            gumbel_c_visit: GumbelParams::default().c_visit,
+            gumbel_c_scale: GumbelParams::default().c_scale,
             full_search_fraction: 1.0,
             fast_simulations: 16,
         }
@@ -228,7 +255,7 @@ impl Default for MctsConfig {
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
-            network: "latest".into(),
+            network: Generator::Latest,
             games_per_iteration: 32,
             workers: 2,
             concurrent_games: 16,
@@ -261,7 +288,7 @@ impl Default for TrainConfig {
             batch_size: 128,
             replay_ratio: 2.0,
             max_steps_per_iteration: 1_000,
-            optimizer: "adam".into(),
+            optimizer: Optimizer::Adam,
             learning_rate: 1e-3,
             lr_min: 1e-4,
             lr_decay_steps: 0,
@@ -336,7 +363,7 @@ fn apply_override(table: &mut toml::Table, text: &str) -> anyhow::Result<()> {
 impl Config {
     /// Parses and validates TOML text; `source` names it in errors.
     pub fn parse(text: &str, source: &str) -> anyhow::Result<Config> {
-        let config: Config = toml::from_str(text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+        let config = parse_toml(text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
         config
             .validate()
             .with_context(|| format!("{source}: invalid configuration"))?;
@@ -378,14 +405,14 @@ impl Config {
     pub fn incompatible_change(&self, other: &Config) -> Option<(String, String, String)> {
         let field = |name: &str, f: fn(&Config) -> String| (name.to_string(), f(self), f(other));
         let pairs = [
-            field("run.game", |c| c.run.game.clone()),
+            field("run.game", |c| c.run.game.to_string()),
             field("run.name", |c| c.run.name.clone()),
             field("network.blocks", |c| c.network.blocks.to_string()),
             field("network.channels", |c| c.network.channels.to_string()),
             field("network.value_hidden", |c| {
                 c.network.value_hidden.to_string()
             }),
-            field("train.optimizer", |c| c.train.optimizer.clone()),
+            field("train.optimizer", |c| format!("{:?}", c.train.optimizer).to_lowercase()),
         ];
         pairs.into_iter().find(|(_, a, b)| a != b)
     }
@@ -421,13 +448,11 @@ impl Config {
                 0.0
             },
             leaves_per_tree: if noise { self.mcts.leaves_per_tree } else { 1 },
-            gumbel_actions: if self.mcts.root == "gumbel" {
-                self.mcts.gumbel_actions
-            } else {
-                0
-            },
-            gumbel_c_visit: self.mcts.gumbel_c_visit,
-            gumbel_c_scale: self.mcts.gumbel_c_scale,
+            gumbel: (self.mcts.root == Root::Gumbel).then_some(GumbelParams {
+                actions: self.mcts.gumbel_actions,
+                c_visit: self.mcts.gumbel_c_visit,
+                c_scale: self.mcts.gumbel_c_scale,
+            }),
         }
     }
 
@@ -435,4 +460,14 @@ impl Config {
     pub fn digest(&self) -> String {
         format!("{:08x}", crc32fast::hash(self.to_toml().as_bytes()))
     }
+}
+
+/// `text` as a [`Config`]; an error names the field by its dotted path
+/// (`train.optimizer: unknown variant ...`) as well as its line.
+fn parse_toml(text: &str) -> Result<Config, String> {
+    let de = toml::Deserializer::parse(text).map_err(|e| e.to_string())?;
+    serde_path_to_error::deserialize(de).map_err(|e| match e.path().to_string() {
+        p if p == "." => e.inner().to_string(),
+        p => format!("{p}: {}", e.inner()),
+    })
 }

@@ -25,7 +25,11 @@
 pub mod ataxx;
 pub mod chexers;
 pub mod infexion;
+mod kind;
 pub mod perft;
+
+pub use kind::GameKind;
+pub(crate) use kind::with_game;
 
 use std::fmt;
 

@@ -60,22 +60,37 @@ pub struct MctsParams {
     pub dirichlet_fraction: f32,
     /// Leaves collected per tree per batch (with virtual loss).
     pub leaves_per_tree: u32,
-    /// Gumbel root search over this many sampled actions ([`super::gumbel`]); 0: PUCT.
+    /// Gumbel root search ([`super::gumbel`]); `None`: PUCT at the root.
     #[serde(default)]
-    pub gumbel_actions: u32,
-    /// Gumbel's `σ` settings: `c_visit` and `c_scale`.
-    #[serde(default = "default_c_visit")]
-    pub gumbel_c_visit: f32,
-    #[serde(default = "default_c_scale")]
-    pub gumbel_c_scale: f32,
+    pub gumbel: Option<GumbelParams>,
 }
 
-fn default_c_visit() -> f32 {
-    50.0
+/// Gumbel root search's settings: root actions sampled (k) and `σ`'s constants.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GumbelParams {
+    pub actions: u32,
+    pub c_visit: f32,
+    pub c_scale: f32,
 }
 
-fn default_c_scale() -> f32 {
-    1.0
+impl GumbelParams {
+    pub fn sigma(&self) -> Sigma {
+        Sigma {
+            c_visit: self.c_visit,
+            c_scale: self.c_scale,
+        }
+    }
+}
+
+impl Default for GumbelParams {
+    /// The paper's constants (Danihelka et al. 2022) and k = 16.
+    fn default() -> Self {
+        GumbelParams {
+            actions: 16,
+            c_visit: 50.0,
+            c_scale: 1.0,
+        }
+    }
 }
 
 impl Default for MctsParams {
@@ -86,9 +101,7 @@ impl Default for MctsParams {
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.0,
             leaves_per_tree: 1,
-            gumbel_actions: 0,
-            gumbel_c_visit: default_c_visit(),
-            gumbel_c_scale: default_c_scale(),
+            gumbel: None,
         }
     }
 }
@@ -226,12 +239,12 @@ impl<G: Game> Tree<G> {
     /// once the root is expanded: Dirichlet noise for PUCT (when `noise`), the Gumbel
     /// draw and top-k for Gumbel search (`g = 0` without `noise`).
     pub fn begin(&mut self, params: &MctsParams, sims: u32, rng: &mut Rng, noise: bool) {
-        if params.gumbel_actions == 0 {
+        let Some(gumbel) = params.gumbel else {
             if noise {
                 self.add_noise(rng, params.dirichlet_alpha, params.dirichlet_fraction);
             }
             return;
-        }
+        };
         let range = self.children(0);
         if self.plan.is_some() || range.is_empty() {
             return;
@@ -245,14 +258,14 @@ impl<G: Game> Tree<G> {
         let plan = RootPlan::new(
             &logits,
             base,
-            params.gumbel_actions as usize,
+            gumbel.actions as usize,
             sims as usize,
             uniforms,
         );
         self.plan = Some(Plan {
             root: plan,
             start: self.nodes[0].visits,
-            sigma: Self::sigma(params),
+            sigma: gumbel.sigma(),
         });
     }
 
@@ -272,13 +285,6 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
-    fn sigma(params: &MctsParams) -> Sigma {
-        Sigma {
-            c_visit: params.gumbel_c_visit,
-            c_scale: params.gumbel_c_scale,
-        }
-    }
-
     /// Walks down by PUCT to a leaf. Returns `None` when the leaf was terminal (its
     /// outcome is already backed up); otherwise the leaf to evaluate, its path marked
     /// with a virtual loss until [`Tree::expand`].
@@ -294,7 +300,7 @@ impl<G: Game> Tree<G> {
             if !self.nodes[node as usize].expanded {
                 break;
             }
-            let child = self.next_child(node, state.to_move(), params);
+            let child = self.select_child(node, state.to_move(), params);
             state
                 .apply(self.nodes[child as usize].action)
                 .expect("tree actions are legal");
@@ -314,14 +320,14 @@ impl<G: Game> Tree<G> {
 
     /// The child to descend to: the Gumbel root plan at the root of a Gumbel search,
     /// Gumbel's deterministic rule below it, PUCT otherwise.
-    fn next_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
-        if params.gumbel_actions == 0 {
-            return self.pick_child(node, me, params);
-        }
+    fn select_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
+        let Some(gumbel) = params.gumbel else {
+            return self.puct_child(node, me, params);
+        };
         let first = self.nodes[node as usize].first_child;
         let views = self.views(node, me);
         let value = self.nodes[node as usize].net_value;
-        let sigma = Self::sigma(params);
+        let sigma = gumbel.sigma();
         let i = match (&self.plan, node) {
             (Some(plan), 0) => {
                 let root = &self.nodes[0];
@@ -333,7 +339,7 @@ impl<G: Game> Tree<G> {
         first + i as u32
     }
 
-    fn pick_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
+    fn puct_child(&self, node: u32, me: usize, params: &MctsParams) -> u32 {
         let parent = &self.nodes[node as usize];
         let parent_n = (parent.visits + parent.pending) as f32;
         let parent_q = if parent.visits > 0 {

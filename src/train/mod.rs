@@ -138,7 +138,7 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
     let decay =
         (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
-    if config.optimizer == "sgd" {
+    if config.optimizer == crate::config::Optimizer::Sgd {
         SgdConfig::new()
             .with_weight_decay(decay)
             .with_momentum(Some(

@@ -399,7 +399,7 @@ impl<G: Baselines> Run<'_, G> {
             };
             return Ok((sp, ingest_time.as_secs_f64()));
         }
-        let generator = if c.selfplay.network == "best" {
+        let generator = if c.selfplay.network == crate::config::Generator::Best {
             rundir::load(store, BEST)?
                 .with_context(|| format!("{} is missing", store.location(BEST).display()))?
                 .net()?
