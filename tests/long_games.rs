@@ -220,7 +220,7 @@ fn game(n: usize, values: Vec<[f32; 3]>) -> SelfPlayGame {
     let (mut state, mut legal) = (Board::new(), Vec::new());
     let mut g = SelfPlayGame {
         moves: vec![],
-        visits: vec![],
+        targets: vec![],
         outcome: [1.0, -1.0, 0.0],
         sims: 1,
         seed: 0,
@@ -228,7 +228,7 @@ fn game(n: usize, values: Vec<[f32; 3]>) -> SelfPlayGame {
     };
     for _ in 0..n {
         state.legal_actions(&mut legal);
-        g.visits.push(vec![(legal[0], 1)]);
+        g.targets.push(vec![(legal[0], 1)]);
         g.moves.push(legal[0]);
         state.apply(legal[0]).unwrap();
     }
@@ -339,7 +339,7 @@ fn format_2_shards_still_load() {
         iteration: 7,
         games: vec![GameV2 {
             moves: g.moves.clone(),
-            visits: g.visits.clone(),
+            visits: g.targets.clone(),
             outcome: [1.0, -1.0, 0.0],
             sims: 1,
             seed: 0,

@@ -53,7 +53,7 @@ fn the_opponent_plays_every_seat_but_the_networks_and_leaves_no_targets() {
     for g in &games {
         let mut state = start.clone();
         let mut network_seats = Vec::new();
-        for (&action, visits) in g.moves.iter().zip(&g.visits) {
+        for (&action, visits) in g.moves.iter().zip(&g.targets) {
             let mover = state.to_move();
             if visits.is_empty() {
                 // The opponent's move: what the agent itself picks here.
@@ -73,7 +73,7 @@ fn the_opponent_plays_every_seat_but_the_networks_and_leaves_no_targets() {
         let samples = positions(&start, g, ValueTargets::default()).unwrap();
         assert_eq!(
             samples.len(),
-            g.visits.iter().filter(|v| !v.is_empty()).count()
+            g.targets.iter().filter(|v| !v.is_empty()).count()
         );
         assert!(
             samples
@@ -91,5 +91,5 @@ fn the_opponent_plays_every_seat_but_the_networks_and_leaves_no_targets() {
 fn without_a_fraction_every_move_is_the_networks() {
     let (games, against) = games_against(0.0, 4);
     assert_eq!(against, 0);
-    assert!(games.iter().flat_map(|g| &g.visits).all(|v| !v.is_empty()));
+    assert!(games.iter().flat_map(|g| &g.targets).all(|v| !v.is_empty()));
 }

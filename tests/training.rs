@@ -177,7 +177,7 @@ fn damaged_checkpoints_and_shards_are_refused() {
     let mut legal = Vec::new();
     let mut game = SelfPlayGame {
         moves: vec![],
-        visits: vec![],
+        targets: vec![],
         outcome: [0.0; 3],
         sims: 1,
         seed: 0,
@@ -185,7 +185,7 @@ fn damaged_checkpoints_and_shards_are_refused() {
     };
     for _ in 0..6 {
         state.legal_actions(&mut legal);
-        game.visits.push(vec![(legal[0], 3), (legal[1], 1)]);
+        game.targets.push(vec![(legal[0], 3), (legal[1], 1)]);
         game.moves.push(legal[0]);
         state.apply(legal[0]).unwrap();
     }

@@ -139,7 +139,6 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
         let sims = simulations(limits, self.sims);
         let (params, rng) = (&self.params, &mut self.rng);
-        tree.begin(params, sims, rng, false);
         search_batched(
             &mut [tree],
             sims,

@@ -2,8 +2,8 @@
 
 use clap::{Args, Subcommand};
 
-use crate::games::{GameKind, with_game};
 use crate::bench;
+use crate::games::{GameKind, with_game};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {

@@ -2,9 +2,9 @@
 
 use clap::Args;
 
-use crate::games::{GameKind, with_game};
 use crate::agents::AgentSpec;
 use crate::engine::Engine;
+use crate::games::{GameKind, with_game};
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]

@@ -3,11 +3,11 @@
 use clap::Args;
 
 use super::clock_from_secs;
-use crate::games::{GameKind, with_game};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};
 use crate::games::Game;
+use crate::games::{GameKind, with_game};
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]

@@ -18,9 +18,9 @@ use anyhow::Context;
 use clap::Args;
 
 use super::clock_from_secs;
-use crate::games::{GameKind, with_game};
 use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
+use crate::games::{GameKind, with_game};
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]

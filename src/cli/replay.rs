@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::games::{GameKind, with_game};
 use crate::arena::record::{RecordedGame, read_games};
 use crate::games::Game;
+use crate::games::{GameKind, with_game};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::games::with_game;
 use crate::config::Config;
+use crate::games::with_game;
 use crate::selfplay::worker::{WorkerOptions, run as run_worker};
 
 #[derive(Debug, Args)]
@@ -29,7 +29,7 @@ pub struct SelfplayArgs {
     pub games: u64,
     /// Finished games per upload (fewer: more, smaller objects; a killed worker loses at
     /// most this many minus one finished games).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[arg(long, default_value_t = crate::selfplay::replay::SHARD_GAMES as u64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub shard_games: u64,
     /// No progress bars (a line per model change and the final figures still print).
     #[arg(long)]

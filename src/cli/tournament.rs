@@ -4,12 +4,12 @@
 use clap::Args;
 
 use super::eval::MatchArgs;
-use crate::games::with_game;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::MatchConfig;
 use crate::arena::elo::Sprt;
 use crate::arena::record::write_match_game;
 use crate::arena::tournament::{Format, run_tournament, text};
+use crate::games::with_game;
 
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::games::with_game;
 use crate::config::Config;
+use crate::games::with_game;
 use crate::train::run::{TrainOptions, train};
 
 #[derive(Debug, Args)]

@@ -412,7 +412,9 @@ impl Config {
             field("network.value_hidden", |c| {
                 c.network.value_hidden.to_string()
             }),
-            field("train.optimizer", |c| format!("{:?}", c.train.optimizer).to_lowercase()),
+            field("train.optimizer", |c| {
+                format!("{:?}", c.train.optimizer).to_lowercase()
+            }),
         ];
         pairs.into_iter().find(|(_, a, b)| a != b)
     }

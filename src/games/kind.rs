@@ -7,9 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A game this build plays; its name (`infexion`, …) is the one used on the command
 /// line, in configs and in files.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GameKind {
     /// Infexion (COMP30024 2023): 7×7 hex torus, SPAWN/SPREAD.

@@ -16,16 +16,19 @@ pub struct BatchStats {
 /// holds), evaluating the leaves of all trees together (up to `params.leaves_per_tree`
 /// per tree per batch), so the trees advance in step and batches stay full. `stop()` is
 /// asked between batches (time limits). Trees whose root is terminal are left alone.
+/// `on_root_ready(t, tree)` is called once for each tree whose root is expanded: at
+/// once for a reused tree, else as soon as its first simulation expands it (where
+/// [`Tree::begin`] prepares a search).
 pub fn search_batched<G: Game>(
     trees: &mut [&mut Tree<G>],
     sims: u32,
     params: &MctsParams,
     evaluator: &mut dyn Evaluator<G>,
-    on_root_expanded: impl FnMut(usize, &mut Tree<G>),
+    on_root_ready: impl FnMut(usize, &mut Tree<G>),
     stop: impl Fn() -> bool,
 ) -> BatchStats {
     let each = vec![sims; trees.len()];
-    search_batched_each(trees, &each, params, evaluator, on_root_expanded, stop)
+    search_batched_each(trees, &each, params, evaluator, on_root_ready, stop)
 }
 
 /// [`search_batched`] with a budget per tree (`sims[t]` for tree `t`), for playout-cap
@@ -35,10 +38,15 @@ pub fn search_batched_each<G: Game>(
     sims: &[u32],
     params: &MctsParams,
     evaluator: &mut dyn Evaluator<G>,
-    mut on_root_expanded: impl FnMut(usize, &mut Tree<G>),
+    mut on_root_ready: impl FnMut(usize, &mut Tree<G>),
     stop: impl Fn() -> bool,
 ) -> BatchStats {
     let mut stats = BatchStats::default();
+    for (t, tree) in trees.iter_mut().enumerate() {
+        if tree.root_expanded() {
+            on_root_ready(t, tree);
+        }
+    }
     let targets: Vec<u32> = trees
         .iter()
         .zip(sims)
@@ -84,7 +92,7 @@ pub fn search_batched_each<G: Game>(
             let was_expanded = trees[t].root_expanded();
             trees[t].expand(leaf, eval);
             if !was_expanded && trees[t].root_expanded() {
-                on_root_expanded(t, trees[t]);
+                on_root_ready(t, trees[t]);
             }
         }
         if stop() {

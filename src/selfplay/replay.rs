@@ -35,6 +35,10 @@ pub const INCOMING: &str = "incoming/";
 /// Where the trainer keeps uploads that failed their checks.
 pub const REJECTED: &str = "rejected/";
 
+/// Games per replay shard, the trainer's own and (by default) a worker's upload: small
+/// enough that a crash loses few finished games, large enough to keep objects few.
+pub const SHARD_GAMES: usize = 4;
+
 /// A batch of finished games: a replay shard, or one uploaded by a self-play worker.
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct Shard {
@@ -64,7 +68,7 @@ impl From<GameV2> for SelfPlayGame {
     fn from(g: GameV2) -> SelfPlayGame {
         SelfPlayGame {
             moves: g.moves,
-            visits: g.visits,
+            targets: g.visits,
             outcome: g.outcome,
             sims: g.sims,
             seed: g.seed,
@@ -186,13 +190,13 @@ pub fn positions<G: Game>(
     game: &SelfPlayGame,
     targets: ValueTargets,
 ) -> anyhow::Result<Vec<Sample<G>>> {
-    if game.visits.len() != game.moves.len()
+    if game.targets.len() != game.moves.len()
         || !(game.values.is_empty() || game.values.len() == game.moves.len())
     {
         bail!(
             "a game has {} moves but {} visit lists and {} root values",
             game.moves.len(),
-            game.visits.len(),
+            game.targets.len(),
             game.values.len()
         );
     }
@@ -215,7 +219,7 @@ pub fn positions<G: Game>(
     }
     let (n, h) = (game.moves.len(), targets.horizon as usize);
     let mut out = Vec::with_capacity(n);
-    for (i, (state, visits)) in states.iter().zip(&game.visits).enumerate() {
+    for (i, (state, visits)) in states.iter().zip(&game.targets).enumerate() {
         if visits.is_empty() {
             continue; // a fast search's move (playout-cap randomisation): no target
         }

@@ -28,7 +28,7 @@ use crate::nn::NetShape;
 use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::selfplay::replay::{ReplayBuffer, ValueTargets};
+use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, ValueTargets};
 use crate::selfplay::worker::FINISHED;
 use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::store::Store;
@@ -46,9 +46,6 @@ pub struct TrainOptions {
     pub fresh: bool,
     pub progress: bool,
 }
-
-/// Games are written to the replay buffer in shards of this many (or fewer at the end).
-const SHARD_GAMES: usize = 4;
 
 /// Trains the game `start` from the config; see the module documentation.
 pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()> {

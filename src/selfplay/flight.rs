@@ -1,0 +1,252 @@
+//! One self-play thread's games in flight. Each round: every game's turn is decided
+//! ([`Turn`]: a full search recorded as a target, a fast one that is not, or the fixed
+//! opponent's move), one batched search runs over all the games' trees, then every game
+//! plays its move ([`Flight::play`]); a game that ends is recorded ([`Flight::finish`])
+//! and replaced by the next one.
+
+use super::resign::{ResignWatch, Verdict, resigned_outcome};
+use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, draw_outcome, mix_score};
+use crate::agents::{Agent, Baselines, Limits};
+use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::nn::{Net, NetEvaluator};
+use crate::rng::Rng;
+use crate::search::batch::search_batched_each;
+use crate::search::mcts::Tree;
+
+/// What a game does this round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// The network moves after a full search, recorded as a policy target.
+    Full,
+    /// The network moves after a fast search (playout caps): played, not a target.
+    Fast,
+    /// The fixed opponent moves; not searched, not a target.
+    Opponent,
+}
+
+/// A game in flight: its tree, what it has recorded so far and its random stream.
+struct InFlight<G: Game> {
+    tree: Tree<G>,
+    /// In a game against the opponent: the network's seat and the agent.
+    opponent: Option<(usize, Box<dyn Agent<G>>)>,
+    moves: Vec<Action>,
+    targets: Vec<Vec<(Action, u32)>>,
+    values: Vec<[f32; MAX_PLAYERS]>,
+    seed: u64,
+    rng: Rng,
+    watch: ResignWatch,
+}
+
+/// One thread's self-play.
+struct Flight<'a, G: Baselines> {
+    start: &'a G,
+    settings: &'a SelfPlaySettings,
+    seed: u64,
+    eval: NetEvaluator<G>,
+    stats: SelfPlayStats,
+    on_game: &'a dyn Fn(SelfPlayGame),
+}
+
+/// Plays the games `ids` (game `i` seeded by `Rng::derive(seed, i)`), `concurrent` at
+/// a time, calling `on_game` with each finished one.
+pub(super) fn run<G: Baselines>(
+    start: &G,
+    net: &Net,
+    settings: &SelfPlaySettings,
+    ids: &[u64],
+    seed: u64,
+    on_game: &dyn Fn(SelfPlayGame),
+) -> anyhow::Result<SelfPlayStats> {
+    let mut f = Flight {
+        start,
+        settings,
+        seed,
+        eval: NetEvaluator::new(net.clone(), settings.cache_size),
+        stats: SelfPlayStats::default(),
+        on_game,
+    };
+    let mut next = ids.iter();
+    let mut games = Vec::new();
+    for &id in next.by_ref().take(settings.concurrent.max(1)) {
+        games.push(f.new_game(id)?);
+    }
+    while !games.is_empty() {
+        let mut turns = f.search(&mut games);
+        let (mut k, mut finished) = (0, 0);
+        while k < games.len() {
+            match f.play(&mut games[k], turns[k])? {
+                Some(result) => {
+                    turns.swap_remove(k);
+                    f.finish(games.swap_remove(k), result);
+                    finished += 1;
+                }
+                None => k += 1,
+            }
+        }
+        for &id in next.by_ref().take(finished) {
+            games.push(f.new_game(id)?);
+        }
+    }
+    f.stats.eval = f.eval.stats;
+    Ok(f.stats)
+}
+
+impl<G: Baselines> Flight<'_, G> {
+    /// Game `id`: its random stream, whether its resignations are checked, and whether
+    /// it is played against the opponent (and in which seat).
+    fn new_game(&self, id: u64) -> anyhow::Result<InFlight<G>> {
+        let (start, settings) = (self.start, self.settings);
+        let seed = Rng::derive(self.seed, id);
+        let mut rng = Rng::new(seed);
+        let r = &settings.resign;
+        let checking = r.moves > 0 && r.check_fraction > 0.0 && rng.unit() < r.check_fraction;
+        let opponent = match &settings.opponent {
+            Some(spec) if rng.unit() < settings.opponent_fraction => {
+                let seat = rng.below(start.num_players());
+                Some((seat, spec.build(start, rng.next_u64())?))
+            }
+            _ => None,
+        };
+        Ok(InFlight {
+            tree: Tree::new(start.clone()),
+            opponent,
+            moves: Vec::new(),
+            targets: Vec::new(),
+            values: Vec::new(),
+            seed,
+            rng,
+            watch: ResignWatch::new(checking),
+        })
+    }
+
+    /// Decides every game's turn and runs one batched search over all of them (the
+    /// opponent's turns get no simulations). Each root is prepared once it is ready:
+    /// Dirichlet noise or the Gumbel draw for a full search, neither for a fast one.
+    fn search(&mut self, games: &mut [InFlight<G>]) -> Vec<Turn> {
+        let s = self.settings;
+        let turns: Vec<Turn> = (games.iter_mut())
+            .map(|g| {
+                // Drawn for every game, the opponent's turns too: one random stream.
+                let full = s.full_fraction >= 1.0 || g.rng.unit() < s.full_fraction;
+                match &g.opponent {
+                    Some((seat, _)) if *seat != g.tree.root().to_move() => Turn::Opponent,
+                    _ if full => Turn::Full,
+                    _ => Turn::Fast,
+                }
+            })
+            .collect();
+        let sims: Vec<u32> = (turns.iter())
+            .map(|t| match t {
+                Turn::Full => s.sims,
+                Turn::Fast => s.fast_sims,
+                Turn::Opponent => 0,
+            })
+            .collect();
+        let (mut trees, mut rngs): (Vec<&mut Tree<G>>, Vec<&mut Rng>) =
+            games.iter_mut().map(|g| (&mut g.tree, &mut g.rng)).unzip();
+        search_batched_each(
+            &mut trees,
+            &sims,
+            &s.params,
+            &mut self.eval,
+            |t, tree| {
+                if turns[t] != Turn::Opponent {
+                    tree.begin(&s.params, sims[t], rngs[t], turns[t] == Turn::Full);
+                }
+            },
+            || false,
+        );
+        turns
+    }
+
+    /// Plays game `g`'s move this round (the opponent's, a resignation, or the searched
+    /// move, recorded), or cuts it at the move limit. Returns its recorded result once
+    /// it has ended.
+    fn play(
+        &mut self,
+        g: &mut InFlight<G>,
+        turn: Turn,
+    ) -> anyhow::Result<Option<[f32; MAX_PLAYERS]>> {
+        let s = self.settings;
+        let (players, mover) = (g.tree.root().num_players(), g.tree.root().to_move());
+        let values = g.tree.root_values();
+        let played = match (turn, &mut g.opponent) {
+            (Turn::Opponent, Some((_, opponent))) => {
+                let action = opponent.select(g.tree.root(), &Limits::default())?;
+                anyhow::ensure!(
+                    g.tree.root().is_legal(action),
+                    "self-play opponent {} chose an illegal move",
+                    opponent.name()
+                );
+                // Not searched: no training target and no root value.
+                Some((action, Vec::new(), [0.0; MAX_PLAYERS]))
+            }
+            _ => match g.watch.observe(&s.resign, players, mover, values[mover]) {
+                Verdict::Resign(p) => {
+                    self.stats.resigned += 1;
+                    return Ok(Some(self.result(g, resigned_outcome(p))));
+                }
+                _ => {
+                    let full = turn == Turn::Full;
+                    let sample = full && g.tree.root().ply() < s.temperature_plies;
+                    let action = g.tree.choose(sample, &mut g.rng).expect("a searched root");
+                    // A fast search's move is kept (the game replays) but is no target.
+                    let target = if full {
+                        g.tree.policy_target()
+                    } else {
+                        Vec::new()
+                    };
+                    Some((action, target, values))
+                }
+            },
+        };
+        if let Some((action, target, root)) = played {
+            g.targets.push(target);
+            g.moves.push(action);
+            g.values.push(root);
+            g.tree.advance(action);
+            if let Some(o) = g.tree.root().outcome() {
+                if let Some(false_resign) = g.watch.false_resignation(&o.0) {
+                    self.stats.resign_checks += 1;
+                    self.stats.false_resigns += u64::from(false_resign);
+                }
+                return Ok(Some(self.result(g, o.0)));
+            }
+        }
+        if s.move_limit > 0 && g.moves.len() >= s.move_limit as usize {
+            self.stats.adjudicated += 1;
+            return Ok(Some(self.result(g, g.tree.root().adjudicate().0)));
+        }
+        Ok(None)
+    }
+
+    /// The recorded result of game `g` ended with `result`: a draw by the rules as
+    /// `selfplay.draw_value`, otherwise mixed with the final score vector.
+    fn result(&self, g: &InFlight<G>, result: [f32; MAX_PLAYERS]) -> [f32; MAX_PLAYERS] {
+        let s = self.settings;
+        let root = g.tree.root();
+        // Drawn by the rules: the root is over with no winner (the root of a resigned or
+        // cut game is not over).
+        let drawn = root.outcome().is_some_and(|o| o.winner().is_none());
+        if drawn && s.draw_value != 0.0 {
+            draw_outcome(root.num_players(), s.draw_value)
+        } else {
+            mix_score(result, root, s.score_weight)
+        }
+    }
+
+    /// Counts a finished game and hands it on.
+    fn finish(&mut self, g: InFlight<G>, outcome: [f32; MAX_PLAYERS]) {
+        self.stats.games += 1;
+        self.stats.opponent_games += u64::from(g.opponent.is_some());
+        self.stats.positions += g.moves.len() as u64;
+        (self.on_game)(SelfPlayGame {
+            moves: g.moves,
+            targets: g.targets,
+            outcome,
+            sims: self.settings.sims,
+            seed: g.seed,
+            values: g.values,
+        });
+    }
+}
