@@ -169,11 +169,11 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<P
         )?;
         root.present().map_err(err)?;
     }
-    crate::storage::write_atomic(out, svg.as_bytes())
+    crate::framing::write_atomic(out, svg.as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
     let png = out.with_extension("png");
     let bytes = rasterise(&svg)?;
-    crate::storage::write_atomic(&png, &bytes)
+    crate::framing::write_atomic(&png, &bytes)
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", png.display()))?;
     Ok(png)
 }

@@ -139,7 +139,7 @@ fn alphabeta_agrees_with_minimax() {
         for p in sample_positions(&Board::new(), count, 10 + depth * 3, depth as u64) {
             let limits = SearchLimits::depth(depth);
             let (x, y) = (
-                ab.search(&p, limits).unwrap(),
+                ab.search(&p, limits.clone()).unwrap(),
                 mm.search(&p, limits).unwrap(),
             );
             assert_eq!(

@@ -349,7 +349,7 @@ fn format_2_shards_still_load() {
         origin: "incoming/w1-x-1.bin".into(),
     };
     let payload = bincode::encode_to_vec(&v2, bincode::config::standard()).unwrap();
-    let bytes = contagion::storage::frame(MAGIC, 2, &payload);
+    let bytes = contagion::framing::frame(MAGIC, 2, &payload);
     let shard = Shard::from_bytes(&bytes, "infexion", "test shard").unwrap();
     assert_eq!(
         (shard.iteration, shard.worker.as_str(), shard.model),

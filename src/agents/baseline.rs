@@ -105,7 +105,7 @@ impl<G: Baselines> AlphaBetaAgent<G> {
             nodes: limits.nodes.or(own(self.nodes)),
             // A budget too large to add to the clock means no deadline at all.
             deadline: budget.and_then(|b| start.checked_add(b)),
-            stop: limits.stop,
+            stop: limits.stop.clone(),
         }
     }
 }

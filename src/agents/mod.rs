@@ -30,7 +30,7 @@ pub use spec::AgentSpec;
 
 /// Limits for one move, from the match runner's clock or the engine's `go` command.
 /// Each agent honours those that mean something to it, within its own spec's limits.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Limits {
     /// Time for this move.
     pub movetime: Option<Duration>,

@@ -44,7 +44,7 @@ pub fn train_step<G: Game>(
         "gradients": grads,
     });
     std::fs::create_dir_all(dir)?;
-    crate::storage::write_atomic(&dir.join("step.json"), json.to_string().as_bytes())?;
+    crate::framing::write_atomic(&dir.join("step.json"), json.to_string().as_bytes())?;
     println!("wrote {}", dir.join("step.json").display());
     Ok(())
 }

@@ -153,7 +153,7 @@ pub fn search<G: Baselines>(start: &G, depth: u32, positions: usize, rounds: usi
         |_| {
             positions
                 .iter()
-                .map(|p| ab.search(p, limits).map_or(0, |r| r.nodes))
+                .map(|p| ab.search(p, limits.clone()).map_or(0, |r| r.nodes))
                 .sum()
         },
     )]

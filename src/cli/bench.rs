@@ -185,7 +185,7 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
                 let json = serde_json::json!({
                     "batch": 16, "input": input, "logits": out.logits, "values": out.values,
                 });
-                crate::storage::write_atomic(&path, json.to_string().as_bytes())?;
+                crate::framing::write_atomic(&path, json.to_string().as_bytes())?;
             }
             let s = &net.shape;
             let mflop = crate::nn::flops_per_position(s) / 1e6;

@@ -63,8 +63,8 @@ pub struct Engine<G: Game> {
     agent: Option<Box<dyn Agent<G>>>,
     /// The pool searches run in (`setoption name Threads`); `None` if none could be made.
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// Set by `stop`; cleared when a search starts. One per engine, for the process's life.
-    stop: &'static AtomicBool,
+    /// Set by `stop`; cleared when a search starts; shared with the running search.
+    stop: Arc<AtomicBool>,
 }
 
 /// What one command line produced.
@@ -94,6 +94,12 @@ struct Search<G> {
     infinite: bool,
 }
 
+/// What a command line asks for: a reply now, or a search to run.
+enum Answer<G> {
+    Reply(Reply),
+    Search(Search<G>),
+}
+
 /// What the main loop hears: an input line, or a finished search handing its agent back.
 enum Event<G: Game> {
     Input(Result<Option<String>, Line>),
@@ -107,7 +113,7 @@ impl<G: Baselines> Engine<G> {
             start,
             agent: Some(agent),
             pool: thread_pool(1).ok(),
-            stop: Box::leak(Box::new(AtomicBool::new(false))),
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -120,8 +126,8 @@ impl<G: Baselines> Engine<G> {
     /// can reach it, so `go infinite` ends at the agent's own cap).
     pub fn handle(&mut self, line: &str) -> Reply {
         match self.command(line) {
-            Ok(reply) => reply,
-            Err(search) => {
+            Answer::Reply(reply) => reply,
+            Answer::Search(search) => {
                 let agent = self.agent.as_mut().expect("no search is running");
                 Reply {
                     lines: run_search(agent.as_mut(), &search, self.pool.as_deref(), None),
@@ -132,12 +138,12 @@ impl<G: Baselines> Engine<G> {
     }
 
     /// Answers a command, or returns the search a `go` asks for.
-    fn command(&mut self, line: &str) -> Result<Reply, Search<G>> {
+    fn command(&mut self, line: &str) -> Answer<G> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some((&command, args)) = words.split_first() else {
-            return Ok(Reply::default());
+            return Answer::Reply(Reply::default());
         };
-        Ok(match command {
+        Answer::Reply(match command {
             "isready" => Reply::line("readyok"),
             "uai" | "uci" => self.identify(command),
             "setoption" => self.set_option(args),
@@ -152,7 +158,7 @@ impl<G: Baselines> Engine<G> {
             }
             "position" => self.position(args),
             "go" => match self.parse_go(args) {
-                Ok(search) if self.state.outcome().is_none() => return Err(search),
+                Ok(search) if self.state.outcome().is_none() => return Answer::Search(search),
                 Ok(_) => Reply::line("bestmove none"),
                 Err(reply) => reply,
             },
@@ -295,7 +301,7 @@ impl<G: Baselines> Engine<G> {
     /// The limits of a `go` line, or the error reply.
     fn parse_go(&self, args: &[&str]) -> Result<Search<G>, Reply> {
         let mut limits = Limits {
-            stop: Stop(Some(self.stop)),
+            stop: Stop(Some(self.stop.clone())),
             ..Limits::default()
         };
         let mut infinite = false;
@@ -387,20 +393,20 @@ impl<G: Baselines> Engine<G> {
                     }
                 };
                 match self.command(&line) {
-                    Ok(reply) => {
+                    Answer::Reply(reply) => {
                         write_lines(&mut output, &reply.lines)?;
                         if reply.quit {
                             return Ok(());
                         }
                     }
-                    Err(search) => {
+                    Answer::Search(search) => {
                         searching = true;
                         self.stop.store(false, Ordering::Relaxed);
                         let mut agent = self.agent.take().expect("no search is running");
-                        let (done, pool, stop) = (tx.clone(), self.pool.clone(), self.stop);
+                        let (done, pool, stop) = (tx.clone(), self.pool.clone(), self.stop.clone());
                         std::thread::spawn(move || {
                             let lines =
-                                run_search(agent.as_mut(), &search, pool.as_deref(), Some(stop));
+                                run_search(agent.as_mut(), &search, pool.as_deref(), Some(&stop));
                             let _ = done.send(Event::Done(agent, lines));
                         });
                     }

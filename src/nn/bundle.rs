@@ -22,8 +22,8 @@ use super::manifest::{
 };
 use super::safetensors::{self, Tensor};
 use super::{Net, NetShape, PolicyValueNet};
+use crate::framing::write_atomic;
 use crate::games::Game;
-use crate::storage::write_atomic;
 
 pub const MANIFEST: &str = "manifest.json";
 pub const WEIGHTS: &str = "model.safetensors";

@@ -1,5 +1,5 @@
 //! Checkpoint files: the network, the optimizer state and the training state in one
-//! atomic, versioned, checksummed file (see [`crate::storage`]).
+//! atomic, versioned, checksummed file (see [`crate::framing`]).
 //!
 //! The weights and the optimizer state are burn's burnpack bytes; around them a bincode
 //! record holds the network shape (so a checkpoint is self-describing: `model:PATH`
@@ -13,7 +13,7 @@ use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device, Tensor};
 
 use super::{Net, NetShape, PolicyValueNet};
-use crate::storage;
+use crate::framing;
 
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`]; version 1 files
@@ -128,14 +128,14 @@ impl ModuleVisitor for NonFinite {
 
 impl Checkpoint {
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
-        storage::write_atomic(path, &self.to_bytes()?)
+        framing::write_atomic(path, &self.to_bytes()?)
             .with_context(|| format!("saving checkpoint {}", path.display()))
     }
 
     /// The framed file contents.
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
         let payload = bincode::encode_to_vec(self, bincode::config::standard())?;
-        Ok(storage::frame(MAGIC, VERSION, &payload))
+        Ok(framing::frame(MAGIC, VERSION, &payload))
     }
 
     /// Reads and checks the checkpoint at `location` (a file or an object URL).
@@ -146,9 +146,9 @@ impl Checkpoint {
 
     /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
     pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
-        let ckpt = match storage::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
+        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
             (1, payload) => {
-                let (shape, state, model, optimizer) = storage::decode(payload, what)?;
+                let (shape, state, model, optimizer) = framing::decode(payload, what)?;
                 Checkpoint {
                     shape,
                     state,
@@ -158,7 +158,7 @@ impl Checkpoint {
                     metrics: String::new(),
                 }
             }
-            (_, payload) => storage::decode(payload, what)?,
+            (_, payload) => framing::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {
             bail!("{what}: the network shape is empty");

@@ -1,5 +1,5 @@
 //! The fast training step on burn's module: the parameters read out of
-//! [`PolicyValueNet`] into [`backprop`]'s layouts, the gradients handed back as burn's
+//! [`PolicyValueNet`] into [`super::backprop`]'s layouts, the gradients handed back as burn's
 //! [`GradientsParams`] (for burn's optimizer to apply), and the batch norms' running
 //! statistics updated as burn's train-mode forward updates them.
 

@@ -21,7 +21,7 @@ pub const WIN_SCORE: f64 = 1e12;
 
 /// When to stop. At least one depth (all root moves, one ply) is always completed.
 /// With no limit at all (`default()`) the search deepens to depth 64: give one.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SearchLimits {
     /// Deepest iteration; `None` deepens until time or nodes run out (or depth 64).
     pub depth: Option<u32>,
@@ -109,7 +109,7 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
     /// Returns `None` only when the root has no legal move.
     pub fn search(&mut self, root: &G, limits: SearchLimits) -> Option<SearchResult> {
         self.nodes = 0;
-        self.limits = limits;
+        self.limits = limits.clone();
         self.aborted = false;
         self.next_check = 0;
         self.root_player = root.to_move();

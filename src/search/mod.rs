@@ -12,25 +12,28 @@ pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::games::{Action, Game};
 
 /// An outside request to stop a search early (the engine's `stop`): the search returns
 /// the best move it has so far once the flag is set. `Stop::default()` never fires.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Stop(pub Option<&'static AtomicBool>);
+#[derive(Debug, Clone, Default)]
+pub struct Stop(pub Option<Arc<AtomicBool>>);
 
 impl Stop {
     pub fn requested(&self) -> bool {
-        self.0.is_some_and(|flag| flag.load(Ordering::Relaxed))
+        self.0
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
     }
 }
 
 impl PartialEq for Stop {
     fn eq(&self, other: &Stop) -> bool {
-        match (self.0, other.0) {
-            (Some(a), Some(b)) => std::ptr::eq(a, b),
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             (a, b) => a.is_none() && b.is_none(),
         }
     }

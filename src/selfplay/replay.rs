@@ -3,7 +3,7 @@
 //!
 //! Every batch of finished games is written at once as a shard,
 //! `replay/shard-IIIIII-SSSS.bin` (iteration, sequence number): a versioned, checksummed
-//! bincode object ([`crate::storage`]) naming the worker and the model that played it,
+//! bincode object ([`crate::framing`]) naming the worker and the model that played it,
 //! and for games uploaded by a worker the upload they came from (so that none is taken
 //! twice). On resume the shards are read back in order and
 //! their games replayed through the rules (a move that is not legal marks the shard as
@@ -19,9 +19,9 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 
 use super::SelfPlayGame;
+use crate::framing;
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::rng::Rng;
-use crate::storage;
 use crate::store::Store;
 
 pub const MAGIC: &[u8; 8] = b"CZSHARD\0";
@@ -98,14 +98,14 @@ impl Shard {
     /// The framed bytes of the shard.
     pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
         let payload = bincode::encode_to_vec(self, bincode::config::standard())?;
-        Ok(storage::frame(MAGIC, VERSION, &payload))
+        Ok(framing::frame(MAGIC, VERSION, &payload))
     }
 
     /// Checks (header, checksum, game) and decodes a shard; `what` names it.
     pub fn from_bytes(bytes: &[u8], game: &str, what: &str) -> anyhow::Result<Shard> {
-        let shard = match storage::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
+        let shard = match framing::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
             (1, payload) => {
-                let v1: ShardV1 = storage::decode(payload, what)?;
+                let v1: ShardV1 = framing::decode(payload, what)?;
                 Shard {
                     game: v1.game,
                     iteration: v1.iteration,
@@ -116,7 +116,7 @@ impl Shard {
                 }
             }
             (2, payload) => {
-                let v2: ShardV2 = storage::decode(payload, what)?;
+                let v2: ShardV2 = framing::decode(payload, what)?;
                 Shard {
                     game: v2.game,
                     iteration: v2.iteration,
@@ -126,7 +126,7 @@ impl Shard {
                     origin: v2.origin,
                 }
             }
-            (_, payload) => storage::decode(payload, what)?,
+            (_, payload) => framing::decode(payload, what)?,
         };
         if shard.game != game {
             bail!(

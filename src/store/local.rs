@@ -1,5 +1,5 @@
 //! The local-directory store: one file per key under a root directory, written through
-//! [`crate::storage::write_atomic`] (temp file, fsync, rename), locked with `flock`.
+//! [`crate::framing::write_atomic`] (temp file, fsync, rename), locked with `flock`.
 //!
 //! The lock is an advisory `flock` on `run.lock` in the root: the kernel drops it when
 //! its holder dies, so a killed trainer never blocks a resume, while a live one makes a
@@ -79,7 +79,7 @@ impl Store for LocalStore {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        crate::storage::write_atomic(&path, bytes)
+        crate::framing::write_atomic(&path, bytes)
     }
 
     fn get(&self, key: &str, limit: u64) -> anyhow::Result<Option<Vec<u8>>> {

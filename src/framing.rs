@@ -1,4 +1,4 @@
-//! Atomic, checksummed binary files (checkpoints and replay shards).
+//! Framed files: atomic, checksummed binary files (checkpoints and replay shards).
 //!
 //! Layout (little-endian): 8-byte magic naming the kind of file, `u32` format version,
 //! `u64` payload length, `u32` CRC-32 of the payload, then the payload. A file of
