@@ -1,15 +1,11 @@
 //! The `contagion` command line, run as a real process.
 
+#[path = "support/process.rs"]
+mod process;
+use process::contagion;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-
-fn contagion(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run contagion")
-}
 
 /// `contagion eval --a greedy --b random` with more arguments.
 fn eval_greedy_random(extra: &[&str]) -> Output {

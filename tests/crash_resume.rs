@@ -4,8 +4,12 @@
 //! metrics line, a renamed checkpoint, a damaged best and a bad baseline, each through
 //! the real binary.
 
+#[path = "support/process.rs"]
+mod process;
+use process::text;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contagion::games::infexion::Board;
@@ -22,14 +26,6 @@ fn train_cmd(config: &Path, root: &Path) -> Command {
         .arg(root)
         .stdin(Stdio::null());
     cmd
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// A fresh directory holding the test config with `edits`, as `<name>.toml`.

@@ -2,6 +2,10 @@
 //! (`frontends/python`, numpy alone) computes the same outputs and legal moves from the
 //! manifest alone, `model:BUNDLE` plays, and damaged or foreign bundles are refused.
 
+#[path = "support/process.rs"]
+mod process;
+use process::contagion;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -27,13 +31,6 @@ fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn contagion(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(args)
-        .output()
-        .expect("run contagion")
 }
 
 /// 200 positions from random play, 2 to 200 actions in.

@@ -4,6 +4,8 @@
 //! takes stops at its next write with that reason (the process ends through `main`, not
 //! `process::exit` from the renewing thread).
 
+#[path = "support/process.rs"]
+mod process;
 #[path = "support/python.rs"]
 mod python;
 #[path = "support/s3.rs"]

@@ -7,6 +7,8 @@
 //! a damaged upload was refused into `rejected/`, and a worker whose config trains
 //! another network shape is refused.
 
+#[path = "support/process.rs"]
+mod process;
 #[path = "support/python.rs"]
 mod python;
 #[path = "support/s3.rs"]
@@ -20,7 +22,8 @@ use contagion::nn::checkpoint::Checkpoint;
 use contagion::selfplay::replay::Shard;
 use contagion::store::Store;
 use contagion::train::metrics::IterationMetrics;
-use s3::{config_with, contagion, read, spawn_logged, start_server, text, wait_for};
+use process::{command as contagion, text};
+use s3::{config_with, read, spawn_logged, start_server, wait_for};
 
 fn shards(store: &dyn Store, prefix: &str) -> Vec<(String, Shard)> {
     store

@@ -1,26 +1,14 @@
 //! Tournaments with an external engine, game records and their replay, through the
 //! real `contagion` binary.
 
+#[path = "support/process.rs"]
+mod process;
+use process::{contagion, text};
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_contagion");
-
-fn contagion(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run contagion")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("contagion-tournament-{}", std::process::id()));

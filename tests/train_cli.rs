@@ -2,27 +2,15 @@
 //! resume with counters and buffer intact, refusal of incompatible configs and damaged
 //! checkpoints, `--fresh`, and the trained network used as an agent.
 
+#[path = "support/process.rs"]
+mod process;
+use process::{contagion, text};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use contagion::nn::checkpoint::Checkpoint;
 use contagion::train::metrics;
-
-fn contagion(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run contagion")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn train(config: &Path, root: &Path, extra: &[&str]) -> Output {
     let mut args = vec![

@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::python;
@@ -127,27 +127,13 @@ fn try_start(dir: &Path, config: &Path, attempt: u32) -> Option<Server> {
     None
 }
 
-pub fn contagion(args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_contagion"));
-    cmd.args(args).stdin(Stdio::null());
-    cmd
-}
-
 pub fn spawn_logged(args: &[&str], log: &Path) -> Child {
     let f = std::fs::File::create(log).unwrap();
-    contagion(args)
+    super::process::command(args)
         .stdout(f.try_clone().unwrap())
         .stderr(f)
         .spawn()
         .unwrap()
-}
-
-pub fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 pub fn read(path: &Path) -> String {
