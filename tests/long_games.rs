@@ -314,6 +314,8 @@ fn value_targets_look_a_horizon_ahead() {
 }
 
 /// Shards of format 2 (before root values) still load, their games without values.
+/// The format-2 structs are declared here again on purpose: the test writes the old
+/// layout with its own encoder, independent of the reader it checks.
 #[test]
 fn format_2_shards_still_load() {
     #[derive(bincode::Encode)]
