@@ -79,6 +79,13 @@ fn the_half_move_clock_resets_on_clones_and_ends_the_game_at_100() {
     };
     let unlimited = Ataxx::with_rules("x5o/7/7/7/7/7/o5x x 100 60", rules).unwrap();
     assert!(unlimited.outcome().is_none());
+    // At the limit with more pieces on one side: a draw under Ataxx rules (libataxx),
+    // a win by pieces under Virus rules (the seed's goal; it has no limit of its own).
+    let uneven = "x5o/7/7/7/7/7/x5x x 100 60";
+    let ataxx_end = Ataxx::custom(uneven, true).unwrap().outcome().unwrap();
+    assert_eq!(ataxx_end.winner(), None);
+    let virus_end = Ataxx::custom(uneven, false).unwrap().outcome().unwrap();
+    assert_eq!(virus_end.winner(), Some(0));
 }
 
 #[test]

@@ -11,7 +11,8 @@ The rules come from the bundle manifest's ``game.settings``: ``size``, ``no_move
   A pass is ``0000``. Files ``a``... from the left, ranks ``1``... from the bottom.
 - The game ends when a side has no pieces, at the half-move limit (clones reset the
   clock, jumps and passes advance it), and when no empty square is within reach of
-  any piece (with passes) or the mover cannot move (without). More pieces wins.
+  any piece (with passes) or the mover cannot move (without). More pieces wins; with
+  passes, a game stopped by the half-move limit while it could go on is a draw.
 - Positions are FEN: ranks from the top, ``x``/``o`` pieces, ``-`` blocked squares,
   digits for empty runs, then the side to move, the half-move clock and the
   full-move number: ``x5o/7/7/7/7/7/o5x x 0 1``.
@@ -84,10 +85,16 @@ class Ataxx:
         return not self.can_move(self.to_move)
 
     def outcome(self):
-        """``None`` while playing, else ``(x, o)`` values: +1 win, -1 loss, 0 draw."""
+        """``None`` while playing, else ``(x, o)`` values: +1 win, -1 loss, 0 draw. With
+        passes (Ataxx), a game the half-move limit stops while it could go on is a draw
+        (as libataxx scores it); Virus rules score it by pieces."""
         if not self.is_over():
             return None
         x, o = self.count(0), self.count(1)
+        limited = self.rules.halfmove_limit and self.halfmove >= self.rules.halfmove_limit
+        movable = self.can_move(0) or self.can_move(1)
+        if self.rules.passes and limited and x > 0 and o > 0 and movable:
+            return (0.0, 0.0)
         return (1.0, -1.0) if x > o else (-1.0, 1.0) if o > x else (0.0, 0.0)
 
     def legal_moves(self):

@@ -4,7 +4,8 @@
 //! [`Rules`]: the board size (4 to 15), what happens when the mover has no move (pass,
 //! or the game ends) and the half-move limit. The start layout, blocked squares and the
 //! first player come from the start position (see [`super::notation`]). Scoring is by
-//! pieces: more pieces wins, equal is a draw.
+//! pieces: more pieces wins, equal is a draw; with Ataxx rules a game the half-move
+//! limit stops while it could go on is a draw (libataxx, python-ataxx).
 //!
 //! - **Clone**: a piece copies itself to an empty square among its 8 neighbours; the
 //!   action is named by its destination, so two pieces cloning to the same square are
@@ -240,10 +241,21 @@ impl Ataxx {
         }
     }
 
-    /// More pieces wins, equal draws.
+    /// More pieces wins, equal draws. With Ataxx rules (passes) a game the half-move
+    /// limit stops while it could go on (both sides have pieces, one can move) is a
+    /// draw, as libataxx and python-ataxx score it. Virus rules score it by pieces: the
+    /// seed has no limit (ours only makes every game end) and its goal is the larger
+    /// share of the board at the end.
     pub fn outcome(&self) -> Option<Outcome> {
         if !self.is_over() {
             return None;
+        }
+        let limited = self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit;
+        let could_go_on = self.count[0] > 0
+            && self.count[1] > 0
+            && (self.can_move(0) || self.can_move(1));
+        if self.rules.pass && limited && could_go_on {
+            return Some(Outcome::draw());
         }
         Some(match self.count[0].cmp(&self.count[1]) {
             std::cmp::Ordering::Greater => Outcome::win(0, 2),
