@@ -251,9 +251,8 @@ impl Ataxx {
             return None;
         }
         let limited = self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit;
-        let could_go_on = self.count[0] > 0
-            && self.count[1] > 0
-            && (self.can_move(0) || self.can_move(1));
+        let could_go_on =
+            self.count[0] > 0 && self.count[1] > 0 && (self.can_move(0) || self.can_move(1));
         if self.rules.pass && limited && could_go_on {
             return Some(Outcome::draw());
         }
