@@ -505,3 +505,26 @@ fn setoption_sets_the_budget_and_refuses_bad_values() {
     assert_eq!(field(&info[0], "depth"), "1", "{}", info[0]);
     e.quit();
 }
+
+/// An endgame where every simulation ends the game at once (the mover's one move fills
+/// the board): nothing reaches the network, and the search must still ask the clock
+/// (before the fix, the model searched its whole simulation budget: 2.7 s of CPU for a
+/// million simulations under `go movetime 200`).
+#[test]
+fn movetime_is_honoured_when_every_simulation_ends_the_game() {
+    let mut e = Engine::start_game("ataxx", "model:checkpoints/ataxx-bundle,sims=1000000");
+    e.silent("position fen ooooox1/oooooxx/ooooooo/ooooooo/ooooooo/ooooooo/ooooooo x 0 1");
+    let t = std::time::Instant::now();
+    let (info, mv) = e.go("go movetime 200");
+    assert_eq!(mv, "g7");
+    // The clock ended it, not the budget (whatever the machine's load) ...
+    let nodes: u64 = field(&info[0], "nodes").parse().unwrap();
+    assert!(nodes < 1_000_000, "{}", info[0]);
+    // ... and promptly (generous for a loaded machine).
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t.elapsed()
+    );
+    e.quit();
+}

@@ -72,11 +72,11 @@ pub fn search_batched_each<G: Game>(
             }
         }
         if leaves.is_empty() {
-            if trees
-                .iter()
-                .zip(&targets)
-                .all(|(t, &target)| t.root().outcome().is_some() || t.root_visits() >= target)
-            {
+            // Every simulation ended in a finished game (backed up, nothing to evaluate):
+            // the clock is still asked, or an endgame would search to its full budget.
+            let done = (trees.iter().zip(&targets))
+                .all(|(t, &target)| t.root().outcome().is_some() || t.root_visits() >= target);
+            if done || stop() {
                 return stats;
             }
             continue;
