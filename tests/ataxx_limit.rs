@@ -4,11 +4,12 @@
 //! then replayed by python-ataxx and by our Python front end (`czero.ataxx`); the
 //! results must agree on every game, a third or more of which reach the limit.
 
+#[path = "support/process.rs"]
+mod process;
 #[path = "support/python.rs"]
 mod python;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
@@ -45,27 +46,16 @@ fn results_at_the_half_move_limit_agree_with_python_ataxx() {
         at_limit >= 100,
         "only {at_limit} of 300 games reached the limit"
     );
-    let mut child = Command::new(python::python3())
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/ataxx_results.py"
-        ))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let mut input = String::new();
     for (moves, _) in &games {
         input += &format!("{start}\t{}\n", moves.join(" "));
     }
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut python = Command::new(python::python3());
+    python.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/ataxx_results.py"
+    ));
+    let out = process::with_input(python, &input);
     assert!(
         out.status.success(),
         "{}",

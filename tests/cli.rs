@@ -4,8 +4,7 @@
 mod process;
 use process::contagion;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 /// `contagion eval --a greedy --b random` with more arguments.
 fn eval_greedy_random(extra: &[&str]) -> Output {
@@ -144,21 +143,7 @@ fn play_shows_the_moves_and_the_result() {
 
 /// Runs `contagion play` with `input` typed on a pipe.
 fn play_typed(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    process::with_input(process::command(&[&["play"], args].concat()), input)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 /// `contagion ARGS`, with no standard input, not yet started.
@@ -23,4 +24,17 @@ pub fn text(o: &Output) -> String {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     )
+}
+
+/// Runs `cmd` with `input` on its standard input; its output once it has ended.
+pub fn with_input(mut cmd: Command, input: &str) -> Output {
+    let mut child = (cmd.stdin(Stdio::piped()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the command");
+    let mut stdin = child.stdin.take().expect("a piped stdin");
+    stdin.write_all(input.as_bytes()).expect("write the input");
+    drop(stdin);
+    child.wait_with_output().expect("wait for the command")
 }
