@@ -10,6 +10,11 @@ use anyhow::{Context, bail};
 
 /// Threads for matches, self-play workers and benchmarks.
 pub const MAX_THREADS: usize = 256;
+
+/// The machine's cores (1 if it cannot tell): what a thread count of "every core" means.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 /// Games in one match (`eval --games`, gating, baseline measurements): their openings
 /// are drawn before the first game.
 pub const MAX_MATCH_GAMES: u32 = 100_000;

@@ -60,9 +60,7 @@ impl MatchArgs {
         Ok(MatchConfig {
             games,
             seed: self.seed,
-            threads: self
-                .threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            threads: self.threads.unwrap_or_else(crate::limits::cores),
             opening_plies: self.opening_plies,
             time_per_game: clock_from_secs(self.time_per_game)?,
             progress: !self.quiet && !self.json,

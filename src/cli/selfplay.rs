@@ -42,10 +42,9 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         .worker_id
         .or_else(crate::store::local::hostname)
         .unwrap_or_else(|| "worker".into());
-    let threads = args.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |t| t as usize,
-    );
+    let threads = args
+        .threads
+        .map_or_else(crate::limits::cores, |t| t as usize);
     let opts = WorkerOptions {
         root: args.store,
         id,

@@ -423,7 +423,7 @@ impl Config {
     /// every core when the trainer plays no self-play itself (`workers = 0`).
     pub fn match_threads(&self) -> usize {
         match self.selfplay.workers {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            0 => crate::limits::cores(),
             n => n,
         }
     }

@@ -299,8 +299,6 @@ impl Backprop {
     /// The step for `shape`'s network, splitting each batch over `threads` threads.
     /// (A pool that cannot be built leaves the step on the caller's thread.)
     pub fn new(shape: &NetShape, value_weight: f64, threads: usize) -> Backprop {
-        let cells = shape.height * shape.width;
-        let planes = shape.policy_planes;
         let pool = match threads {
             0 | 1 => None,
             n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
@@ -309,13 +307,11 @@ impl Backprop {
             taps: Taps::new(shape),
             in_planes: shape.in_planes,
             channels: shape.channels,
-            policy_planes: planes,
+            policy_planes: shape.policy_planes,
             value_channels: shape.value_channels,
             hidden: shape.value_hidden,
             players: shape.num_players,
-            gather: (shape.action_order.iter())
-                .map(|&flat| ((flat % cells) * planes + flat / cells) as u32)
-                .collect(),
+            gather: shape.policy_gather(),
             value_weight,
             pool,
             shards: Vec::new(),

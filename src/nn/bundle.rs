@@ -21,7 +21,7 @@ use super::manifest::{
     self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance, names,
 };
 use super::safetensors::{self, Tensor};
-use super::{Net, NetShape, PolicyValueNet};
+use super::{Net, NetShape, PolicyValueNet, values};
 use crate::framing::write_atomic;
 use crate::games::Game;
 
@@ -31,13 +31,6 @@ pub const WEIGHTS: &str = "model.safetensors";
 /// Whether `path` is a bundle directory (or its manifest file).
 pub fn is_bundle(path: &Path) -> bool {
     path.join(MANIFEST).is_file() || path.file_name().is_some_and(|n| n == MANIFEST)
-}
-
-fn values<const D: usize>(t: BurnTensor<D>) -> Vec<f32> {
-    t.into_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("f32 tensor")
 }
 
 /// A convolution's weight and bias with the batch norm after it (if any) folded in.

@@ -141,6 +141,34 @@ pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, a
     }
 }
 
+/// Weights stored `[cout, cin, taps]` (a convolution's `[out, in, kh, kw]`, or a dense
+/// layer's `[out, in]` with one tap) in the products' layout `[taps × cin, cout]`
+/// (tap-major, then input channel).
+pub fn to_gemm_layout(t: &[f32], cout: usize, cin: usize, taps: usize) -> Vec<f32> {
+    let mut w = vec![0.0; taps * cin * cout];
+    for o in 0..cout {
+        for i in 0..cin {
+            for k in 0..taps {
+                w[(k * cin + i) * cout + o] = t[(o * cin + i) * taps + k];
+            }
+        }
+    }
+    w
+}
+
+/// The inverse of [`to_gemm_layout`].
+pub fn from_gemm_layout(w: &[f32], cout: usize, cin: usize, taps: usize) -> Vec<f32> {
+    let mut t = vec![0.0; taps * cin * cout];
+    for o in 0..cout {
+        for i in 0..cin {
+            for k in 0..taps {
+                t[(o * cin + i) * taps + k] = w[(k * cin + i) * cout + o];
+            }
+        }
+    }
+    t
+}
+
 /// Makes `v` exactly `len` long (its contents are for the caller to overwrite).
 pub fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
     v.resize(len, 0.0);

@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::NetShape;
-use super::conv::{Op, Taps, matmul, sized};
+use super::conv::{Op, Taps, matmul, sized, to_gemm_layout};
 use super::manifest::names;
 use super::safetensors::Tensor;
 
@@ -80,18 +80,10 @@ impl FastNet {
         let conv3 = |name: &str| {
             let t = get(&names::weight(name)); // [cout, cin, 3, 3]
             let (cout, cin) = (t.shape[0], t.shape[1]);
-            let mut wt = vec![0.0; 9 * cin * cout];
-            for o in 0..cout {
-                for i in 0..cin {
-                    for k in 0..9 {
-                        wt[(k * cin + i) * cout + o] = t.data[(o * cin + i) * 9 + k];
-                    }
-                }
-            }
             Conv3 {
                 cin,
                 cout,
-                w: wt,
+                w: to_gemm_layout(&t.data, cout, cin, 9),
                 b: get(&names::bias(name)).data.clone(),
             }
         };
@@ -99,31 +91,16 @@ impl FastNet {
         let dense = |name: &str| {
             let t = get(&names::weight(name));
             let (cout, cin) = (t.shape[0], t.shape[1]);
-            let mut wt = vec![0.0; cin * cout];
-            for o in 0..cout {
-                for i in 0..cin {
-                    wt[i * cout + o] = t.data[o * cin + i];
-                }
-            }
             Dense {
                 cin,
                 cout,
-                w: wt,
+                w: to_gemm_layout(&t.data, cout, cin, 1),
                 b: get(&names::bias(name)).data.clone(),
             }
         };
         let convs = names::trunk(shape.blocks)
             .iter()
             .map(|n| conv3(n))
-            .collect();
-        let planes = shape.policy_planes;
-        let gather = shape
-            .action_order
-            .iter()
-            .map(|&flat| {
-                let (plane, cell) = (flat / cells, flat % cells);
-                (cell * planes + plane) as u32
-            })
             .collect();
         FastNet {
             cells,
@@ -135,7 +112,7 @@ impl FastNet {
             value_conv: dense(names::VALUE_CONV),
             hidden: dense(names::VALUE_HIDDEN),
             out: dense(names::VALUE_OUT),
-            gather,
+            gather: shape.policy_gather(),
         }
     }
 

@@ -46,6 +46,14 @@ pub fn device() -> Device {
     }
 }
 
+/// A float tensor's values as `f32`, row-major.
+pub(crate) fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("f32 tensor")
+}
+
 /// Multiply-adds × 2 of one forward pass (the convolutions, heads and dense layers).
 pub fn flops_per_position(s: &NetShape) -> f64 {
     let cells = (s.height * s.width) as f64;

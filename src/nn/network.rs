@@ -73,6 +73,15 @@ impl NetShape {
     pub fn input_len(&self) -> usize {
         self.in_planes * self.height * self.width
     }
+
+    /// For each action, the index of its logit in one position's policy output laid
+    /// out NHWC, `[cells, policy_planes]` (as the fast forward and training step have it).
+    pub fn policy_gather(&self) -> Vec<u32> {
+        let cells = self.height * self.width;
+        (self.action_order.iter())
+            .map(|&flat| ((flat % cells) * self.policy_planes + flat / cells) as u32)
+            .collect()
+    }
 }
 
 /// A 3×3 convolution with batch norm, padded circularly or with zeros.

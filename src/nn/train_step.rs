@@ -11,63 +11,35 @@ use burn::nn::conv::Conv2d;
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use super::PolicyValueNet;
 use super::backprop::{Layer, Norm, Stats, Weights};
+use super::conv::{from_gemm_layout, to_gemm_layout};
+use super::{PolicyValueNet, values};
 
-fn values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
-    p.val()
-        .into_data()
-        .convert::<f32>()
-        .try_to_vec::<f32>()
-        .expect("f32 tensor")
+fn param_values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
+    values(p.val())
 }
 
 /// A convolution's weights `[cout, cin, k, k]` in the step's `[k² × cin, cout]`.
 fn conv_weights(conv: &Conv2d) -> Layer {
     let [cout, cin, kh, kw] = conv.weight.val().dims();
-    let taps = kh * kw;
-    let t = values(&conv.weight);
-    let mut w = vec![0.0; taps * cin * cout];
-    for o in 0..cout {
-        for i in 0..cin {
-            for k in 0..taps {
-                w[(k * cin + i) * cout + o] = t[(o * cin + i) * taps + k];
-            }
-        }
-    }
     Layer {
-        w,
-        b: conv.bias.as_ref().map_or(Vec::new(), values),
+        w: to_gemm_layout(&param_values(&conv.weight), cout, cin, kh * kw),
+        b: conv.bias.as_ref().map_or(Vec::new(), param_values),
     }
-}
-
-/// The inverse of [`conv_weights`]: `[k² × cin, cout]` → `[cout, cin, k, k]`.
-fn conv_layout(w: &[f32], dims: [usize; 4]) -> Vec<f32> {
-    let [cout, cin, kh, kw] = dims;
-    let taps = kh * kw;
-    let mut t = vec![0.0; w.len()];
-    for o in 0..cout {
-        for i in 0..cin {
-            for k in 0..taps {
-                t[(o * cin + i) * taps + k] = w[(k * cin + i) * cout + o];
-            }
-        }
-    }
-    t
 }
 
 fn norm(bn: &BatchNorm) -> Norm {
     Norm {
-        gamma: values(&bn.gamma),
-        beta: values(&bn.beta),
+        gamma: param_values(&bn.gamma),
+        beta: param_values(&bn.beta),
     }
 }
 
 fn linear(l: &burn::nn::Linear) -> Layer {
     // burn stores [in, out], the step's layout.
     Layer {
-        w: values(&l.weight),
-        b: l.bias.as_ref().map_or(Vec::new(), values),
+        w: param_values(&l.weight),
+        b: l.bias.as_ref().map_or(Vec::new(), param_values),
     }
 }
 
@@ -118,7 +90,8 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     );
     let mut put4 = |conv: &Conv2d, w: &[f32]| {
         let dims = conv.weight.val().dims();
-        let t = TensorData::new(conv_layout(w, dims), dims);
+        let [cout, cin, kh, kw] = dims;
+        let t = TensorData::new(from_gemm_layout(w, cout, cin, kh * kw), dims);
         out.register(conv.weight.id, Tensor::<4>::from_data(t, device));
     };
     for ((conv, _), (gl, _)) in trunk(model).into_iter().zip(&g.trunk) {
@@ -150,11 +123,7 @@ pub fn update_running(model: &PolicyValueNet, stats: &[Stats]) {
         for (state, batch) in [(&bn.running_mean, &st.mean), (&bn.running_var, &st.var)] {
             let old = state.value_sync();
             let device = old.device();
-            let old = old
-                .into_data()
-                .convert::<f32>()
-                .try_to_vec::<f32>()
-                .expect("f32");
+            let old = values(old);
             let new: Vec<f32> = (old.iter().zip(batch))
                 .map(|(&r, &b)| (1.0 - m) * r + m * b)
                 .collect();
@@ -189,8 +158,7 @@ impl ModuleVisitor for Named<'_> {
         if let Some(t) = value {
             let name = self.path.join(".");
             self.dims.insert(name.clone(), t.dims().to_vec());
-            let v = t.into_data().convert::<f32>().try_to_vec::<f32>();
-            self.out.insert(name, v.expect("f32 tensor"));
+            self.out.insert(name, values(t));
         }
     }
 }

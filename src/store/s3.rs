@@ -144,6 +144,30 @@ impl S3Store {
         self.runtime.block_on(f)
     }
 
+    /// Object `key` (at most `limit` bytes) with its ETag; `None` if there is none.
+    fn get_tagged(&self, key: &str, limit: u64) -> anyhow::Result<Option<(Vec<u8>, String)>> {
+        let what = self.what(key);
+        self.block(async {
+            let result = match self.client.get(&self.path(key)).await {
+                Ok(r) => r,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(brief(&e, "reading", &what)),
+            };
+            if result.meta.size > limit {
+                bail!(
+                    "{what}: {} bytes, more than the {limit} allowed",
+                    result.meta.size
+                );
+            }
+            let e_tag = result.meta.e_tag.clone().unwrap_or_default();
+            let bytes = result
+                .bytes()
+                .await
+                .map_err(|e| brief(&e, "reading", &what))?;
+            Ok(Some((bytes.to_vec(), e_tag)))
+        })
+    }
+
     /// Fails once the lease was lost, naming the trainer that took it.
     fn writable(&self) -> anyhow::Result<()> {
         match &*self.lost.lock().expect("lease flag") {
@@ -170,25 +194,7 @@ impl Store for S3Store {
     }
 
     fn get(&self, key: &str, limit: u64) -> anyhow::Result<Option<Vec<u8>>> {
-        let what = self.what(key);
-        self.block(async {
-            let result = match self.client.get(&self.path(key)).await {
-                Ok(r) => r,
-                Err(object_store::Error::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(brief(&e, "reading", &what)),
-            };
-            if result.meta.size > limit {
-                bail!(
-                    "{what}: {} bytes, more than the {limit} allowed",
-                    result.meta.size
-                );
-            }
-            let bytes = result
-                .bytes()
-                .await
-                .map_err(|e| brief(&e, "reading", &what))?;
-            Ok(Some(bytes.to_vec()))
-        })
+        Ok(self.get_tagged(key, limit)?.map(|(bytes, _)| bytes))
     }
 
     fn tag(&self, key: &str) -> anyhow::Result<Option<String>> {
@@ -305,20 +311,8 @@ fn now_ms() -> u64 {
 /// The lease as stored: its record (`None` if unreadable: it cannot name a live
 /// holder) and the ETag a conditional write must match; `None` if there is none.
 fn read_lease(store: &S3Store) -> anyhow::Result<Option<(Option<LeaseRecord>, String)>> {
-    let what = store.what(LEASE);
-    store.block(async {
-        let result = match store.client.get(&store.path(LEASE)).await {
-            Ok(r) => r,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(brief(&e, "reading", &what)),
-        };
-        let e_tag = result.meta.e_tag.clone().unwrap_or_default();
-        let bytes = result
-            .bytes()
-            .await
-            .map_err(|e| brief(&e, "reading", &what))?;
-        Ok(Some((serde_json::from_slice(&bytes).ok(), e_tag)))
-    })
+    let lease = store.get_tagged(LEASE, 1 << 16)?;
+    Ok(lease.map(|(bytes, e_tag)| (serde_json::from_slice(&bytes).ok(), e_tag)))
 }
 
 /// Writes the lease for `holder` if it is still as last seen: absent (`seen = None`) or

@@ -121,17 +121,12 @@ pub struct Trainer {
     pub steps: u64,
 }
 
-/// Threads a training step uses under `config` (`threads = 0`: every core).
-pub fn step_threads(config: &TrainConfig) -> usize {
-    match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-}
-
-/// The fast step for `shape` under `config`; none on CUDA.
+/// The fast step for `shape` under `config` (`threads = 0`: every core); none on CUDA.
 fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
-    let threads = step_threads(config);
+    let threads = match config.threads {
+        0 => crate::limits::cores(),
+        n => n,
+    };
     (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, config.value_weight, threads))
 }
 
