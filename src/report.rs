@@ -100,8 +100,8 @@ where
 }
 
 /// Draws the learning curves of `m` as an SVG at `out` and a PNG beside it (same name,
-/// `.png`); returns the PNG's path.
-pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<PathBuf> {
+/// `.png`; feature `png`, on by default); returns the PNG's path if one was written.
+pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
     let mut svg = String::new();
     {
         let root =
@@ -171,14 +171,27 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<P
     }
     crate::framing::write_atomic(out, svg.as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    write_png(&svg, out)
+}
+
+/// Writes the PNG of `svg` beside `out`; returns its path.
+#[cfg(feature = "png")]
+fn write_png(svg: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
     let png = out.with_extension("png");
-    let bytes = rasterise(&svg)?;
+    let bytes = rasterise(svg)?;
     crate::framing::write_atomic(&png, &bytes)
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", png.display()))?;
-    Ok(png)
+    Ok(Some(png))
+}
+
+/// A build without the `png` feature writes the SVG only.
+#[cfg(not(feature = "png"))]
+fn write_png(_svg: &str, _out: &Path) -> anyhow::Result<Option<PathBuf>> {
+    Ok(None)
 }
 
 /// The PNG bytes of an SVG, with text in the embedded DejaVu Sans.
+#[cfg(feature = "png")]
 pub fn rasterise(svg: &str) -> anyhow::Result<Vec<u8>> {
     use resvg::{tiny_skia, usvg};
     let mut opt = usvg::Options::default();

@@ -321,7 +321,7 @@ fn stop_ends_an_endless_search_at_once_with_a_legal_move() {
         ("ataxx", "alphabeta:depth=2", "go depth 1000"),
         (
             "infexion",
-            "model:checkpoints/infexion-bundle",
+            "model:models/infexion-bundle",
             "go nodes 10000000000",
         ),
     ] {
@@ -390,12 +390,12 @@ fn pv(info: &str) -> Vec<&str> {
 fn bestmove_is_the_first_move_of_the_reported_pv() {
     for (game, agent) in [
         ("infexion", "alphabeta:depth=3"),
-        ("infexion", "model:checkpoints/infexion-bundle,sims=60"),
+        ("infexion", "model:models/infexion-bundle,sims=60"),
         (
             "infexion",
-            "model:checkpoints/infexion-bundle,sims=60,gumbel=8",
+            "model:models/infexion-bundle,sims=60,gumbel=8",
         ),
-        ("ataxx", "model:checkpoints/ataxx-bundle,sims=60"),
+        ("ataxx", "model:models/ataxx-bundle,sims=60"),
         ("ataxx", "alphabeta:depth=2"),
         ("chexers", "maxn:depth=2"),
         ("chexers", "alphabeta:depth=2"),
@@ -441,7 +441,7 @@ fn a_forced_win_is_reported_as_mate() {
 fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
     for agent in [
         "alphabeta:depth=2",
-        "model:checkpoints/infexion-bundle,sims=10",
+        "model:models/infexion-bundle,sims=10",
         "greedy",
     ] {
         let mut e = Engine::start(agent);
@@ -469,7 +469,7 @@ fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
 
 #[test]
 fn setoption_sets_the_budget_and_refuses_bad_values() {
-    let mut e = Engine::start("model:checkpoints/infexion-bundle,sims=100");
+    let mut e = Engine::start("model:models/infexion-bundle,sims=100");
     let options = e.handshake("uci");
     for name in ["Threads", "Simulations", "Hash"] {
         assert!(
@@ -512,7 +512,7 @@ fn setoption_sets_the_budget_and_refuses_bad_values() {
 /// million simulations under `go movetime 200`).
 #[test]
 fn movetime_is_honoured_when_every_simulation_ends_the_game() {
-    let mut e = Engine::start_game("ataxx", "model:checkpoints/ataxx-bundle,sims=1000000");
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle,sims=1000000");
     e.silent("position fen ooooox1/oooooxx/ooooooo/ooooooo/ooooooo/ooooooo/ooooooo x 0 1");
     let t = std::time::Instant::now();
     let (info, mv) = e.go("go movetime 200");

@@ -383,7 +383,7 @@ fn the_python_front_end_agrees_with_rust() {
     python_agrees(&Board::new(), &bundle, &net, &dir);
     // And every shipped model, of the game its manifest names.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut shipped: Vec<_> = std::fs::read_dir(root.join("checkpoints"))
+    let mut shipped: Vec<_> = std::fs::read_dir(root.join("models"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("manifest.json").is_file())
@@ -428,7 +428,7 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
         ])
         .env(
             "CZERO_BUNDLE",
-            root.join("../../checkpoints/infexion-bundle"),
+            root.join("../../models/infexion-bundle"),
         )
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");

@@ -1,6 +1,6 @@
 """Contagion Zero's fast forward against ONNX Runtime, on the same bundle, in one run.
 
-    python3 bench/onnx/compare.py --model checkpoints/infexion-bundle [--game infexion]
+    python3 bench/onnx/compare.py --model models/infexion-bundle [--game infexion]
 
 1. Turns the bundle into an equivalent ONNX graph (``bundle.onnx`` beside this script's
    output): the manifest's layer list, with the torus padding as slices and concats.
@@ -139,7 +139,7 @@ def time_ort(sess, x, rounds=5, positions=4096):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=os.path.join(ROOT, "checkpoints", "infexion-bundle"))
+    ap.add_argument("--model", default=os.path.join(ROOT, "models", "infexion-bundle"))
     ap.add_argument("--game", default="infexion")
     ap.add_argument("--contagion", default=os.path.join(ROOT, "target", "release", "contagion"))
     ap.add_argument("--batch", default="1,8,64,256")

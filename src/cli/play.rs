@@ -8,7 +8,7 @@
 //! Commands: `moves`, `undo` (back to the human's previous turn), `help`, `quit`. After
 //! each agent move its thinking is shown: for a network search, the most visited moves
 //! with their share of the visits and their value. On a terminal, input has line
-//! editing and history (rustyline); otherwise it is read line by line and output
+//! editing and history (rustyline, feature `line-editing`); otherwise it is read line by line and output
 //! written as plain lines, so the game can be driven over pipes.
 
 use std::io::{BufRead, IsTerminal, Write};
@@ -57,7 +57,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let (mut input, mut out) = (stdin.lock(), stdout.lock());
     // Line editing only when both input and output are a terminal.
     let editor = (!echo && std::io::stdout().is_terminal())
-        .then(|| rustyline::DefaultEditor::new().ok())
+        .then(editor::Editor::new)
         .flatten();
     let mut io = Terminal {
         input: &mut input,
@@ -93,7 +93,7 @@ pub struct Terminal<'a> {
     /// Write each line read back out (when the input is not a terminal).
     pub echo: bool,
     /// Line editing and history (arrow keys, Ctrl-R) when the input is a terminal.
-    pub editor: Option<rustyline::DefaultEditor>,
+    pub editor: Option<editor::Editor>,
 }
 
 impl Terminal<'_> {
@@ -101,19 +101,7 @@ impl Terminal<'_> {
     fn read(&mut self, prompt: &str) -> anyhow::Result<Option<String>> {
         if let Some(editor) = &mut self.editor {
             self.out.flush()?;
-            return match editor.readline(prompt) {
-                Ok(line) => {
-                    if !line.trim().is_empty() {
-                        let _ = editor.add_history_entry(line.trim());
-                    }
-                    Ok(Some(line))
-                }
-                Err(
-                    rustyline::error::ReadlineError::Eof
-                    | rustyline::error::ReadlineError::Interrupted,
-                ) => Ok(None),
-                Err(e) => Err(e.into()),
-            };
+            return editor.read(prompt);
         }
         write!(self.out, "{prompt}")?;
         self.out.flush()?;
@@ -125,6 +113,50 @@ impl Terminal<'_> {
             writeln!(self.out, "{}", line.trim_end())?;
         }
         Ok(Some(line))
+    }
+}
+
+/// Line editing and history on a terminal (rustyline, feature `line-editing`).
+#[cfg(feature = "line-editing")]
+mod editor {
+    use rustyline::error::ReadlineError;
+
+    pub struct Editor(rustyline::DefaultEditor);
+
+    impl Editor {
+        pub fn new() -> Option<Self> {
+            rustyline::DefaultEditor::new().ok().map(Editor)
+        }
+
+        /// The next line after `prompt`; `None` at the end of input (or Ctrl-C/D).
+        pub fn read(&mut self, prompt: &str) -> anyhow::Result<Option<String>> {
+            match self.0.readline(prompt) {
+                Ok(line) => {
+                    if !line.trim().is_empty() {
+                        let _ = self.0.add_history_entry(line.trim());
+                    }
+                    Ok(Some(line))
+                }
+                Err(ReadlineError::Eof | ReadlineError::Interrupted) => Ok(None),
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+/// Without the `line-editing` feature there is no editor: input is read line by line.
+#[cfg(not(feature = "line-editing"))]
+mod editor {
+    pub enum Editor {}
+
+    impl Editor {
+        pub fn new() -> Option<Self> {
+            None
+        }
+
+        pub fn read(&mut self, _prompt: &str) -> anyhow::Result<Option<String>> {
+            match *self {}
+        }
     }
 }
 

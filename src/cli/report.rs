@@ -30,7 +30,12 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     print!("{}", report::table(&m));
     let out = args.out.unwrap_or_else(|| args.run.join("curves.svg"));
     let title = format!("{} — learning curves", args.run.display());
-    let png = report::plot(&m, &title, &out)?;
-    println!("curves written to {} and {}", out.display(), png.display());
+    match report::plot(&m, &title, &out)? {
+        Some(png) => println!("curves written to {} and {}", out.display(), png.display()),
+        None => println!(
+            "curves written to {} (this build has no PNG output: feature `png`)",
+            out.display()
+        ),
+    }
     Ok(())
 }

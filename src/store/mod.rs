@@ -11,13 +11,14 @@
 //!   changed (mtime and size locally, the ETag on S3) without reading it.
 //! - [`Store::list`] names the keys under a prefix (recursively, sorted).
 //! - [`Store::lock`] keeps a second trainer out: `flock` locally, a lease object with an
-//!   expiry on S3 (see [`s3`]).
+//!   expiry on S3 (see `s3`, feature `s3`, on by default).
 //!
 //! A *location* is the text a user writes for one object or run: a path, or an
 //! `s3://bucket/key` URL; [`read_location`] and [`tag_location`] read either, so
 //! `model:s3://bucket/runs/infexion` works wherever `model:checkpoints/infexion` does.
 
 pub mod local;
+#[cfg(feature = "s3")]
 pub mod s3;
 
 use std::any::Any;
@@ -59,7 +60,14 @@ pub trait Store: Send + Sync {
 pub fn open(url: &str) -> anyhow::Result<Arc<dyn Store>> {
     match url.split_once("://") {
         None => Ok(Arc::new(local::LocalStore::new(Path::new(url)))),
+        #[cfg(feature = "s3")]
         Some(("s3", rest)) => Ok(Arc::new(s3::S3Store::open(rest)?)),
+        #[cfg(not(feature = "s3"))]
+        Some(("s3", _)) => bail!(
+            "store '{}': this contagion was built without S3 storage; rebuild with the \
+             default features (`cargo build --release`) or `--features s3`",
+            crate::limits::clip(url)
+        ),
         Some((scheme, _)) => bail!(
             "store '{}': unknown scheme '{}://'; use a directory path or s3://bucket/prefix",
             crate::limits::clip(url),

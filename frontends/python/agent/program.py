@@ -11,7 +11,7 @@ simulations. Memory stays far below the 250 MB limit (a search tree of a few tho
 nodes and a network of under a megabyte).
 
 The bundle is looked for in ``$CZERO_BUNDLE``, then ``agent/bundle/``, then the
-repository's ``checkpoints/infexion-bundle-60min/`` (the strongest shipped network: a
+repository's ``models/infexion-bundle-60min/`` (the strongest shipped network: a
 60-minute run that beats the first wave's 77-minute ``infexion-bundle-v1`` 76-8-16).
 """
 
@@ -42,7 +42,7 @@ def find_bundle():
     candidates = [
         os.environ.get("CZERO_BUNDLE"),
         HERE / "bundle",
-        HERE.parent.parent.parent / "checkpoints" / "infexion-bundle-60min",
+        HERE.parent.parent.parent / "models" / "infexion-bundle-60min",
     ]
     for c in candidates:
         if c and (Path(c) / "manifest.json").is_file():

@@ -18,7 +18,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 def manifest(game):
     """A manifest for ``game``: a shipped bundle's, or one made by the Rust tests."""
     path = os.environ.get(f"CZERO_{game.upper()}_MANIFEST") or os.path.join(
-        ROOT, "checkpoints", f"{game}-bundle", "manifest.json"
+        ROOT, "models", f"{game}-bundle", "manifest.json"
     )
     with open(path, encoding="utf-8") as f:
         return json.load(f)
