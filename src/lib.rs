@@ -21,7 +21,7 @@
 //! - [`store`]: where a run lives (a directory or S3) behind one trait, with its lock;
 //!   [`framing`]: the checksummed, versioned files checkpoints and shards are.
 //! - [`report`]: learning curves and tables from a run's metrics.
-//! - [`bench`]: the speed figures printed by `contagion bench`.
+//! - [`bench`](mod@bench): the speed figures printed by `contagion bench`.
 //! - [`cli`]: one file per subcommand; `main.rs` only wires them.
 //! - [`progress`], [`limits`] (every bound on counts and sizes), [`rng`] (the seeded
 //!   generator every random choice uses), [`timestamp`].
@@ -30,6 +30,8 @@
 //! `nn`'s evaluator), stores them through `store`, trains `nn`'s network on batches from
 //! the replay window, gates the candidate with `arena` matches, and writes checkpoints
 //! (`framing`) and metrics (`report` draws them).
+
+#![warn(missing_docs)]
 
 pub mod agents;
 pub mod arena;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+/// A progress bar or progress lines for one job (see the module documentation).
 pub struct Progress {
     label: String,
     total: u64,

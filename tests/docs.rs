@@ -64,11 +64,7 @@ fn reference_fields() -> Fields {
 fn the_reference_and_the_reference_config_list_every_field_of_the_code() {
     let code = fields_of(&toml::from_str(&Config::default().to_toml()).unwrap());
     assert_eq!(code.len(), 8, "{code:?}");
-    assert_eq!(
-        reference_fields(),
-        code,
-        "docs/configuration.md's table"
-    );
+    assert_eq!(reference_fields(), code, "docs/configuration.md's table");
     let reference = std::fs::read_to_string("configs/infexion.toml").unwrap();
     assert_eq!(
         fields_of(&toml::from_str(&reference).unwrap()),
@@ -142,9 +138,10 @@ fn anchors(text: &str) -> BTreeSet<String> {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
         }
-        let Some(title) = (!fenced).then(|| line.trim_start_matches('#')).filter(|t| {
-            t.len() < line.len() && t.starts_with(' ')
-        }) else {
+        let Some(title) = (!fenced)
+            .then(|| line.trim_start_matches('#'))
+            .filter(|t| t.len() < line.len() && t.starts_with(' '))
+        else {
             continue;
         };
         let slug: String = title
@@ -155,7 +152,11 @@ fn anchors(text: &str) -> BTreeSet<String> {
             .map(|c| if c == ' ' { '-' } else { c })
             .collect();
         let n = seen.entry(slug.clone()).or_default();
-        out.insert(if *n == 0 { slug.clone() } else { format!("{slug}-{n}") });
+        out.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
         *n += 1;
     }
     out
@@ -208,10 +209,19 @@ fn anchors_follow_github() {
 fn the_readme_is_a_front_door_and_docs_hold_documents() {
     let readme = std::fs::read_to_string("README.md").unwrap();
     let lines = readme.lines().count();
-    assert!(lines <= 500, "README.md has {lines} lines; the limit is 500");
+    assert!(
+        lines <= 500,
+        "README.md has {lines} lines; the limit is 500"
+    );
     for entry in std::fs::read_dir("docs").unwrap() {
         let path = entry.unwrap().path();
-        let ok = path.extension().is_some_and(|e| e == "md" || e == "png" || e == "svg");
-        assert!(ok, "{}: docs/ holds documents and their figures; run artefacts go to experiments/", path.display());
+        let ok = path
+            .extension()
+            .is_some_and(|e| e == "md" || e == "png" || e == "svg");
+        assert!(
+            ok,
+            "{}: docs/ holds documents and their figures; run artefacts go to experiments/",
+            path.display()
+        );
     }
 }

@@ -391,10 +391,7 @@ fn bestmove_is_the_first_move_of_the_reported_pv() {
     for (game, agent) in [
         ("infexion", "alphabeta:depth=3"),
         ("infexion", "model:models/infexion-bundle,sims=60"),
-        (
-            "infexion",
-            "model:models/infexion-bundle,sims=60,gumbel=8",
-        ),
+        ("infexion", "model:models/infexion-bundle,sims=60,gumbel=8"),
         ("ataxx", "model:models/ataxx-bundle,sims=60"),
         ("ataxx", "alphabeta:depth=2"),
         ("chexers", "maxn:depth=2"),

@@ -14,6 +14,7 @@ use crate::games::ataxx::Ataxx;
 use crate::rng::Rng;
 use crate::search::Heuristic;
 
+/// Ataxx's and Virus's evaluation for the baselines: the mover's pieces minus the opponent's.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Material;
 

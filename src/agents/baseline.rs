@@ -15,6 +15,7 @@ pub struct RandomAgent {
 }
 
 impl RandomAgent {
+    /// A random agent whose choices follow `seed`.
     pub fn new(seed: u64) -> Self {
         RandomAgent {
             rng: Rng::new(seed),
@@ -42,6 +43,7 @@ pub struct GreedyAgent {
 }
 
 impl GreedyAgent {
+    /// A greedy agent; `seed` breaks ties.
     pub fn new(seed: u64) -> Self {
         GreedyAgent {
             rng: Rng::new(seed),
@@ -73,6 +75,7 @@ pub struct AlphaBetaAgent<G: Baselines> {
 }
 
 impl<G: Baselines> AlphaBetaAgent<G> {
+    /// An alpha-beta agent named `name` for reports, searching to the given limits.
     pub fn new(
         name: String,
         pruning: bool,
@@ -176,6 +179,7 @@ pub struct MaxnAgent<G: Baselines> {
 }
 
 impl<G: Baselines> MaxnAgent<G> {
+    /// A max^n agent named `name` searching `depth` plies.
     pub fn new(name: String, depth: u32) -> Self {
         MaxnAgent {
             name,

@@ -61,6 +61,7 @@ pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
     Ok(net)
 }
 
+/// The `model:PATH` agent: MCTS guided by a network, with an evaluation cache.
 pub struct MctsAgent<G: Game> {
     name: String,
     eval: NetEvaluator<G>,

@@ -128,9 +128,13 @@ pub trait Agent<G: Game>: Send {
 /// A numeric engine option (`option name NAME type spin default D min LO max HI`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentOption {
+    /// The option's name as the engine lists it (`Simulations`, `Hash`, `Depth` …).
     pub name: &'static str,
+    /// Its value until the engine sets another.
     pub default: u64,
+    /// The smallest value allowed.
     pub min: u64,
+    /// The largest value allowed.
     pub max: u64,
 }
 
@@ -141,7 +145,9 @@ pub struct SearchInfo {
     pub depth: u32,
     /// Nodes (alpha-beta) or simulations (MCTS).
     pub nodes: u64,
+    /// Wall time the search took.
     pub time: Duration,
+    /// The position's value for the mover, as the engine reports it.
     pub score: Score,
     /// The principal variation, starting with the move played.
     pub pv: Vec<Action>,

@@ -23,28 +23,43 @@ use super::{Agent, Baselines};
 /// A parsed, validated agent spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AgentSpec {
+    /// Uniformly random legal moves.
     Random,
+    /// The move that leaves the best evaluation one ply ahead.
     Greedy,
+    /// Plain minimax to a fixed depth.
     Minimax {
+        /// Plies searched.
         depth: u32,
     },
+    /// max^n for any number of players to a fixed depth.
     Maxn {
+        /// Plies searched.
         depth: u32,
     },
+    /// Alpha-beta with iterative deepening; paranoid with more than two players.
     AlphaBeta {
+        /// Plies searched (the default depth when no limit is given).
         depth: Option<u32>,
+        /// Milliseconds per move.
         ms: Option<u64>,
+        /// Nodes per move.
         nodes: Option<u64>,
     },
+    /// A person typing moves (`contagion play` only).
     Human,
+    /// A network with MCTS: a bundle, a checkpoint or a run's best, local or in a store.
     Model {
+        /// Where the network is.
         path: std::path::PathBuf,
+        /// Simulations per move.
         sims: u32,
         /// Gumbel root search over this many actions (deterministic variant); 0: PUCT.
         gumbel: u32,
     },
     /// An external engine: the program and its arguments.
     Engine {
+        /// The program and its arguments.
         command: Vec<String>,
     },
 }

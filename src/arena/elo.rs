@@ -37,8 +37,11 @@ fn wilson(s: f64, var: f64, n: f64) -> (f64, f64) {
 /// W/D/L from one side's point of view, with derived figures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
+    /// Games won.
     pub wins: u32,
+    /// Games drawn.
     pub draws: u32,
+    /// Games lost.
     pub losses: u32,
     /// (wins + draws / 2) / games.
     pub score: f64,
@@ -46,10 +49,12 @@ pub struct Stats {
     pub elo: Option<f64>,
     /// 95% interval of the Elo difference; an end is `null` when it is infinite.
     pub elo_low: Option<f64>,
+    /// The interval's upper end; `null` when it is infinite.
     pub elo_high: Option<f64>,
 }
 
 impl Stats {
+    /// The figures of `wins`, `draws` and `losses`.
     pub fn new(wins: u32, draws: u32, losses: u32) -> Stats {
         let n = (wins + draws + losses) as f64;
         if n == 0.0 {
@@ -80,6 +85,7 @@ impl Stats {
         }
     }
 
+    /// Games played.
     pub fn games(&self) -> u32 {
         self.wins + self.draws + self.losses
     }
@@ -105,17 +111,24 @@ pub fn score_from_elo(elo: f64) -> f64 {
 /// with error rates `alpha` (accepting H1 wrongly) and `beta` (accepting H0 wrongly).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sprt {
+    /// The Elo difference under H0.
     pub elo0: f64,
+    /// The Elo difference under H1.
     pub elo1: f64,
+    /// The chance of accepting H1 when H0 holds.
     pub alpha: f64,
+    /// The chance of accepting H0 when H1 holds.
     pub beta: f64,
 }
 
 /// What an SPRT says after some games.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SprtDecision {
+    /// The log-likelihood ratio reached the upper bound: H1.
     AcceptH1,
+    /// The log-likelihood ratio reached the lower bound: H0.
     AcceptH0,
+    /// Neither bound yet: play on.
     Continue,
 }
 
@@ -138,6 +151,7 @@ impl Sprt {
         n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
     }
 
+    /// The test's decision after the games in `s`.
     pub fn decide(&self, s: &Stats) -> SprtDecision {
         let llr = self.llr(s);
         if llr >= ((1.0 - self.beta) / self.alpha).ln() {

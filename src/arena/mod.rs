@@ -30,6 +30,7 @@ use elo::{Sprt, SprtDecision, Stats};
 pub struct MatchConfig {
     /// Total games; a multiple of the number of players.
     pub games: u32,
+    /// Seeds the openings and the agents' random choices.
     pub seed: u64,
     /// Worker threads (games in parallel).
     pub threads: usize,
@@ -44,15 +45,20 @@ pub struct MatchConfig {
 /// Why a game ended early.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Forfeit {
+    /// The seat that forfeited.
     pub seat: usize,
+    /// Why: an illegal move, an overrun clock, an agent that failed.
     pub reason: String,
 }
 
 /// One finished game.
 #[derive(Debug, Clone)]
 pub struct GameRecord {
+    /// The result for every seat.
     pub outcome: Outcome,
+    /// Every move from the start, the opening plies included.
     pub moves: Vec<Action>,
+    /// Set when a seat forfeited.
     pub forfeit: Option<Forfeit>,
     /// Thinking time used by each seat.
     pub time_used: Vec<Duration>,
@@ -180,8 +186,11 @@ pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> anyhow::Resu
 /// Results from one side's point of view (A's, or A's in one seat).
 #[derive(Debug, Clone, Serialize)]
 pub struct MatchReport {
+    /// Agent A's spec.
     pub a: String,
+    /// Agent B's spec.
     pub b: String,
+    /// Games played.
     pub games: u32,
     /// A's results over all games.
     pub overall: Stats,
@@ -191,11 +200,17 @@ pub struct MatchReport {
     pub mean_plies: f64,
     /// Mean thinking time per move, A then B, in milliseconds.
     pub a_ms_per_move: f64,
+    /// B's mean thinking time per move, in milliseconds.
     pub b_ms_per_move: f64,
+    /// Why A forfeited, one entry per forfeited game.
     pub a_forfeits: Vec<String>,
+    /// Why B forfeited, one entry per forfeited game.
     pub b_forfeits: Vec<String>,
+    /// The match's seed.
     pub seed: u64,
+    /// Random plies at the start of each game.
     pub opening_plies: u32,
+    /// Wall time of the whole match.
     pub wall_seconds: f64,
 }
 

@@ -31,7 +31,9 @@ use crate::games::{Action, Game, Outcome};
 /// One game read back from a record: its tags and moves as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedGame {
+    /// The tag pairs, in file order (`Event`, `White`, `Result` …).
     pub tags: Vec<(String, String)>,
+    /// The moves in the game's notation.
     pub moves: Vec<String>,
 }
 
@@ -138,10 +140,12 @@ pub fn write_game<G: Game>(
 pub struct RecordFile {
     path: std::path::PathBuf,
     file: std::fs::File,
+    /// Games appended so far through this handle.
     pub games: u32,
 }
 
 impl RecordFile {
+    /// Opens `path` for appending, creating it if needed.
     pub fn open(path: &std::path::Path) -> anyhow::Result<RecordFile> {
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -166,6 +170,7 @@ impl RecordFile {
         Ok(())
     }
 
+    /// The file's path.
     pub fn path(&self) -> &std::path::Path {
         &self.path
     }

@@ -28,7 +28,9 @@ pub enum Format {
 pub struct Pairing {
     /// Indices of the two agents; `report` is from `a`'s point of view.
     pub a: usize,
+    /// The second agent's index.
     pub b: usize,
+    /// The match, from `a`'s point of view.
     pub report: MatchReport,
     /// `H1`/`H0` when an SPRT stopped the pairing, else `null`.
     pub sprt: Option<String>,
@@ -39,20 +41,28 @@ pub struct Pairing {
 pub struct Standing {
     /// The agent's number (its place on the command line, from 1), as the crosstable uses.
     pub number: usize,
+    /// The agent's spec.
     pub agent: String,
+    /// Games it played.
     pub games: u32,
     /// Points (win 1, draw ½) over all its games.
     pub points: f64,
+    /// Its results over all its games.
     pub stats: Stats,
     /// Bradley–Terry Elo, averaging 0 over the field, and its 95% interval.
     pub elo: f64,
+    /// The interval's lower end.
     pub elo_low: f64,
+    /// The interval's upper end.
     pub elo_high: f64,
 }
 
+/// A whole tournament: every pairing and the standings.
 #[derive(Debug, Clone, Serialize)]
 pub struct TournamentReport {
+    /// The agents' specs, numbered from 1 in this order.
     pub agents: Vec<String>,
+    /// Every pairing's match.
     pub pairings: Vec<Pairing>,
     /// Best first.
     pub standings: Vec<Standing>,

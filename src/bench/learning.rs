@@ -8,11 +8,17 @@ use crate::nn::{Net, NetShape};
 /// asked for, burn's forward on the same network and inputs, in the same run.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct NnFigure {
+    /// Positions per forward call.
     pub batch: usize,
+    /// Threads the batch is split over.
     pub threads: usize,
+    /// The median over the rounds.
     pub positions_per_s: f64,
+    /// The slowest round.
     pub min: f64,
+    /// The fastest round.
     pub max: f64,
+    /// Rounds timed.
     pub rounds: usize,
     /// burn's forward (`Net::infer_burn`), one thread.
     pub burn_positions_per_s: Option<f64>,
@@ -72,13 +78,19 @@ pub fn nn<G: Game>(
 /// Self-play figures from one timed run: `games` games of `moves` moves each from the
 /// start, `sims` simulations per move, with a freshly initialised network.
 pub struct SelfPlayFigures {
+    /// Recorded positions per second, all workers together.
     pub positions_per_second: f64,
+    /// MCTS simulations per second, all workers together.
     pub simulations_per_second: f64,
+    /// The share of worker time spent in the network's forward.
     pub forward_share: f64,
+    /// Mean positions per forward call.
     pub mean_batch: f64,
+    /// The share of evaluations answered from the cache.
     pub cache_hit_rate: f64,
 }
 
+/// Times self-play of `start`'s game with a freshly initialised network (see [`SelfPlayFigures`]).
 pub fn selfplay<G: crate::agents::Baselines>(
     start: &G,
     shape: &NetShape,
@@ -102,14 +114,23 @@ pub fn selfplay<G: crate::agents::Baselines>(
 /// threads and, when asked for, burn's autodiff step on the same weights and batches.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TrainFigure {
+    /// `fast` (our step) or `autodiff` (burn's).
     pub what: &'static str,
+    /// Residual blocks of the network.
     pub blocks: usize,
+    /// Channels of the trunk.
     pub channels: usize,
+    /// Samples per step.
     pub batch: usize,
+    /// Threads the step is split over.
     pub threads: usize,
+    /// The median over the rounds.
     pub samples_per_s: f64,
+    /// The slowest round.
     pub min: f64,
+    /// The fastest round.
     pub max: f64,
+    /// Rounds timed.
     pub rounds: usize,
     /// burn's autodiff step (the reference), one thread.
     pub autodiff_samples_per_s: Option<f64>,

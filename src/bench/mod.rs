@@ -20,11 +20,17 @@ use crate::search::alphabeta::{AlphaBeta, SearchLimits};
 /// A rate measured over several rounds.
 #[derive(Debug, Clone, Serialize)]
 pub struct Rate {
+    /// What was measured.
     pub what: String,
+    /// Its unit, per second.
     pub unit: String,
+    /// The median over the rounds.
     pub median: f64,
+    /// The slowest round.
     pub min: f64,
+    /// The fastest round.
     pub max: f64,
+    /// Rounds timed.
     pub rounds: usize,
 }
 

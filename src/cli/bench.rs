@@ -5,8 +5,10 @@ use clap::{Args, Subcommand};
 use crate::bench;
 use crate::games::{GameKind, with_game};
 
+/// `contagion bench`'s arguments.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// What to measure.
     #[command(subcommand)]
     pub what: BenchKind,
     /// The game whose rules, positions and network shapes are measured.
@@ -20,6 +22,7 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
+/// The figures `contagion bench` can measure.
 #[derive(Debug, Clone, Subcommand)]
 pub enum BenchKind {
     /// Random playouts per second and perft nodes per second.
@@ -126,6 +129,7 @@ pub enum BenchKind {
     },
 }
 
+/// Runs `contagion bench`.
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.rounds >= 1, "--rounds must be at least 1");
     with_game!(args.game, start => bench(start, &args))

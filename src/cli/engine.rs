@@ -6,6 +6,7 @@ use crate::agents::AgentSpec;
 use crate::engine::Engine;
 use crate::games::{GameKind, with_game};
 
+/// `contagion engine`'s arguments.
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct EngineArgs {
@@ -20,6 +21,7 @@ pub struct EngineArgs {
     pub seed: u64,
 }
 
+/// Runs `contagion engine` on stdin and stdout until `quit` or the end of input.
 pub fn run(args: EngineArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         !args.agent.is_interactive(),

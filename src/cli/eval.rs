@@ -9,6 +9,7 @@ use crate::arena::{MatchConfig, MatchReport, play_match};
 use crate::games::Game;
 use crate::games::{GameKind, with_game};
 
+/// `contagion eval`'s arguments.
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct EvalArgs {
@@ -21,6 +22,7 @@ pub struct EvalArgs {
     /// Number of games; a multiple of the number of players (each opening is played with A in every seat).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
+    /// How the games are played and reported.
     #[command(flatten)]
     pub play: MatchArgs,
 }
@@ -73,6 +75,7 @@ impl MatchArgs {
     }
 }
 
+/// Runs `contagion eval`.
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let config = args.play.config(args.games)?;
     with_game!(args.play.game, start => report(start, &args, &config))

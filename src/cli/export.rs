@@ -21,6 +21,7 @@ best.ckpt) or a run directory (its best.ckpt), local or s3://bucket/prefix/run. 
 already exported: copy it instead. The bundle is model.safetensors + manifest.json; see the \
 README's \"File formats\"."
 )]
+/// `contagion export`'s arguments.
 pub struct ExportArgs {
     /// A checkpoint file (.ckpt) or a run directory (its best.ckpt); local or s3://.
     #[arg(long, value_name = "CKPT|RUN")]
@@ -30,6 +31,7 @@ pub struct ExportArgs {
     pub out: PathBuf,
 }
 
+/// Runs `contagion export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         !bundle::is_bundle(&args.checkpoint),

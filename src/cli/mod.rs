@@ -19,10 +19,12 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "contagion", version, about, propagate_version = true)]
 pub struct Cli {
+    /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a network by self-play from a config (resumes an existing run).
@@ -43,7 +45,7 @@ pub enum Command {
     Play(play::PlayArgs),
     /// Speak the line protocol (position / go / perft …) on stdin/stdout.
     Engine(engine::EngineArgs),
-    /// Print speed figures (rules engine, search).
+    /// Print speed figures: rules, search, network forward, self-play, training.
     Bench(bench::BenchArgs),
 }
 

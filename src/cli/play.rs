@@ -22,6 +22,7 @@ use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
 use crate::games::{GameKind, with_game};
 
+/// `contagion play`'s arguments.
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct PlayArgs {
@@ -48,6 +49,7 @@ pub struct PlayArgs {
     pub no_color: bool,
 }
 
+/// Runs `contagion play` on the terminal (or on pipes).
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let colour =
         !args.no_color && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -88,7 +90,9 @@ struct Seat<G> {
 
 /// Where the game is read from and written to.
 pub struct Terminal<'a> {
+    /// Where typed lines come from.
     pub input: &'a mut dyn BufRead,
+    /// Where the game is written.
     pub out: &'a mut dyn Write,
     /// Write each line read back out (when the input is not a terminal).
     pub echo: bool,

@@ -9,6 +9,7 @@ use crate::arena::record::{RecordedGame, read_games};
 use crate::games::Game;
 use crate::games::{GameKind, with_game};
 
+/// `contagion replay`'s arguments.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The record file.
@@ -30,6 +31,7 @@ pub struct ReplayArgs {
     pub moves_only: bool,
 }
 
+/// Runs `contagion replay`.
 pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
     let size = std::fs::metadata(&args.file)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?

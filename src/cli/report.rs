@@ -7,16 +7,18 @@ use clap::Args;
 use crate::report;
 use crate::train::metrics;
 
+/// `contagion report`'s arguments.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The run directory (e.g. checkpoints/infexion).
     #[arg(long)]
     pub run: PathBuf,
-    /// Where to write the SVG (a PNG is written beside it); default: <run>/curves.svg.
+    /// Where to write the SVG (a PNG is written beside it); default: RUN/curves.svg.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
+/// Runs `contagion report`.
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let (m, bad) = metrics::read(&args.run.join("metrics.jsonl"))?;
     anyhow::ensure!(

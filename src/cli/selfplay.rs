@@ -8,13 +8,14 @@ use crate::config::Config;
 use crate::games::with_game;
 use crate::selfplay::worker::{WorkerOptions, run as run_worker};
 
+/// `contagion selfplay`'s arguments.
 #[derive(Debug, Args)]
 pub struct SelfplayArgs {
     /// The run's TOML config (the same file the trainer uses).
     #[arg(long)]
     pub config: PathBuf,
     /// Where runs live: a directory or s3://bucket/prefix (credentials and endpoint from
-    /// AWS_* variables); the worker plays for <store>/<run.name>.
+    /// AWS_* variables); the worker plays for STORE/RUN_NAME.
     #[arg(long)]
     pub store: String,
     /// This worker's name in its uploads and in the trainer's metrics (letters, digits,
@@ -36,6 +37,7 @@ pub struct SelfplayArgs {
     pub quiet: bool,
 }
 
+/// Runs `contagion selfplay`.
 pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
     let config = Config::load(&args.config)?;
     let id = args

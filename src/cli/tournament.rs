@@ -11,6 +11,7 @@ use crate::arena::record::write_match_game;
 use crate::arena::tournament::{Format, run_tournament, text};
 use crate::games::with_game;
 
+/// `contagion tournament`'s arguments.
 #[derive(Debug, Args)]
 #[command(after_help = super::SPECS_HELP)]
 pub struct TournamentArgs {
@@ -23,6 +24,7 @@ pub struct TournamentArgs {
     /// Games per pairing; a multiple of the number of players.
     #[arg(long, default_value_t = 20)]
     pub games: u32,
+    /// How the games are played and reported.
     #[command(flatten)]
     pub play: MatchArgs,
     /// Stop each pairing early once an SPRT decides (H0: Elo = --sprt-elo0, H1: --sprt-elo1).
@@ -42,6 +44,7 @@ pub struct TournamentArgs {
     pub sprt_beta: f64,
 }
 
+/// Runs `contagion tournament`.
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.agents.len() >= 2,

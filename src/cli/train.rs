@@ -8,13 +8,14 @@ use crate::config::Config;
 use crate::games::with_game;
 use crate::train::run::{TrainOptions, train};
 
+/// `contagion train`'s arguments.
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// The TOML config (see configs/infexion.toml for every field).
     #[arg(long)]
     pub config: PathBuf,
     /// Override one config field, validated like the file: `--set mcts.simulations=64`
-    /// (repeatable; values are TOML: numbers, true/false, "strings", [lists]).
+    /// (repeatable; values are TOML: numbers, true/false, "strings", arrays).
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub overrides: Vec<String>,
     /// Start over: an existing run directory is moved aside (never overwritten).
@@ -24,7 +25,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "checkpoints", conflicts_with = "store")]
     pub checkpoints: PathBuf,
     /// Where runs live, as a store URL: a directory or s3://bucket/prefix (credentials
-    /// and endpoint from AWS_* variables). The run is <store>/<run.name>.
+    /// and endpoint from AWS_* variables). The run is STORE/RUN_NAME.
     #[arg(long)]
     pub store: Option<String>,
     /// Seconds an S3 run's lease outlives a trainer that stopped renewing it (killed):
@@ -36,6 +37,7 @@ pub struct TrainArgs {
     pub quiet: bool,
 }
 
+/// Runs `contagion train`.
 pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.overrides)?;
     let opts = TrainOptions {

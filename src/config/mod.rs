@@ -40,24 +40,38 @@ pub enum Generator {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Optimizer {
+    /// Adam (burn's), with `train.weight_decay`.
     Adam,
     /// With `train.momentum`.
     Sgd,
 }
 
+/// A training config: the TOML file `contagion train --config` reads, section by section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
+    /// What the run is: its name, game, seed and length.
     pub run: RunConfig,
+    /// The network's shape.
     pub network: NetworkConfig,
+    /// The search in self-play.
     pub mcts: MctsConfig,
+    /// How self-play games are played and recorded.
     pub selfplay: SelfPlayConfig,
+    /// The replay window.
     pub replay: ReplayConfig,
+    /// The training step and its schedule.
     pub train: TrainConfig,
+    /// How a candidate becomes the best.
     pub gating: GatingConfig,
+    /// The fixed baseline the best is measured against.
     pub baseline: BaselineConfig,
 }
 
+/// The `[run]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
@@ -73,6 +87,10 @@ pub struct RunConfig {
     pub keep_checkpoints: u32,
 }
 
+/// The `[network]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
@@ -81,6 +99,10 @@ pub struct NetworkConfig {
     pub value_hidden: usize,
 }
 
+/// The `[mcts]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsConfig {
@@ -106,6 +128,10 @@ pub struct MctsConfig {
     pub fast_simulations: u32,
 }
 
+/// The `[selfplay]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
@@ -133,7 +159,7 @@ pub struct SelfPlayConfig {
     /// (`Game::score_vector`, e.g. the Chexers race lead): `(1 - w) · result + w · score`;
     /// 0: the result alone (games with no score vector always use the result).
     pub score_weight: f64,
-    /// A share of games is played against a fixed agent (an [`AgentSpec`]: a baseline or
+    /// A share of games is played against a fixed agent (an [`AgentSpec`](crate::agents::AgentSpec): a baseline or
     /// `model:PATH`): the network plays one seat, the agent the others (0: pure self-play).
     pub opponent: String,
     pub opponent_fraction: f64,
@@ -142,6 +168,10 @@ pub struct SelfPlayConfig {
     pub draw_value: f64,
 }
 
+/// The `[replay]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReplayConfig {
@@ -151,6 +181,10 @@ pub struct ReplayConfig {
     pub min_positions: usize,
 }
 
+/// The `[train]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
@@ -175,6 +209,10 @@ pub struct TrainConfig {
     pub threads: usize,
 }
 
+/// The `[gating]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatingConfig {
@@ -198,6 +236,10 @@ pub struct GatingConfig {
     pub baseline_margin: f64,
 }
 
+/// The `[baseline]` section. Its fields are config keys, documented once, in
+/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
+/// to these structs).
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BaselineConfig {
@@ -370,6 +412,7 @@ impl Config {
         Ok(config)
     }
 
+    /// Reads, parses and validates the config at `path`.
     pub fn load(path: &Path) -> anyhow::Result<Config> {
         Config::load_with(path, &[])
     }
@@ -396,6 +439,7 @@ impl Config {
         )
     }
 
+    /// The config as TOML, every field written.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a config serialises")
     }
@@ -439,6 +483,7 @@ impl Config {
         }
     }
 
+    /// The search settings this config gives MCTS, with root noise or without.
     pub fn mcts_params(&self, noise: bool) -> MctsParams {
         MctsParams {
             c_puct: self.mcts.c_puct,

@@ -70,7 +70,9 @@ pub struct Engine<G: Game> {
 /// What one command line produced.
 #[derive(Debug, Default, PartialEq)]
 pub struct Reply {
+    /// The lines to print, in order.
     pub lines: Vec<String>,
+    /// Whether the engine should exit.
     pub quit: bool,
 }
 
@@ -107,6 +109,7 @@ enum Event<G: Game> {
 }
 
 impl<G: Baselines> Engine<G> {
+    /// An engine at `start` whose searches `agent` runs.
     pub fn new(start: G, agent: Box<dyn Agent<G>>) -> Self {
         Engine {
             state: start.clone(),

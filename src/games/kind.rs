@@ -32,6 +32,7 @@ impl GameKind {
         crate::games::with_game!(self, start => crate::games::Game::name(start))
     }
 
+    /// The number of players of the game.
     pub fn players(self) -> usize {
         crate::games::with_game!(self, start => crate::games::Game::num_players(start))
     }

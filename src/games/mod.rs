@@ -44,7 +44,12 @@ pub type Action = u16;
 pub enum GameError {
     /// The text is not a move or position in this game's notation.
     #[error("cannot parse '{text}': {why}")]
-    Parse { text: String, why: String },
+    Parse {
+        /// The text (clipped for messages).
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The move is well formed but not legal in this position.
     #[error("illegal move {0}")]
     IllegalMove(String),
@@ -54,6 +59,7 @@ pub enum GameError {
 }
 
 impl GameError {
+    /// A [`GameError::Parse`] for `text`, saying `why`.
     pub fn parse(text: &str, why: impl Into<String>) -> Self {
         GameError::Parse {
             text: crate::limits::clip(text),
@@ -113,16 +119,21 @@ impl Outcome {
 /// The shape of a game's input tensor: `planes × height × width`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct EncodingShape {
+    /// Input planes.
     pub planes: usize,
+    /// Rows.
     pub height: usize,
+    /// Columns.
     pub width: usize,
 }
 
 impl EncodingShape {
+    /// Values in one encoded position.
     pub fn len(&self) -> usize {
         self.planes * self.height * self.width
     }
 
+    /// Whether the shape holds no values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

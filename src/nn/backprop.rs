@@ -25,14 +25,18 @@ use super::conv::{Op, Taps, matmul, sized};
 /// where the layer has none).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Layer {
+    /// The weights.
     pub w: Vec<f32>,
+    /// The bias (empty where the layer has none).
     pub b: Vec<f32>,
 }
 
 /// A batch norm's scale (γ) and shift (β).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Norm {
+    /// The scale γ, per channel.
     pub gamma: Vec<f32>,
+    /// The shift β, per channel.
     pub beta: Vec<f32>,
 }
 
@@ -41,10 +45,13 @@ pub struct Norm {
 pub struct Weights {
     /// The stem, then each residual block's two convolutions: 3×3, no bias, batch norm.
     pub trunk: Vec<(Layer, Norm)>,
+    /// The policy head's 1×1 convolution.
     pub policy: Layer,
     /// The value head's 1×1 convolution (no bias) and its batch norm.
     pub value_conv: (Layer, Norm),
+    /// The value head's hidden linear layer.
     pub hidden: Layer,
+    /// The value head's output layer.
     pub out: Layer,
 }
 
@@ -91,12 +98,15 @@ impl Weights {
 /// A batch norm's batch statistics: mean and biased variance per channel.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
+    /// Mean per channel.
     pub mean: Vec<f32>,
+    /// Biased variance per channel.
     pub var: Vec<f32>,
 }
 
 /// One training batch, row-major (see `crate::train::Batch`).
 pub struct BatchRef<'a> {
+    /// Positions in the batch.
     pub size: usize,
     /// `[size, planes, height, width]`.
     pub input: &'a [f32],
@@ -110,10 +120,13 @@ pub struct BatchRef<'a> {
 
 /// What one step computed.
 pub struct StepResult {
+    /// The gradient of every parameter.
     pub grads: Weights,
     /// The trunk's batch norms' statistics, then the value head's.
     pub stats: Vec<Stats>,
+    /// The policy loss's mean over the batch.
     pub policy_loss: f64,
+    /// The value loss's mean over the batch.
     pub value_loss: f64,
 }
 

@@ -2,7 +2,7 @@
 //! float32, batch norm folded into the convolutions) and `manifest.json` (see
 //! [`super::manifest`] and `docs/bundle.md`).
 //!
-//! [`write`] exports a network; [`load`] reads a bundle back into a [`Net`] that runs
+//! [`write`](fn@write) exports a network; [`load`] reads a bundle back into a [`Net`] that runs
 //! under MCTS like any checkpoint, refusing a missing file, another format version, a
 //! manifest that does not describe this architecture, or a tensor of the wrong shape.
 //! Loading rebuilds the burn network with identity batch norms carrying the folded
@@ -25,7 +25,9 @@ use super::{Net, NetShape, PolicyValueNet, values};
 use crate::framing::write_atomic;
 use crate::games::Game;
 
+/// The manifest's file name in a bundle.
 pub const MANIFEST: &str = "manifest.json";
+/// The weights' file name in a bundle.
 pub const WEIGHTS: &str = "model.safetensors";
 
 /// Whether `path` is a bundle directory (or its manifest file).

@@ -15,6 +15,7 @@ use burn::tensor::{Bytes, Device, Tensor};
 use super::{Net, NetShape, PolicyValueNet};
 use crate::framing;
 
+/// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`]; version 1 files
 /// still load (as finished iterations).
@@ -25,8 +26,11 @@ pub const VERSION: u32 = 2;
 pub struct TrainState {
     /// Iterations completed.
     pub iteration: u32,
+    /// Self-play games recorded.
     pub games: u64,
+    /// Positions recorded as training targets.
     pub positions: u64,
+    /// Training steps taken.
     pub steps: u64,
     /// Unused since generators are derived per iteration from `run.seed` (see
     /// [`crate::rng`]); kept, written as zeros, so that older checkpoints still decode.
@@ -35,12 +39,16 @@ pub struct TrainState {
     pub best_iteration: u32,
     /// Training wall time so far, over all sessions.
     pub wall_seconds: f64,
+    /// The digest of the config that fixes the run (game, name, shape, optimizer).
     pub config_digest: String,
 }
 
+/// A checkpoint file's contents: the network, its optimizer and the run's state.
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct Checkpoint {
+    /// The network's shape.
     pub shape: NetShape,
+    /// Where the run stands.
     pub state: TrainState,
     /// Burnpack bytes of the network's parameters.
     pub model: Vec<u8>,
@@ -127,6 +135,7 @@ impl ModuleVisitor for NonFinite {
 }
 
 impl Checkpoint {
+    /// Writes the checkpoint to `path` atomically.
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
         framing::write_atomic(path, &self.to_bytes()?)
             .with_context(|| format!("saving checkpoint {}", path.display()))

@@ -15,12 +15,14 @@ const NONE: u32 = u32::MAX;
 /// Each cell's nine 3×3 neighbours on one board.
 #[derive(Debug, Clone)]
 pub struct Taps {
+    /// Cells on the board.
     pub cells: usize,
     /// `taps[cell × 9 + t]`: the source cell of tap `t` (row-major 3×3), or `NONE`.
     taps: Vec<u32>,
 }
 
 impl Taps {
+    /// The taps of `shape`'s board: the torus's wrap or zeros past the edge.
     pub fn new(shape: &NetShape) -> Taps {
         let (h, w) = (shape.height as isize, shape.width as isize);
         let mut taps = Vec::with_capacity((h * w) as usize * 9);

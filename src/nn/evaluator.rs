@@ -18,22 +18,30 @@ use crate::search::mcts::{Evaluation, Evaluator};
 /// Counters for throughput and cache figures.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EvalStats {
+    /// Evaluations asked for.
     pub requests: u64,
+    /// Of those, answered from the cache.
     pub cache_hits: u64,
+    /// Forward calls.
     pub batches: u64,
+    /// Positions through the network.
     pub evaluated: u64,
+    /// Time spent in the forward.
     pub forward_time: Duration,
 }
 
 impl EvalStats {
+    /// The share of requests answered from the cache.
     pub fn hit_rate(&self) -> f64 {
         self.cache_hits as f64 / self.requests.max(1) as f64
     }
 
+    /// Mean positions per forward call.
     pub fn mean_batch(&self) -> f64 {
         self.evaluated as f64 / self.batches.max(1) as f64
     }
 
+    /// Adds another evaluator's counts.
     pub fn add(&mut self, o: &EvalStats) {
         self.requests += o.requests;
         self.cache_hits += o.cache_hits;
@@ -43,11 +51,13 @@ impl EvalStats {
     }
 }
 
+/// MCTS's evaluator: a network, batched, with a cache by position.
 pub struct NetEvaluator<G> {
     net: Net,
     /// By hash: the position and its evaluation.
     cache: HashMap<u64, (G, Evaluation)>,
     capacity: usize,
+    /// Its counters so far.
     pub stats: EvalStats,
 }
 
@@ -62,6 +72,7 @@ impl<G: Game> NetEvaluator<G> {
         }
     }
 
+    /// The network.
     pub fn net(&self) -> &Net {
         &self.net
     }

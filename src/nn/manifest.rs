@@ -21,9 +21,13 @@ pub const BN_EPSILON: f64 = 1e-5;
 /// The network's layer names, which also name its tensors (`<layer>.weight`,
 /// `<layer>.bias`) in a bundle: one place for every reader and writer.
 pub mod names {
+    /// The stem convolution.
     pub const STEM: &str = "stem";
+    /// The policy head's 1×1 convolution.
     pub const POLICY: &str = "policy";
+    /// The value head's 1×1 convolution.
     pub const VALUE_CONV: &str = "value.conv";
+    /// The value head's hidden layer.
     pub const VALUE_HIDDEN: &str = "value.hidden";
     /// The value head's output layer (its output is the graph value `value`).
     pub const VALUE_OUT: &str = "value";
@@ -42,15 +46,20 @@ pub mod names {
         all
     }
 
+    /// The weight tensor's name of `layer`.
     pub fn weight(layer: &str) -> String {
         format!("{layer}.weight")
     }
 
+    /// The bias tensor's name of `layer`.
     pub fn bias(layer: &str) -> String {
         format!("{layer}.bias")
     }
 }
 
+/// The manifest's `Manifest` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format: String,
@@ -67,6 +76,9 @@ pub struct Manifest {
     pub provenance: Provenance,
 }
 
+/// The manifest's `GameInfo` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameInfo {
     pub name: String,
@@ -76,6 +88,9 @@ pub struct GameInfo {
     pub start: String,
 }
 
+/// The manifest's `Input` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Input {
     /// `[planes, height, width]`; a batch adds a leading dimension.
@@ -85,6 +100,9 @@ pub struct Input {
     pub planes: Vec<String>,
 }
 
+/// The manifest's `Architecture` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Architecture {
     pub kind: String,
@@ -100,6 +118,8 @@ pub struct Architecture {
 }
 
 /// One operation: reads named values, writes one. The network's input is `input`.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Layer {
@@ -144,6 +164,9 @@ pub enum Layer {
     },
 }
 
+/// The manifest's `Output` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Output {
     /// The named value that holds it.
@@ -152,12 +175,18 @@ pub struct Output {
     pub meaning: String,
 }
 
+/// The manifest's `Outputs` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outputs {
     pub policy: Output,
     pub value: Output,
 }
 
+/// The manifest's `Actions` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Actions {
     pub count: usize,
@@ -170,6 +199,9 @@ pub struct Actions {
     pub moves: Vec<String>,
 }
 
+/// The manifest's `Provenance` part.
+/// Its fields are the JSON format's, documented once, in `docs/bundle.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Provenance {
     pub exporter: String,

@@ -67,6 +67,7 @@ pub fn flops_per_position(s: &NetShape) -> f64 {
 /// A network for inference (no gradients; batch norm in evaluation mode).
 #[derive(Debug, Clone)]
 pub struct Net {
+    /// The network's shape.
     pub shape: NetShape,
     model: PolicyValueNet,
     device: Device,
@@ -126,6 +127,7 @@ impl Net {
         Net::new(shape, &model)
     }
 
+    /// The burn module (for export and the reference forward).
     pub fn model(&self) -> &PolicyValueNet {
         &self.model
     }

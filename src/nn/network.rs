@@ -24,18 +24,29 @@ use crate::games::Game;
 /// Everything that fixes the network's shape; saved with every checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, bincode::Encode, bincode::Decode)]
 pub struct NetShape {
+    /// The game's name.
     pub game: String,
+    /// Input planes.
     pub in_planes: usize,
+    /// Board rows.
     pub height: usize,
+    /// Board columns.
     pub width: usize,
+    /// Whether the board wraps (a torus: circular padding) or has edges (zero padding).
     pub wraps: bool,
+    /// Planes of the per-cell policy head.
     pub policy_planes: usize,
     /// `action_order[a]` = flat policy-head index of action `a`.
     pub action_order: Vec<usize>,
+    /// Players (one value each).
     pub num_players: usize,
+    /// Residual blocks.
     pub blocks: usize,
+    /// Channels of the trunk.
     pub channels: usize,
+    /// Channels of the value head's 1×1 convolution.
     pub value_channels: usize,
+    /// Units of the value head's hidden layer.
     pub value_hidden: usize,
 }
 
@@ -66,10 +77,12 @@ impl NetShape {
         }
     }
 
+    /// The number of actions (policy outputs).
     pub fn actions(&self) -> usize {
         self.action_order.len()
     }
 
+    /// Values in one encoded position.
     pub fn input_len(&self) -> usize {
         self.in_planes * self.height * self.width
     }
@@ -130,6 +143,7 @@ pub fn pad_circular(x: Tensor<4>) -> Tensor<4> {
     )
 }
 
+/// A residual block: two 3×3 convolutions with batch norm and a skip connection.
 #[derive(Module, Debug)]
 pub struct ResBlock {
     pub(super) a: ConvBn,

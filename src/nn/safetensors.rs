@@ -15,11 +15,14 @@ use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 /// A float32 tensor: its shape and row-major values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tensor {
+    /// The tensor's shape.
     pub shape: Vec<usize>,
+    /// Its values, row-major.
     pub data: Vec<f32>,
 }
 
 impl Tensor {
+    /// A tensor of `shape` holding `data`.
     pub fn new(shape: Vec<usize>, data: Vec<f32>) -> Tensor {
         assert_eq!(shape.iter().product::<usize>(), data.len(), "tensor shape");
         Tensor { shape, data }

@@ -62,6 +62,7 @@ impl SearchLimits {
 /// What a search found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
+    /// The move chosen.
     pub best: Action,
     /// The principal variation of the last completed depth; it starts with `best`.
     pub pv: Vec<Action>,
@@ -91,6 +92,7 @@ pub struct AlphaBeta<'h, G: Game> {
 const MAX_DEPTH: u32 = 64;
 
 impl<'h, G: Game> AlphaBeta<'h, G> {
+    /// A search with `heuristic` at the leaves; `pruning` false gives plain minimax.
     pub fn new(heuristic: &'h dyn Heuristic<G>, pruning: bool) -> Self {
         AlphaBeta {
             heuristic,

@@ -8,7 +8,9 @@ use crate::games::{Action, Game};
 /// Figures from one [`search_batched`] call.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BatchStats {
+    /// Forward calls.
     pub batches: u64,
+    /// Leaves evaluated.
     pub leaves: u64,
 }
 

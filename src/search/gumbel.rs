@@ -51,18 +51,22 @@ pub fn gumbel(u: f64) -> f32 {
 
 /// What one node's children look like to the Gumbel rules, for the mover at the node.
 pub struct ChildView {
+    /// The child's prior logit.
     pub logit: f32,
     /// Visits (with pending ones).
     pub visits: u32,
     /// Mean value for the mover at the parent (with virtual loss), if visited.
     pub q: Option<f32>,
+    /// The child's prior probability.
     pub prior: f32,
 }
 
 /// Settings of the Gumbel rules.
 #[derive(Debug, Clone, Copy)]
 pub struct Sigma {
+    /// `c_visit` in `σ(q) = (c_visit + max N) · c_scale · q`.
     pub c_visit: f32,
+    /// `c_scale` in the same.
     pub c_scale: f32,
 }
 

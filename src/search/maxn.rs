@@ -13,8 +13,11 @@ use crate::games::{Action, Game, MAX_PLAYERS};
 /// The move and score vector a max^n search found, and its node count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MaxnResult {
+    /// The move chosen.
     pub best: Action,
+    /// The position's value for each player.
     pub scores: [f64; MAX_PLAYERS],
+    /// Nodes searched.
     pub nodes: u64,
 }
 

@@ -32,6 +32,7 @@ pub struct Evaluation {
 
 /// Evaluates positions in batches. `batch[i]` is a position and its legal actions.
 pub trait Evaluator<G: Game> {
+    /// The priors over each position's legal actions and its values, one per position.
     fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<Evaluation>;
 }
 
@@ -53,8 +54,11 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
 /// Search parameters.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MctsParams {
+    /// The exploration constant of PUCT.
     pub c_puct: f32,
+    /// First-play urgency: how far below the parent's value an unvisited child starts.
     pub fpu_reduction: f32,
+    /// The Dirichlet noise's concentration at the root.
     pub dirichlet_alpha: f32,
     /// Weight of the noise in the root priors; 0 turns noise off.
     pub dirichlet_fraction: f32,
@@ -68,12 +72,16 @@ pub struct MctsParams {
 /// Gumbel root search's settings: root actions sampled (k) and `σ`'s constants.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GumbelParams {
+    /// Root actions sampled (k).
     pub actions: u32,
+    /// `c_visit` of `σ`.
     pub c_visit: f32,
+    /// `c_scale` of `σ`.
     pub c_scale: f32,
 }
 
 impl GumbelParams {
+    /// `σ`'s constants.
     pub fn sigma(&self) -> Sigma {
         Sigma {
             c_visit: self.c_visit,
@@ -150,7 +158,9 @@ struct Plan {
 /// A leaf handed out by [`Tree::select_leaf`] for evaluation.
 #[derive(Debug, Clone)]
 pub struct Leaf<G> {
+    /// The leaf's position.
     pub state: G,
+    /// Its legal actions, in the order the priors come back.
     pub legal: Vec<Action>,
     path: Vec<u32>,
 }
@@ -167,6 +177,7 @@ pub struct Tree<G: Game> {
 }
 
 impl<G: Game> Tree<G> {
+    /// A tree holding only `root`.
     pub fn new(root: G) -> Tree<G> {
         Tree {
             root,
@@ -177,6 +188,7 @@ impl<G: Game> Tree<G> {
         }
     }
 
+    /// The root position.
     pub fn root(&self) -> &G {
         &self.root
     }

@@ -23,6 +23,7 @@ use crate::games::{Action, Game};
 pub struct Stop(pub Option<Arc<AtomicBool>>);
 
 impl Stop {
+    /// Whether a stop was asked for.
     pub fn requested(&self) -> bool {
         self.0
             .as_ref()

@@ -41,6 +41,7 @@ use resign::ResignRule;
 /// each position, the policy target.
 #[derive(Debug, Clone, PartialEq, bincode::Encode, bincode::Decode)]
 pub struct SelfPlayGame {
+    /// The moves from the start position.
     pub moves: Vec<Action>,
     /// `targets[i]`: the policy target before move `i` as `(action, weight)`: the root's
     /// visit counts under PUCT, the improved policy × 65536 under Gumbel search; empty
@@ -48,7 +49,9 @@ pub struct SelfPlayGame {
     pub targets: Vec<Vec<(Action, u32)>>,
     /// Final result for each player.
     pub outcome: [f32; MAX_PLAYERS],
+    /// Simulations per move of its full searches.
     pub sims: u32,
+    /// The seed its random choices came from.
     pub seed: u64,
     /// `values[i]`: the root's mean value for each player before move `i` (for value
     /// targets mixed with the search's estimate); empty in games stored before shard
@@ -57,6 +60,7 @@ pub struct SelfPlayGame {
 }
 
 impl SelfPlayGame {
+    /// The moves played.
     pub fn plies(&self) -> usize {
         self.moves.len()
     }
@@ -65,12 +69,19 @@ impl SelfPlayGame {
 /// How self-play games are played.
 #[derive(Debug, Clone)]
 pub struct SelfPlaySettings {
+    /// Simulations per move.
     pub sims: u32,
+    /// The search's settings.
     pub params: MctsParams,
+    /// Plies whose move is sampled by visit count (later: the most visited).
     pub temperature_plies: u32,
+    /// Threads playing games.
     pub workers: usize,
+    /// Games in flight per thread (their leaves form one batch).
     pub concurrent: usize,
+    /// Evaluation cache entries per thread.
     pub cache_size: usize,
+    /// Report progress.
     pub progress: bool,
     /// Cut each game after this many moves and record it with [`Game::adjudicate`]'s
     /// result (0: play to the end).
@@ -84,10 +95,13 @@ pub struct SelfPlaySettings {
     /// Playout-cap randomisation: the share of moves searched with `sims` and recorded
     /// as policy targets; the others get `fast_sims`, no noise, and no target.
     pub full_fraction: f64,
+    /// Simulations of the moves not searched fully.
     pub fast_sims: u32,
+    /// When a player resigns.
     pub resign: ResignRule,
     /// The agent that plays every seat but one in `opponent_fraction` of the games.
     pub opponent: Option<AgentSpec>,
+    /// The share of games played against `opponent`.
     pub opponent_fraction: f64,
 }
 
@@ -130,7 +144,9 @@ impl SelfPlaySettings {
 /// Throughput figures of one [`play`] call.
 #[derive(Debug, Clone, Default)]
 pub struct SelfPlayStats {
+    /// Games finished.
     pub games: u64,
+    /// Positions recorded as training targets.
     pub positions: u64,
     /// Games ended by a resignation.
     pub resigned: u64,
@@ -139,10 +155,13 @@ pub struct SelfPlayStats {
     /// Checked games (played out) in which someone would have resigned, and how many
     /// of those resignations would have been false.
     pub resign_checks: u64,
+    /// Of those, the resignations that would have been false.
     pub false_resigns: u64,
     /// Games in which `opponent` played all seats but the network's.
     pub opponent_games: u64,
+    /// Wall time.
     pub wall: Duration,
+    /// The evaluators' counters.
     pub eval: EvalStats,
 }
 
@@ -164,6 +183,7 @@ impl SelfPlayStats {
         (self.resign_checks > 0).then(|| self.false_resigns as f64 / self.resign_checks as f64)
     }
 
+    /// Recorded positions per second of wall time.
     pub fn positions_per_second(&self) -> f64 {
         self.positions as f64 / self.wall.as_secs_f64().max(1e-9)
     }

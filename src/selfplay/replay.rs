@@ -24,6 +24,7 @@ use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::rng::Rng;
 use crate::store::Store;
 
+/// A shard file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZSHARD\0";
 /// Version 2 added the worker, model and origin fields, version 3 each game's root
 /// values; versions 1 and 2 still load (their games without root values).
@@ -42,9 +43,11 @@ pub const SHARD_GAMES: usize = 4;
 /// A batch of finished games: a replay shard, or one uploaded by a self-play worker.
 #[derive(Debug, Clone, bincode::Encode, bincode::Decode)]
 pub struct Shard {
+    /// The game's name.
     pub game: String,
     /// The iteration that trains on it (0 in a worker's upload, set on ingest).
     pub iteration: u32,
+    /// The games.
     pub games: Vec<SelfPlayGame>,
     /// The worker that played the games (empty: the trainer's own self-play).
     pub worker: String,
@@ -141,6 +144,7 @@ impl Shard {
 /// A training position: the state, the visit distribution and the value target.
 #[derive(Debug, Clone)]
 pub struct Sample<G> {
+    /// The position.
     pub state: G,
     /// `(action, probability)`, summing to 1.
     pub policy: Vec<(Action, f32)>,
@@ -158,6 +162,7 @@ struct ShardInfo {
     positions: usize,
 }
 
+/// The replay window: the games of the newest `window` positions, kept on disk and sampled for training.
 pub struct ReplayBuffer<G> {
     start: G,
     /// How value targets are made (see [`positions`]).
@@ -422,6 +427,7 @@ impl<G: Game> ReplayBuffer<G> {
         self.samples.len()
     }
 
+    /// Whether the window holds no positions.
     pub fn is_empty(&self) -> bool {
         self.samples.is_empty()
     }

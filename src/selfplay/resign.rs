@@ -10,12 +10,16 @@ use crate::games::MAX_PLAYERS;
 /// Resignation settings; `moves = 0` turns resignation off.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ResignRule {
+    /// The root value below which a move counts toward resigning.
     pub threshold: f32,
+    /// Own moves in a row below it before resigning.
     pub moves: u32,
+    /// The share of games played out anyway to measure false resignations.
     pub check_fraction: f64,
 }
 
 impl ResignRule {
+    /// Resignation off.
     pub const OFF: ResignRule = ResignRule {
         threshold: -1.0,
         moves: 0,
@@ -36,12 +40,14 @@ pub struct ResignWatch {
 /// What happened after a move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
+    /// Play on.
     Play,
     /// `player` resigns: the game ends, lost for them.
     Resign(usize),
 }
 
 impl ResignWatch {
+    /// A watch for a new game; `checking` plays it out whatever happens.
     pub fn new(checking: bool) -> ResignWatch {
         ResignWatch {
             checking,

@@ -35,11 +35,13 @@ pub struct WorkerOptions {
     pub root: String,
     /// The worker's name in uploads and the trainer's metrics.
     pub id: String,
+    /// Threads playing games.
     pub threads: usize,
     /// Stop after this many games (0: until the run is finished).
     pub games: u64,
     /// Finished games per upload.
     pub shard_games: usize,
+    /// Report progress.
     pub progress: bool,
 }
 

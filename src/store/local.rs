@@ -17,12 +17,14 @@ use super::Store;
 /// The lock file of a run directory.
 pub const LOCK: &str = "run.lock";
 
+/// A run in a local directory (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct LocalStore {
     root: PathBuf,
 }
 
 impl LocalStore {
+    /// The store rooted at the directory `root`.
     pub fn new(root: &Path) -> LocalStore {
         LocalStore {
             root: root.to_path_buf(),

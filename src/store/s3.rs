@@ -40,6 +40,7 @@ use super::Store;
 /// The lease object of a run.
 pub const LEASE: &str = "run.lease";
 
+/// A run under an S3 bucket prefix (see the module documentation).
 #[derive(Clone)]
 pub struct S3Store {
     bucket: String,

@@ -35,6 +35,7 @@ pub struct Gate {
     pub vs_best: Option<MatchResult>,
     /// The candidate's and the best's results against the baseline (baseline gate only).
     pub baseline: Option<(MatchResult, MatchResult)>,
+    /// Whether the candidate becomes the best.
     pub promote: bool,
 }
 

@@ -17,13 +17,17 @@ use crate::store::Store;
 /// ([`Stats`], flattened into the same JSON object).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {
+    /// The opponent's agent spec.
     pub opponent: String,
+    /// Games played.
     pub games: u32,
+    /// The results.
     #[serde(flatten)]
     pub stats: Stats,
 }
 
 impl MatchResult {
+    /// The result of `stats` against `opponent`.
     pub fn new(opponent: &str, stats: Stats) -> MatchResult {
         MatchResult {
             opponent: opponent.to_string(),
@@ -38,11 +42,14 @@ impl MatchResult {
         format!("{}-{}-{}", s.wins, s.draws, s.losses)
     }
 
+    /// Wins over games played.
     pub fn win_rate(&self) -> f64 {
         self.stats.wins as f64 / self.games.max(1) as f64
     }
 }
 
+/// Its fields are `metrics.jsonl`'s, documented once, in `docs/formats.md`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IterationMetrics {
     pub iteration: u32,

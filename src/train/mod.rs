@@ -39,7 +39,9 @@ use crate::selfplay::replay::{ReplayBuffer, Sample};
 
 /// One training batch, row-major.
 pub struct Batch {
+    /// Positions in the batch.
     pub size: usize,
+    /// `[size, planes, height, width]` encoded positions.
     pub input: Vec<f32>,
     /// `[size, actions]` target probabilities (zero on illegal actions).
     pub policy: Vec<f32>,
@@ -52,8 +54,11 @@ pub struct Batch {
 /// Mean losses over some steps.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct Losses {
+    /// Policy cross-entropy.
     pub policy: f64,
+    /// Value mean squared error.
     pub value: f64,
+    /// The weighted sum the optimizer minimises.
     pub total: f64,
 }
 
@@ -108,7 +113,9 @@ fn batch_with<G: Game>(
     b
 }
 
+/// The network being trained, its optimizer and the training step.
 pub struct Trainer {
+    /// The network's shape.
     pub shape: NetShape,
     model: PolicyValueNet,
     optim: ModuleOptimizer,

@@ -35,6 +35,7 @@ use crate::store::Store;
 
 /// How `contagion train` was asked to run.
 pub struct TrainOptions {
+    /// The config file.
     pub config: PathBuf,
     /// `SECTION.KEY=VALUE` overrides applied on top of the config file.
     pub overrides: Vec<String>,
@@ -44,6 +45,7 @@ pub struct TrainOptions {
     pub lease_seconds: u64,
     /// Start over; an existing run directory is moved aside, never overwritten.
     pub fresh: bool,
+    /// Report progress.
     pub progress: bool,
 }
 

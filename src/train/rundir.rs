@@ -30,6 +30,7 @@ pub type RunLock = Box<dyn Any + Send>;
 /// The config copy's key.
 pub const CONFIG: &str = "config.toml";
 
+/// The key of iteration `iteration`'s checkpoint.
 pub fn checkpoint_key(iteration: u32) -> String {
     format!("ckpt-{iteration:06}.ckpt")
 }

@@ -22,10 +22,14 @@
 use crate::games::{Action, GameError, Outcome};
 use crate::rng::splitmix64;
 
+/// The largest board side the rules accept.
 pub const MAX_SIZE: usize = 15;
+/// The cells of the largest board.
 pub const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
 
+/// A square's code: empty.
 pub const EMPTY: u8 = 0;
+/// A square's code: a blocker (no piece may stand there).
 pub const BLOCKED: u8 = 3;
 /// The square's code for player `p` (0: `x`, 1: `o`).
 pub const fn piece(p: usize) -> u8 {
@@ -82,8 +86,19 @@ pub struct Rules {
 /// A decoded action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
-    Clone { to: usize },
-    Jump { from: usize, jump: usize },
+    /// A piece copied to an adjacent empty square.
+    Clone {
+        /// The square cloned to.
+        to: usize,
+    },
+    /// A piece moved two squares away.
+    Jump {
+        /// The square left.
+        from: usize,
+        /// The square jumped to.
+        jump: usize,
+    },
+    /// No move (only when the mover has none).
     Pass,
 }
 
@@ -98,6 +113,7 @@ impl Move {
         }) as Action
     }
 
+    /// The move of action `action` on a board of side `size`, if there is one.
     pub fn from_index(action: Action, size: usize) -> Option<Move> {
         let (a, cells) = (action as usize, size * size);
         match a {
@@ -162,34 +178,42 @@ impl Ataxx {
         s
     }
 
+    /// The rules this board plays by (Ataxx or Virus and their settings).
     pub fn rules(&self) -> Rules {
         self.rules
     }
 
+    /// The board's side.
     pub fn size(&self) -> usize {
         self.rules.size as usize
     }
 
+    /// The board's squares (side × side).
     pub fn cells(&self) -> usize {
         self.size() * self.size()
     }
 
+    /// Square `cell`'s code: empty, a player's piece (1, 2) or a blocker.
     pub fn square(&self, cell: usize) -> u8 {
         self.cells[cell]
     }
 
+    /// The pieces `player` has on the board.
     pub fn pieces(&self, player: usize) -> u32 {
         self.count[player] as u32
     }
 
+    /// The player to move (0: x, 1: o).
     pub fn to_move(&self) -> usize {
         self.to_move as usize
     }
 
+    /// Half-moves since the last clone (the half-move clock).
     pub fn halfmove(&self) -> u16 {
         self.halfmove
     }
 
+    /// The full-move number, starting at 1.
     pub fn fullmove(&self) -> u16 {
         self.fullmove
     }
@@ -199,6 +223,7 @@ impl Ataxx {
         2 * (self.fullmove as u32 - 1) + self.to_move as u32
     }
 
+    /// The position's Zobrist hash.
     pub fn hash(&self) -> u64 {
         self.squares_hash ^ splitmix64(0xA7A8 ^ (self.halfmove as u64) << 8 ^ self.to_move as u64)
     }
@@ -227,6 +252,7 @@ impl Ataxx {
         })
     }
 
+    /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
         if self.count[0] == 0 || self.count[1] == 0 {
             return true;
@@ -296,6 +322,7 @@ impl Ataxx {
         }
     }
 
+    /// Whether `action` is legal here.
     pub fn is_legal(&self, action: Action) -> bool {
         if self.is_over() {
             return false;
@@ -368,6 +395,7 @@ impl Ataxx {
         self.to_move ^= 1;
     }
 
+    /// Plays `action`; an illegal one is refused and changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), GameError> {
         if self.is_over() {
             return Err(GameError::GameOver);

@@ -23,7 +23,9 @@ pub use board::{Ataxx, Move, Rules};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
 use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
+/// Standard Ataxx's start position (FEN).
 pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
+/// The seed's 15×15 Virus start position (FEN).
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
 const PLANES: usize = 6;
 

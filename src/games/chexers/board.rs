@@ -20,28 +20,37 @@
 use crate::games::{Action, GameError, Outcome};
 use crate::rng::splitmix64;
 
+/// The side of the grid the hexagonal board is stored in.
 pub const GRID: usize = 7;
+/// The grid's cells (37 of them are on the board).
 pub const CELLS: usize = GRID * GRID;
+/// Turns after which the game is a draw.
 pub const MAX_TURNS: u16 = 768;
 /// What [`Chexers::moves_to_win`] charges for a piece that must be captured back before
 /// it can exit: more than the longest run (6 steps and the exit).
 pub const LOST_PIECE_MOVES: i32 = 12;
+/// Pieces a player must exit to win.
 pub const EXITS_TO_WIN: u8 = 4;
 /// Axial directions `(dq, dr)`.
 pub const DIRS: [(i8, i8); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
 /// Actions per grid cell: 6 moves, 6 jumps, 1 exit.
 pub const PER_CELL: usize = 13;
+/// The pass action's index.
 pub const PASS: usize = CELLS * PER_CELL;
+/// The number of actions.
 pub const NUM_ACTIONS: usize = PASS + 1;
 
+/// The axial coordinates `(q, r)` of grid cell `cell`.
 pub fn coords(cell: usize) -> (i32, i32) {
     ((cell % GRID) as i32 - 3, (cell / GRID) as i32 - 3)
 }
 
+/// Whether `(q, r)` is on the board.
 pub fn on_board(q: i32, r: i32) -> bool {
     q.abs() <= 3 && r.abs() <= 3 && (q + r).abs() <= 3
 }
 
+/// The grid cell of `(q, r)`, if it is on the board.
 pub fn cell_of(q: i32, r: i32) -> Option<usize> {
     on_board(q, r).then(|| ((r + 3) * GRID as i32 + q + 3) as usize)
 }
@@ -65,15 +74,34 @@ pub fn exit_distance(player: usize, cell: usize) -> i32 {
     3 - [q, r, -q - r][player]
 }
 
+/// A Chexers move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
-    Step { cell: usize, dir: usize },
-    Jump { cell: usize, dir: usize },
-    Exit { cell: usize },
+    /// A piece steps to the adjacent cell in direction `dir`.
+    Step {
+        /// The piece's cell.
+        cell: usize,
+        /// The direction, 0-5.
+        dir: usize,
+    },
+    /// A piece jumps over the adjacent piece in direction `dir`.
+    Jump {
+        /// The piece's cell.
+        cell: usize,
+        /// The direction, 0-5.
+        dir: usize,
+    },
+    /// A piece on its exit edge leaves the board.
+    Exit {
+        /// The piece's cell.
+        cell: usize,
+    },
+    /// No move (only when the mover has none).
     Pass,
 }
 
 impl Move {
+    /// The move's action index.
     pub fn index(self) -> Action {
         (match self {
             Move::Step { cell, dir } => cell * PER_CELL + dir,
@@ -83,6 +111,7 @@ impl Move {
         }) as Action
     }
 
+    /// The move of action `action`, if there is one.
     pub fn from_index(action: Action) -> Option<Move> {
         let a = action as usize;
         let (cell, k) = (a / PER_CELL, a % PER_CELL);
@@ -176,26 +205,32 @@ impl Chexers {
         s
     }
 
+    /// Cell `cell`'s code: empty or a player's piece.
     pub fn cell(&self, cell: usize) -> u8 {
         self.cells[cell]
     }
 
+    /// The seat to move (0: Red, 1: Green, 2: Blue).
     pub fn to_move(&self) -> usize {
         self.to_move as usize
     }
 
+    /// The pieces `player` has exited.
     pub fn exits(&self, player: usize) -> u8 {
         self.exits[player]
     }
 
+    /// Turns played.
     pub fn turns(&self) -> u16 {
         self.turns
     }
 
+    /// How often the current position has occurred since the last exit.
     pub fn repetitions(&self) -> u8 {
         self.reps
     }
 
+    /// The position's Zobrist hash.
     pub fn hash(&self) -> u64 {
         self.snapshot
             ^ splitmix64(
@@ -228,6 +263,7 @@ impl Chexers {
         runs.iter().take(missing).sum::<i32>() + short * LOST_PIECE_MOVES
     }
 
+    /// The result, once the game is over.
     pub fn outcome(&self) -> Option<Outcome> {
         if let Some(p) = (0..3).find(|&p| self.exits[p] >= EXITS_TO_WIN) {
             return Some(if self.turns >= MAX_TURNS {
@@ -274,6 +310,7 @@ impl Chexers {
         }
     }
 
+    /// Whether `action` is legal here.
     pub fn is_legal(&self, action: Action) -> bool {
         if self.outcome().is_some() {
             return false;
@@ -303,6 +340,7 @@ impl Chexers {
         self.cells[cell] = code;
     }
 
+    /// Plays `action`, which must be legal (search calls it after generating the moves).
     pub fn apply_unchecked(&mut self, action: Action) {
         let mine = self.to_move + 1;
         match Move::from_index(action) {
@@ -335,6 +373,7 @@ impl Chexers {
         self.history.push(snap);
     }
 
+    /// Plays `action`; an illegal one is refused and changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), GameError> {
         if self.outcome().is_some() {
             return Err(GameError::GameOver);

@@ -94,7 +94,7 @@ impl Game for Chexers {
     }
 
     /// Each seat's lead in the race: the other two's mean [`Chexers::moves_to_win`] minus
-    /// its own, in units of [`RACE_LEAD_SCALE`] moves, squashed by `tanh` into
+    /// its own, in units of `RACE_LEAD_SCALE` moves, squashed by `tanh` into
     /// `(-RACE_LEAD_CAP, RACE_LEAD_CAP)`, so that every move of lead still counts and no
     /// lead is worth a win. A game over by its rules scores its result: a win 1, a draw
     /// (a fourth repetition, the turn limit) 0 for all, so that a seat ahead learns to

@@ -12,16 +12,28 @@ pub const MAX_TURNS: u32 = 343;
 /// The power lead that wins when the game ends.
 pub const WIN_POWER_DIFF: i32 = 2;
 
+/// Red, who moves first.
 pub const RED: usize = 0;
+/// Blue.
 pub const BLUE: usize = 1;
 
 /// A decoded SPAWN or SPREAD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Move {
     /// SPAWN a token on an empty cell (index `r*7+q`).
-    Spawn { cell: usize },
+    /// A new token of power 1 on an empty cell.
+    Spawn {
+        /// The empty cell.
+        cell: usize,
+    },
     /// SPREAD the stack on `cell` in direction `dir` (index into [`DIRS`]).
-    Spread { cell: usize, dir: usize },
+    /// A stack spread along direction `dir`, infecting what it lands on.
+    Spread {
+        /// The stack's cell.
+        cell: usize,
+        /// The direction, 0-5.
+        dir: usize,
+    },
 }
 
 impl Move {
@@ -55,10 +67,12 @@ impl Move {
 pub fn cell_code(owner: usize, power: u8) -> u8 {
     ((owner as u8) << 3) | power
 }
+/// The owner of a cell's code (`RED` or `BLUE`).
 #[inline]
 pub fn cell_owner(code: u8) -> usize {
     (code >> 3) as usize
 }
+/// The power of a cell's code (0: empty).
 #[inline]
 pub fn cell_power(code: u8) -> u8 {
     code & 7
@@ -186,6 +200,7 @@ impl Board {
         h
     }
 
+    /// Cell `cell`'s code: owner and power.
     pub fn cell(&self, cell: usize) -> u8 {
         self.cells[cell]
     }
@@ -207,10 +222,12 @@ impl Board {
         self.power[0] as u32 + self.power[1] as u32
     }
 
+    /// Plies played.
     pub fn ply(&self) -> u32 {
         self.ply as u32
     }
 
+    /// The position's Zobrist hash (cells and ply count).
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -270,6 +287,7 @@ impl Board {
         }
     }
 
+    /// Whether `action` is legal here.
     pub fn is_legal(&self, action: Action) -> bool {
         if self.is_over() {
             return false;

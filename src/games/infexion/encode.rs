@@ -13,6 +13,7 @@ use super::board::{Board, cell_owner, cell_power};
 use super::geometry::{CELLS, SIZE};
 use crate::games::EncodingShape;
 
+/// The shape of Infexion's input: 14 planes of 7×7.
 pub const SHAPE: EncodingShape = EncodingShape {
     planes: 14,
     height: SIZE,

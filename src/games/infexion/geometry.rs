@@ -7,13 +7,21 @@
 //! applies point symmetry `s % 12` and then the translation by `s / 12` (as a cell
 //! index), so `0..12` are the point symmetries about `(0,0)` and 0 is the identity.
 
+/// The board's side.
 pub const SIZE: usize = 7;
+/// The board's cells.
 pub const CELLS: usize = SIZE * SIZE;
+/// A stack's largest power.
 pub const MAX_POWER: u8 = 6;
+/// The most power on the board at once; past it no SPAWN is legal.
 pub const MAX_TOTAL_POWER: u32 = 49;
+/// SPAWN actions, one per cell (actions `0..SPAWN_ACTIONS`).
 pub const SPAWN_ACTIONS: usize = CELLS;
+/// All actions: a SPAWN per cell, then a SPREAD per cell and direction.
 pub const NUM_ACTIONS: usize = CELLS + CELLS * 6;
+/// The torus's point symmetries (rotations and reflections about a cell).
 pub const POINT_SYMMETRIES: usize = 12;
+/// All the torus's symmetries: point symmetries times translations.
 pub const NUM_SYMMETRIES: usize = POINT_SYMMETRIES * CELLS;
 
 /// The six hex directions `(dr, dq)`, in the order the rules list them.
