@@ -2,8 +2,8 @@
 
     python3 bench/onnx/compare.py --model models/infexion-bundle [--game infexion]
 
-1. Turns the bundle into an equivalent ONNX graph (``bundle.onnx`` beside this script's
-   output): the manifest's layer list, with the torus padding as slices and concats.
+1. Exports the bundle's ONNX model with ``contagion export --format onnx`` (the one
+   place the graph is built, ``src/nn/onnx.rs``) and checks it with ``onnx.checker``.
 2. Checks ONNX Runtime's outputs against the Rust forward (``contagion bench nn --dump``)
    on 16 sample positions: max |difference| must be at most 1e-4, or the script fails.
 3. Times ONNX Runtime at 1 and 2 intra-op threads and ``contagion bench nn`` at 1 and 2
@@ -17,102 +17,24 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "frontends", "python"))
-from czero import safetensors  # noqa: E402  (the repository's own reader)
 
 
-def to_onnx(bundle):
-    """The ONNX model equivalent to the bundle's manifest, batch dimension free."""
-    with open(os.path.join(bundle, "manifest.json"), encoding="utf-8") as f:
+def to_onnx(contagion, bundle, tmp):
+    """The bundle's ONNX model as `contagion export --format onnx` writes it."""
+    out = os.path.join(tmp, "bundle")
+    subprocess.run([contagion, "export", "--checkpoint", bundle, "--out", out, "--format", "onnx"], check=True, capture_output=True)
+    with open(os.path.join(out, "manifest.json"), encoding="utf-8") as f:
         m = json.load(f)
-    tensors = safetensors.load(os.path.join(bundle, "model.safetensors"))
-    planes, height, width = m["input"]["shape"]
-    nodes, inits = [], []
-    counter = [0]
-
-    def fresh(stem):
-        counter[0] += 1
-        return f"{stem}__{counter[0]}"
-
-    def const(name, array):
-        inits.append(numpy_helper.from_array(np.asarray(array), name))
-        return name
-
-    def act(y, kind):
-        if kind in (None, "none"):
-            return y
-        out = fresh(y)
-        nodes.append(helper.make_node({"relu": "Relu", "tanh": "Tanh"}[kind], [y], [out]))
-        return out
-
-    def circular(x, axis, size):
-        last = fresh(x)
-        first = fresh(x)
-        nodes.append(helper.make_node("Slice", [x, const(fresh("s"), [size - 1]), const(fresh("e"), [size]), const(fresh("a"), [axis])], [last]))
-        nodes.append(helper.make_node("Slice", [x, const(fresh("s"), [0]), const(fresh("e"), [1]), const(fresh("a"), [axis])], [first]))
-        out = fresh(x)
-        nodes.append(helper.make_node("Concat", [last, x, first], [out], axis=axis))
-        return out
-
-    for w in tensors:
-        inits.append(numpy_helper.from_array(tensors[w], w))
-    for layer in m["architecture"]["layers"]:
-        op, out = layer["op"], layer["output"]
-        if op == "conv2d":
-            x, k, pads = layer["input"], layer["kernel"], [0, 0, 0, 0]
-            if layer["padding"] == "circular":
-                x = circular(circular(x, 2, height), 3, width)
-            elif layer["padding"] == "zeros":
-                pads = [k // 2] * 4
-            y = fresh(out)
-            nodes.append(helper.make_node("Conv", [x, layer["weight"], layer["bias"]], [y], kernel_shape=[k, k], pads=pads))
-        elif op == "add":
-            y = fresh(out)
-            nodes.append(helper.make_node("Add", layer["inputs"], [y]))
-        elif op == "flatten":
-            y = fresh(out)
-            nodes.append(helper.make_node("Flatten", [layer["input"]], [y], axis=1))
-        elif op == "gather":
-            node = m
-            for part in layer["index"].split("."):
-                node = node[part]
-            y = fresh(out)
-            nodes.append(helper.make_node("Gather", [layer["input"], const(fresh("index"), np.asarray(node, dtype=np.int64))], [y], axis=1))
-        elif op == "global_average_pool":
-            pooled = fresh(out)
-            nodes.append(helper.make_node("GlobalAveragePool", [layer["input"]], [pooled]))
-            y = fresh(out)
-            nodes.append(helper.make_node("Flatten", [pooled], [y], axis=1))
-        elif op == "linear":
-            y = fresh(out)
-            nodes.append(helper.make_node("Gemm", [layer["input"], layer["weight"], layer["bias"]], [y], transB=1))
-        else:
-            raise SystemExit(f"unknown layer op {op!r}")
-        nodes.append(helper.make_node("Identity", [act(y, layer.get("activation"))], [out]))
-    pol, val = m["outputs"]["policy"], m["outputs"]["value"]
-    graph = helper.make_graph(
-        nodes,
-        "contagion",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", planes, height, width])],
-        [
-            helper.make_tensor_value_info(pol["value"], TensorProto.FLOAT, ["batch", pol["shape"][0]]),
-            helper.make_tensor_value_info(val["value"], TensorProto.FLOAT, ["batch", val["shape"][0]]),
-        ],
-        inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = onnx.load(os.path.join(out, m["onnx"]))
     onnx.checker.check_model(model)
     return model, m
 
@@ -145,11 +67,11 @@ def main():
     ap.add_argument("--batch", default="1,8,64,256")
     ap.add_argument("--out", default=None, help="where to write the ONNX model (default: a temporary file)")
     args = ap.parse_args()
-    model, manifest = to_onnx(args.model)
-    if args.out:
-        onnx.save(model, args.out)
     base = [args.contagion, "bench", "nn", "--game", args.game, "--model", args.model]
     with tempfile.TemporaryDirectory() as tmp:
+        model, manifest = to_onnx(args.contagion, args.model, tmp)
+        if args.out:
+            onnx.save(model, args.out)
         dump = os.path.join(tmp, "dump.json")
         subprocess.run(base + ["--batch", "1", "--rounds", "1", "--dump", dump], check=True, capture_output=True)
         with open(dump) as f:

@@ -17,28 +17,57 @@ use crate::train::metrics;
 #[derive(Debug, Args)]
 #[command(
     after_help = "Accepts what `contagion train` writes: a checkpoint file (ckpt-000012.ckpt, \
-best.ckpt) or a run directory (its best.ckpt), local or s3://bucket/prefix/run. A bundle is \
-already exported: copy it instead. The bundle is model.safetensors + manifest.json; see the \
-README's \"File formats\"."
+best.ckpt) or a run directory (its best.ckpt), local or s3://bucket/prefix/run; with \
+--format onnx also a bundle, to add its ONNX model. The bundle is model.safetensors + \
+manifest.json (+ model.onnx); the format is in docs/bundle.md."
 )]
 /// `contagion export`'s arguments.
 pub struct ExportArgs {
-    /// A checkpoint file (.ckpt) or a run directory (its best.ckpt); local or s3://.
-    #[arg(long, value_name = "CKPT|RUN")]
+    /// A checkpoint file (.ckpt) or a run directory (its best.ckpt), local or s3://; with
+    /// `--format onnx`, also a bundle.
+    #[arg(long, value_name = "CKPT|RUN|BUNDLE")]
     pub checkpoint: PathBuf,
-    /// The bundle directory to write (created if needed; its two files are replaced).
+    /// The bundle directory to write (created if needed; its files are replaced).
     #[arg(long)]
     pub out: PathBuf,
+    /// `safetensors`: the bundle; `onnx`: the bundle and the same network as model.onnx.
+    #[arg(long, value_enum, default_value_t = Format::Safetensors)]
+    pub format: Format,
+}
+
+/// What `contagion export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The bundle: model.safetensors and manifest.json.
+    Safetensors,
+    /// The bundle and model.onnx beside it, named in the manifest.
+    Onnx,
 }
 
 /// Runs `contagion export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !bundle::is_bundle(&args.checkpoint),
-        "{} is a bundle, already exported; export takes a checkpoint file (.ckpt) or a run \
-         directory (its best.ckpt)",
-        args.checkpoint.display()
-    );
+    let onnx = args.format == Format::Onnx;
+    if bundle::is_bundle(&args.checkpoint) {
+        anyhow::ensure!(
+            onnx,
+            "{} is a bundle, already exported; export takes a checkpoint file (.ckpt) or a \
+             run directory (its best.ckpt), or a bundle with --format onnx",
+            args.checkpoint.display()
+        );
+        let dir = if args.checkpoint.is_dir() {
+            args.checkpoint.as_path()
+        } else {
+            args.checkpoint.parent().unwrap_or(Path::new("."))
+        };
+        bundle::add_onnx(dir, &args.out)?;
+        println!(
+            "wrote {} for the bundle {} into {}",
+            crate::nn::onnx::FILE,
+            dir.display(),
+            args.out.display()
+        );
+        return Ok(());
+    }
     let file = checkpoint_file(&args.checkpoint)?;
     let ckpt = Checkpoint::load(&file)?;
     let model =
@@ -47,15 +76,17 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let kind =
         GameKind::from_name(&ckpt.shape.game).with_context(|| format!("{}", file.display()))?;
     let manifest = with_game!(kind, start => bundle::manifest(&ckpt.shape, start, provenance));
-    bundle::write(&args.out, &manifest, &model)?;
+    let tensors = bundle::folded_tensors(&ckpt.shape, &model);
+    bundle::write(&args.out, &manifest, &tensors, onnx)?;
     let size = std::fs::metadata(args.out.join(bundle::WEIGHTS))?.len();
     println!(
-        "exported {} (iteration {}, {} blocks x {} channels, {} KiB of weights) to {}",
+        "exported {} (iteration {}, {} blocks x {} channels, {} KiB of weights{}) to {}",
         file.display(),
         ckpt.state.iteration,
         ckpt.shape.blocks,
         ckpt.shape.channels,
         size / 1024,
+        if onnx { ", and model.onnx" } else { "" },
         args.out.display()
     );
     Ok(())

@@ -2,7 +2,7 @@
 //! float32, batch norm folded into the convolutions) and `manifest.json` (see
 //! [`super::manifest`] and `docs/bundle.md`).
 //!
-//! [`write`](fn@write) exports a network; [`load`] reads a bundle back into a [`Net`] that runs
+//! [`write`](fn@write) exports a network (and, asked to, its ONNX model); [`load`] reads a bundle back into a [`Net`] that runs
 //! under MCTS like any checkpoint, refusing a missing file, another format version, a
 //! manifest that does not describe this architecture, or a tensor of the wrong shape.
 //! Loading rebuilds the burn network with identity batch norms carrying the folded
@@ -115,6 +115,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
         format: manifest::FORMAT.into(),
         version: manifest::VERSION,
         weights_sha256: None, // filled in by `write`
+        onnx: None,
         game: GameInfo {
             name: shape.game.clone(),
             players,
@@ -156,20 +157,66 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
     }
 }
 
-/// Writes `manifest` and the folded weights of `model` into directory `out`.
-pub fn write(out: &Path, manifest: &Manifest, model: &PolicyValueNet) -> anyhow::Result<()> {
-    let shape = shape_of(manifest)?;
+/// Writes a bundle into directory `out`: `manifest` and the folded weights `tensors`
+/// (see [`folded_tensors`]) and, with `onnx`, the same network as `model.onnx`
+/// ([`super::onnx`]), which the manifest then names.
+pub fn write(
+    out: &Path,
+    manifest: &Manifest,
+    tensors: &BTreeMap<String, Tensor>,
+    onnx: bool,
+) -> anyhow::Result<()> {
+    shape_of(manifest)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut meta = BTreeMap::new();
     meta.insert("format".to_string(), manifest::FORMAT.to_string());
     meta.insert("manifest".to_string(), MANIFEST.to_string());
-    let bytes = safetensors::to_bytes(&folded_tensors(&shape, model), &meta);
+    let bytes = safetensors::to_bytes(tensors, &meta);
     write_atomic(&out.join(WEIGHTS), &bytes)?;
+    let onnx_file = if onnx {
+        let model = super::onnx::to_bytes(manifest, tensors)?;
+        write_atomic(&out.join(super::onnx::FILE), &model)?;
+        Some(super::onnx::FILE.to_string())
+    } else {
+        // An ONNX model left by an earlier export would no longer match the weights.
+        let stale = out.join(super::onnx::FILE);
+        if stale.exists() {
+            std::fs::remove_file(&stale)
+                .with_context(|| format!("removing the stale {}", stale.display()))?;
+        }
+        None
+    };
     let manifest = Manifest {
         weights_sha256: Some(sha256_hex(&bytes)),
+        onnx: onnx_file,
         ..manifest.clone()
     };
     let json = serde_json::to_string_pretty(&manifest)? + "\n";
+    write_atomic(&out.join(MANIFEST), json.as_bytes())
+}
+
+/// Adds the ONNX model to the bundle at `from`, writing the result to `out` (the same
+/// directory or a new one): the weights, checked as any load checks them, are copied
+/// byte for byte, `model.onnx` is written beside them, and the manifest names it.
+pub fn add_onnx(from: &Path, out: &Path) -> anyhow::Result<()> {
+    let m = read_manifest(from)?;
+    shape_of(&m).with_context(|| format!("bundle {}", from.display()))?;
+    let tensors = read_weights(from, &m)?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let same = out.canonicalize().ok() == from.canonicalize().ok();
+    if !same {
+        let bytes = crate::limits::read_file(&from.join(WEIGHTS), crate::limits::MAX_MODEL_BYTES)?;
+        write_atomic(&out.join(WEIGHTS), &bytes)?;
+    }
+    write_atomic(
+        &out.join(super::onnx::FILE),
+        &super::onnx::to_bytes(&m, &tensors)?,
+    )?;
+    let m = Manifest {
+        onnx: Some(super::onnx::FILE.to_string()),
+        ..m
+    };
+    let json = serde_json::to_string_pretty(&m)? + "\n";
     write_atomic(&out.join(MANIFEST), json.as_bytes())
 }
 
@@ -240,6 +287,20 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
     };
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
+    let mut tensors = read_weights(dir, &m)?;
+    let model = unfold(&shape, &mut tensors, &super::device());
+    if let Some(extra) = tensors.keys().next() {
+        bail!(
+            "{}: tensor '{extra}' is not in the manifest's layers",
+            dir.join(WEIGHTS).display()
+        );
+    }
+    Ok(Net::new(shape, &model))
+}
+
+/// The weights of bundle `dir` whose manifest is `m`, checked: the SHA-256 the manifest
+/// names, every tensor the layers need at its shape, and only finite values.
+pub fn read_weights(dir: &Path, m: &Manifest) -> anyhow::Result<BTreeMap<String, Tensor>> {
     let weights = dir.join(WEIGHTS);
     let bytes = crate::limits::read_file(&weights, crate::limits::MAX_MODEL_BYTES)?;
     let digest = sha256_hex(&bytes);
@@ -255,7 +316,7 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
             dir.display()
         ),
     }
-    let mut tensors = safetensors::from_bytes(&bytes)
+    let tensors = safetensors::from_bytes(&bytes)
         .with_context(|| format!("{}: not a valid safetensors file", weights.display()))?;
     for (name, dims) in manifest::tensor_shapes(&m.architecture.layers) {
         match tensors.get(&name) {
@@ -277,14 +338,7 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
             weights.display()
         );
     }
-    let model = unfold(&shape, &mut tensors, &super::device());
-    if let Some(extra) = tensors.keys().next() {
-        bail!(
-            "{}: tensor '{extra}' is not in the manifest's layers",
-            weights.display()
-        );
-    }
-    Ok(Net::new(shape, &model))
+    Ok(tensors)
 }
 
 /// The SHA-256 of `bytes` as lowercase hex (a manifest's `weights_sha256`).

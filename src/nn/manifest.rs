@@ -68,6 +68,10 @@ pub struct Manifest {
     /// from bundles exported before the checksum was added: those load with a warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights_sha256: Option<String>,
+    /// The same network as an ONNX model in the bundle (`model.onnx`), when exported
+    /// with `--format onnx`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onnx: Option<String>,
     pub game: GameInfo,
     pub input: Input,
     pub architecture: Architecture,

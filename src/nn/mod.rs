@@ -25,6 +25,7 @@ pub mod evaluator;
 pub mod fast;
 pub mod manifest;
 pub mod network;
+pub mod onnx;
 pub mod safetensors;
 pub mod train_step;
 
