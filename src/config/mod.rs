@@ -85,6 +85,8 @@ pub struct RunConfig {
     pub max_minutes: f64,
     /// Numbered checkpoints kept (older ones are deleted; `best` always stays).
     pub keep_checkpoints: u32,
+    /// Write TensorBoard event files beside `metrics.jsonl`.
+    pub tensorboard: bool,
 }
 
 /// The `[network]` section. Its fields are config keys, documented once, in
@@ -260,6 +262,7 @@ impl Default for RunConfig {
             iterations: 100,
             max_minutes: 0.0,
             keep_checkpoints: 3,
+            tensorboard: true,
         }
     }
 }

@@ -146,11 +146,15 @@ pub fn repair(store: &dyn Store) -> anyhow::Result<usize> {
     Ok(bytes.len() - keep)
 }
 
+/// Every complete record in the run's log (none when there is no log).
+pub fn records(store: &dyn Store) -> anyhow::Result<Vec<IterationMetrics>> {
+    let text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
+    Ok(parse(&String::from_utf8_lossy(&text)).0)
+}
+
 /// The highest iteration with a record in the log (0 when none or no log).
 pub fn last_iteration(store: &dyn Store) -> anyhow::Result<u32> {
-    let text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
-    Ok(parse(&String::from_utf8_lossy(&text))
-        .0
+    Ok(records(store)?
         .iter()
         .map(|m| m.iteration)
         .max()

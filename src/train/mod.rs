@@ -16,6 +16,7 @@
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 
+pub mod events;
 pub mod gating;
 pub mod ingest;
 pub mod metrics;

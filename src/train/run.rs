@@ -21,7 +21,7 @@ use anyhow::{Context, bail};
 
 use super::metrics::{self, IterationMetrics, MatchResult};
 use super::rundir::{self, checkpoint_key};
-use super::{Losses, Trainer, gating, ingest};
+use super::{Losses, Trainer, events, gating, ingest};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::NetShape;
@@ -67,6 +67,9 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             "{}: cut a torn last line ({torn} bytes) left by a crash",
             store.location(metrics::LOG).display()
         );
+    }
+    if c.run.tensorboard {
+        events::sync(store.as_ref())?;
     }
     let shape = NetShape::for_game(
         start,
@@ -501,6 +504,9 @@ impl<G: Baselines> Run<'_, G> {
         }
         if metrics::last_iteration(store)? < it {
             metrics::append(store, &m)?;
+            if c.run.tensorboard {
+                events::write(store, &m)?;
+            }
             println!("{}", summary_line(&m));
         }
         Ok(())
