@@ -22,6 +22,7 @@
 //!   [`framing`]: the checksummed, versioned files checkpoints and shards are.
 //! - [`report`]: learning curves and tables from a run's metrics.
 //! - [`bench`](mod@bench): the speed figures printed by `contagion bench`.
+//! - `serve`: the web page to play the models and watch runs (feature `serve`).
 //! - [`cli`]: one file per subcommand; `main.rs` only wires them.
 //! - [`progress`], [`limits`] (every bound on counts and sizes), [`rng`] (the seeded
 //!   generator every random choice uses), [`timestamp`].
@@ -48,6 +49,8 @@ pub mod report;
 pub mod rng;
 pub mod search;
 pub mod selfplay;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod store;
 pub mod timestamp;
 pub mod train;

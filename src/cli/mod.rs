@@ -9,6 +9,8 @@ pub mod play;
 pub mod replay;
 pub mod report;
 pub mod selfplay;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod tournament;
 pub mod train;
 
@@ -47,6 +49,9 @@ pub enum Command {
     Engine(engine::EngineArgs),
     /// Print speed figures: rules, search, network forward, self-play, training.
     Bench(bench::BenchArgs),
+    /// Serve a web page to play the models and watch runs learn (feature `serve`).
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 /// Shown under the help of every subcommand that takes agent specs.
@@ -82,6 +87,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => play::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Bench(args) => bench::run(args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::run(args),
     }
 }
 

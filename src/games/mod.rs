@@ -27,6 +27,7 @@ pub mod chexers;
 pub mod infexion;
 mod kind;
 pub mod perft;
+pub mod view;
 
 pub use kind::GameKind;
 pub(crate) use kind::with_game;
@@ -273,6 +274,20 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The engine's `go` key for `player`'s clock (`wtime`, `btime`, `ctime` by seat).
     fn clock_name(&self, player: usize) -> &'static str {
         ["wtime", "btime", "ctime"][player.min(2)]
+    }
+
+    /// The position as a front end draws it ([`view::BoardView`]); empty for a game
+    /// without a drawing.
+    fn view(&self) -> view::BoardView {
+        view::BoardView::default()
+    }
+
+    /// The cells a front end clicks to play `action`: where it starts (a piece that
+    /// moves or spreads) and where it ends (a cell it fills); `None` for neither (a
+    /// pass). A move named by one cell (a spawn, an Ataxx clone) has no start.
+    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
+        let _ = action;
+        (None, None)
     }
 
     /// Why `action` is not legal here, in words (for a human who typed it).

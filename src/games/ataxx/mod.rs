@@ -20,6 +20,7 @@ pub mod notation;
 
 pub use board::{Ataxx, Move, Rules};
 
+use crate::games::view::{BoardView, CellView};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
 use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
@@ -305,6 +306,34 @@ impl Game for Ataxx {
     /// UAI: `x` moves first and is Black.
     fn clock_name(&self, player: usize) -> &'static str {
         ["btime", "wtime"][player]
+    }
+
+    fn view(&self) -> BoardView {
+        let n = self.size();
+        let cells = (0..self.cells())
+            .map(|c| {
+                let at = ((c % n) as f32, (c / n) as f32);
+                let mut v = CellView::new(c, at, notation::square(n, c));
+                match self.square(c) {
+                    BLOCKED => v.blocked = true,
+                    EMPTY => {}
+                    code => v.owner = Some(code as usize - 1),
+                }
+                v
+            })
+            .collect();
+        BoardView {
+            shape: "square",
+            cells,
+        }
+    }
+
+    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
+        match Move::from_index(action, self.size()) {
+            Some(Move::Clone { to }) => (None, Some(to)),
+            Some(Move::Jump { from, jump }) => (Some(from), self.offset(from, JUMPS[jump])),
+            Some(Move::Pass) | None => (None, None),
+        }
     }
 
     fn why_illegal(&self, action: Action) -> String {

@@ -13,6 +13,7 @@ pub mod notation;
 
 pub use board::{Chexers, Move};
 
+use crate::games::view::{BoardView, CellView};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
 use board::{CELLS, DIRS, MAX_TURNS, NUM_ACTIONS, PASS, coords, exit_distance, is_exit};
 
@@ -244,6 +245,33 @@ impl Game for Chexers {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_move(text)
+    }
+
+    fn view(&self) -> BoardView {
+        let cells = (0..CELLS)
+            .filter_map(|c| {
+                let (q, r) = coords(c);
+                board::on_board(q, r).then(|| {
+                    let at = (q as f32 + 0.5 * r as f32, r as f32 * 0.866);
+                    let mut v = CellView::new(c, at, format!("({q},{r})"));
+                    v.owner = (self.cell(c) > 0).then(|| self.cell(c) as usize - 1);
+                    v
+                })
+            })
+            .collect();
+        BoardView {
+            shape: "hex",
+            cells,
+        }
+    }
+
+    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
+        match board::Move::from_index(action) {
+            Some(board::Move::Step { cell, dir }) => (Some(cell), board::step(cell, dir, 1)),
+            Some(board::Move::Jump { cell, dir }) => (Some(cell), board::step(cell, dir, 2)),
+            Some(board::Move::Exit { cell }) => (Some(cell), None),
+            Some(board::Move::Pass) | None => (None, None),
+        }
     }
 
     fn why_illegal(&self, action: Action) -> String {

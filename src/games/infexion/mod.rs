@@ -14,6 +14,7 @@ pub mod notation;
 
 pub use board::{BLUE, Board, MAX_TURNS, Move, RED};
 
+use crate::games::view::{BoardView, CellView};
 use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
 use geometry::{CELLS, NUM_ACTIONS, NUM_SYMMETRIES, map_cell, map_dir};
 
@@ -180,6 +181,40 @@ impl Game for Board {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_move(text).map(Move::index)
+    }
+
+    fn view(&self) -> BoardView {
+        let cells = (0..CELLS)
+            .map(|c| {
+                let (r, q) = geometry::coords(c);
+                let at = (q as f32 + 0.5 * r as f32, r as f32 * 0.866);
+                let mut v = CellView::new(c, at, format!("({r},{q})"));
+                let code = self.cell(c);
+                if board::cell_power(code) > 0 {
+                    v.owner = Some(board::cell_owner(code));
+                    v.text = board::cell_power(code).to_string();
+                }
+                v
+            })
+            .collect();
+        BoardView {
+            shape: "hex",
+            cells,
+        }
+    }
+
+    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
+        match Move::from_index(action) {
+            Some(Move::Spawn { cell }) => (None, Some(cell)),
+            Some(Move::Spread { cell, dir }) => {
+                let ((r, q), (dr, dq)) = (geometry::coords(cell), geometry::DIRS[dir]);
+                (
+                    Some(cell),
+                    Some(geometry::wrap(r + dr as i32, q + dq as i32)),
+                )
+            }
+            None => (None, None),
+        }
     }
 
     fn why_illegal(&self, action: Action) -> String {

@@ -1,0 +1,185 @@
+//! `contagion serve`'s page in a real headless browser (Debian's `chromium` with its
+//! `chromedriver`, installed through apt on first use when missing): a whole Ataxx game
+//! and a whole Infexion game played by clicks against the shipped models, an illegal
+//! click refused with its reason, undo, the PGN download, a run's curves and a recorded
+//! game replayed, the Chexers board; screenshots land in `target/browser-screenshots/`.
+
+#[path = "support/process.rs"]
+mod process;
+use process::{command, contagion, text};
+
+#[path = "support/python.rs"]
+mod python;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Whether `program` runs.
+fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Debian's chromium and chromedriver, installed with apt when missing (as root, or
+/// through sudo); a clear failure when they cannot be.
+fn ensure_browser() {
+    if runs("chromium") && runs("chromedriver") {
+        return;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    let apt = |args: &[&str]| {
+        let mut cmd = if root {
+            Command::new("apt-get")
+        } else {
+            Command::new("sudo")
+        };
+        if !root {
+            cmd.args(["-n", "apt-get"]);
+        }
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd.output().is_ok_and(|o| o.status.success())
+    };
+    let installed =
+        apt(&["update", "-q"]) && apt(&["install", "-y", "-q", "chromium", "chromium-driver"]);
+    assert!(
+        installed && runs("chromium") && runs("chromedriver"),
+        "the browser test needs Debian's chromium and chromium-driver; installing them with \
+         apt-get failed (run `apt-get install chromium chromium-driver` as root)"
+    );
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("contagion-browser-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A `contagion serve` child on a free port, killed when dropped.
+struct Server {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Server {
+    fn start(runs: &Path) -> Server {
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut child = command(&[
+            "serve",
+            "--port",
+            "0",
+            "--runs",
+            runs.to_str().unwrap(),
+            "--models",
+            models.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .expect("the address")
+            .to_string();
+        Server { child, url }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_person_plays_and_watches_in_a_real_browser() {
+    ensure_browser();
+    let dir = temp_dir("page");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml");
+    let runs = dir.join("runs");
+    let o = contagion(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--checkpoints",
+        runs.to_str().unwrap(),
+        "--quiet",
+        "--set",
+        "run.iterations=2",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let server = Server::start(&runs);
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for f in [
+        "play-ataxx.png",
+        "play-infexion.png",
+        "watch.png",
+        "play-chexers.png",
+    ] {
+        let _ = std::fs::remove_file(shots.join(f));
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/browser.py");
+    let out = Command::new(python::venv_python())
+        .arg(script)
+        .arg(&server.url)
+        .arg(&shots)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    eprintln!("{report:#}");
+    for game in ["ataxx", "infexion"] {
+        let g = &report[game];
+        assert!(
+            g["result"].as_str().unwrap().starts_with("Game over"),
+            "{g}"
+        );
+        assert!(
+            g["refused"].as_str().unwrap().contains("not legal")
+                || g["refused"].as_str().unwrap().contains("no move"),
+            "{g}"
+        );
+        let undo = g["undo"].as_array().unwrap();
+        assert!(undo[1].as_u64() < undo[0].as_u64(), "{g}");
+        assert!(
+            g["plies"].as_u64().unwrap() >= 4 && g["pgn_bytes"].as_u64().unwrap() > 100,
+            "{g}"
+        );
+    }
+    assert!(report["watch"]["charts"].as_u64().unwrap() >= 4, "{report}");
+    assert!(report["watch"]["pieces"].as_u64().unwrap() >= 2, "{report}");
+    assert_eq!(
+        report["chexers_cells"], 37,
+        "the Chexers board has 37 cells"
+    );
+    for f in [
+        "play-ataxx.png",
+        "play-infexion.png",
+        "watch.png",
+        "play-chexers.png",
+    ] {
+        let png = std::fs::read(shots.join(f)).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG") && png.len() > 10_000,
+            "{f}: {} bytes",
+            png.len()
+        );
+    }
+}
