@@ -6,14 +6,13 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{command, contagion, text};
+use process::{Serve, contagion, text};
 
 #[path = "support/python.rs"]
 mod python;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Whether `program` runs.
 fn runs(program: &str) -> bool {
@@ -61,47 +60,6 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// A `contagion serve` child on a free port, killed when dropped.
-struct Server {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Server {
-    fn start(runs: &Path) -> Server {
-        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut child = command(&[
-            "serve",
-            "--port",
-            "0",
-            "--runs",
-            runs.to_str().unwrap(),
-            "--models",
-            models.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .expect("the address")
-            .to_string();
-        Server { child, url }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn a_person_plays_and_watches_in_a_real_browser() {
     ensure_browser();
@@ -119,7 +77,7 @@ fn a_person_plays_and_watches_in_a_real_browser() {
         "run.iterations=2",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let server = Server::start(&runs);
+    let server = Serve::start(&runs);
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for f in [
@@ -133,7 +91,7 @@ fn a_person_plays_and_watches_in_a_real_browser() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/browser.py");
     let out = Command::new(python::venv_python())
         .arg(script)
-        .arg(&server.url)
+        .arg(format!("http://{}/", server.addr))
         .arg(&shots)
         .output()
         .unwrap();

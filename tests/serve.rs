@@ -5,54 +5,25 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{command, contagion, text};
+use process::{Serve, contagion, text};
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
-/// A `contagion serve` child on a free port, killed when dropped.
-struct Server {
-    child: std::process::Child,
-    addr: String,
-}
+/// The server under test, with a raw HTTP/1.1 client.
+struct Server(Serve);
 
 impl Server {
     fn start(runs: &Path) -> Server {
-        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut child = command(&[
-            "serve",
-            "--port",
-            "0",
-            "--runs",
-            runs.to_str().unwrap(),
-            "--models",
-            models.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .expect("the address");
-        let addr = url
-            .trim_start_matches("http://")
-            .trim_end_matches('/')
-            .to_string();
-        Server { child, addr }
+        Server(Serve::start(runs))
     }
 
     /// Sends `raw` bytes (then ends the input when `end`); returns the status code and
     /// the body.
     fn raw(&self, raw: &[u8], end: bool) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
+        let mut s = TcpStream::connect(&self.0.addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
         let _ = s.write_all(raw);
         if end {
@@ -87,13 +58,6 @@ impl Server {
             status,
             serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
         )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

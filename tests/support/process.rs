@@ -2,8 +2,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Output, Stdio};
 
 /// `contagion ARGS`, with no standard input, not yet started.
 pub fn command(args: &[&str]) -> Command {
@@ -37,4 +37,43 @@ pub fn with_input(mut cmd: Command, input: &str) -> Output {
     stdin.write_all(input.as_bytes()).expect("write the input");
     drop(stdin);
     child.wait_with_output().expect("wait for the command")
+}
+
+/// `contagion serve` on a free port, offering the shipped models and watching `runs`;
+/// killed when dropped.
+pub struct Serve {
+    child: Child,
+    /// `host:port`, as the server printed it.
+    pub addr: String,
+}
+
+impl Serve {
+    /// Starts the server and waits for the address it prints.
+    pub fn start(runs: &std::path::Path) -> Serve {
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let (runs, models) = (runs.to_str().unwrap(), models.to_str().unwrap());
+        let mut child = command(&["serve", "--port", "0", "--runs", runs, "--models", models])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start contagion serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("a piped stdout"))
+            .read_line(&mut line)
+            .expect("the server's first line");
+        let url = (line.split_whitespace())
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        Serve { child, addr }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
