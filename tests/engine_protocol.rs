@@ -525,3 +525,24 @@ fn movetime_is_honoured_when_every_simulation_ends_the_game() {
     );
     e.quit();
 }
+
+#[test]
+fn the_tree_is_kept_across_position_moves() {
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle");
+    e.silent("position startpos");
+    let (info, _) = e.go("go nodes 400");
+    assert_eq!(field(&info[0], "nodes"), "400", "{info:?}");
+    let line: Vec<String> = pv(&info[0]).iter().map(|m| m.to_string()).collect();
+    assert!(line.len() >= 2, "{info:?}");
+    // Our move and the reply the search expected: the reply's subtree carries over, and
+    // the budget is spent on top of it (the root's visits are reused + new).
+    e.silent(&format!("position startpos moves {} {}", line[0], line[1]));
+    let (info, _) = e.go("go nodes 400");
+    let nodes: u64 = field(&info[0], "nodes").parse().unwrap();
+    assert!(nodes > 400, "no visits carried over: {info:?}");
+    // A position the tree does not hold starts a new one: exactly the budget.
+    e.silent("position startpos moves g2 a2 f1");
+    let (info, _) = e.go("go nodes 400");
+    assert_eq!(field(&info[0], "nodes"), "400", "{info:?}");
+    e.quit();
+}
