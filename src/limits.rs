@@ -1,7 +1,7 @@
 //! Every bound the program puts on what it is asked to do, in one place: counts from the
 //! command line and the engine protocol, and the size of every file it reads. Past a
 //! bound the request is refused with an error that names it; nothing is allocated or
-//! read first. The README's "Failure and limits" section lists the same numbers.
+//! read first. `docs/limits.md` lists the same numbers.
 
 use std::io::Read;
 use std::path::Path;
