@@ -546,3 +546,30 @@ fn the_tree_is_kept_across_position_moves() {
     assert_eq!(field(&info[0], "nodes"), "400", "{info:?}");
     e.quit();
 }
+
+#[test]
+fn a_search_on_two_threads_is_exact_legal_and_interruptible() {
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle");
+    e.silent("setoption name Threads value 2");
+    for line in ["position startpos", "position startpos moves f2 a2 e3"] {
+        e.silent(line);
+        // The budget is spent exactly, and the best move leads the reported pv.
+        let (info, best) = e.go("go nodes 500");
+        assert_eq!(field(&info[0], "nodes"), "500", "{info:?}");
+        assert_eq!(pv(&info[0]).first(), Some(&best.as_str()), "{info:?}");
+        let moves = e.ask("moves");
+        assert!(moves.split(' ').any(|m| m == best), "{best} in {moves}");
+        // A tree left from that search must not count towards the next one's budget.
+        e.silent("uainewgame");
+    }
+    // isready and stop are answered while the two-thread search runs.
+    e.silent("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(e.ask("isready"), "readyok", "readyok comes before bestmove");
+    e.send("stop");
+    let (info, best) = e.bestmove();
+    assert_eq!(pv(&info[0])[0], best, "{info:?}");
+    assert!(e.ask("moves").split(' ').any(|m| m == best), "{best}");
+    e.quit();
+}

@@ -219,6 +219,10 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         ]
     }
 
+    fn set_threads(&mut self, threads: usize) -> anyhow::Result<()> {
+        self.eval.set_threads(threads)
+    }
+
     fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
         match name {
             "Simulations" => self.sims = value as u32,

@@ -119,6 +119,14 @@ pub trait Agent<G: Game>: Send {
         Vec::new()
     }
 
+    /// Spreads each search over `threads` threads where the agent can (the engine's
+    /// `Threads`): a network search splits each batch of leaves across them. Agents
+    /// whose search runs on one thread keep doing so.
+    fn set_threads(&mut self, threads: usize) -> anyhow::Result<()> {
+        let _ = threads;
+        Ok(())
+    }
+
     /// Sets one of [`Agent::options`]; `value` is within its bounds (the engine checks).
     fn set_option(&mut self, name: &str, _value: u64) -> anyhow::Result<()> {
         anyhow::bail!("{}: no option '{name}'", self.name())

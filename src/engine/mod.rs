@@ -258,11 +258,15 @@ impl<G: Baselines> Engine<G> {
             ));
         };
         if option.name == "Threads" {
+            let agent = self.agent.as_mut().expect("no search is running");
             return match thread_pool(n as usize) {
-                Ok(pool) => {
-                    self.pool = Some(pool);
-                    Reply::default()
-                }
+                Ok(pool) => match agent.set_threads(n as usize) {
+                    Ok(()) => {
+                        self.pool = Some(pool);
+                        Reply::default()
+                    }
+                    Err(e) => Reply::error(format!("setoption: Threads: {e:#}")),
+                },
                 Err(e) => Reply::error(format!("setoption: Threads: {e}")),
             };
         }
