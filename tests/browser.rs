@@ -6,12 +6,12 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{Serve, contagion, text};
+use process::{Serve, temp_dir, test_config, text, train};
 
 #[path = "support/python.rs"]
 mod python;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Whether `program` runs.
@@ -53,29 +53,12 @@ fn ensure_browser() {
     );
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contagion-browser-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn a_person_plays_and_watches_in_a_real_browser() {
     ensure_browser();
     let dir = temp_dir("page");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml");
     let runs = dir.join("runs");
-    let o = contagion(&[
-        "train",
-        "--config",
-        config.to_str().unwrap(),
-        "--checkpoints",
-        runs.to_str().unwrap(),
-        "--quiet",
-        "--set",
-        "run.iterations=2",
-    ]);
+    let o = train(&test_config(), &runs, &["--set", "run.iterations=2"]);
     assert!(o.status.success(), "{}", text(&o));
     let server = Serve::start(&runs);
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");

@@ -4,7 +4,7 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::contagion;
+use process::{contagion, temp_dir};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,13 +25,6 @@ use contagion::nn::Net;
 use contagion::nn::checkpoint::load_net;
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contagion-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// 200 positions from random play, 2 to 200 actions in.
 fn positions() -> Vec<Board> {

@@ -6,12 +6,12 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{contagion, text};
+use process::{contagion, temp_dir, test_config, text, train};
 
 #[path = "support/python.rs"]
 mod python;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use contagion::games::Game;
@@ -21,13 +21,6 @@ use contagion::games::infexion::Board;
 use contagion::nn::bundle::read_manifest;
 use contagion::nn::checkpoint::load_net;
 use contagion::rng::Rng;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contagion-onnx-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// `count` positions from seeded random games of `start`, 0 to about 150 plies in.
 fn positions<G: Game>(start: &G, count: usize, seed: u64) -> Vec<G> {
@@ -168,16 +161,8 @@ fn every_shipped_bundle_runs_in_onnx_runtime_as_it_runs_here() {
 #[test]
 fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() {
     let dir = temp_dir("fresh");
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml");
     let runs = dir.join("runs");
-    let o = contagion(&[
-        "train",
-        "--config",
-        config.to_str().unwrap(),
-        "--checkpoints",
-        runs.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let o = train(&test_config(), &runs, &[]);
     assert!(o.status.success(), "{}", text(&o));
     let run = std::fs::read_dir(&runs)
         .unwrap()

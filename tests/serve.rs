@@ -5,7 +5,7 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{Serve, contagion, text};
+use process::{Serve, temp_dir, test_config, text, train};
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -62,17 +62,8 @@ impl Server {
 }
 
 fn run_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contagion-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml");
-    let o = contagion(&[
-        "train",
-        "--config",
-        config.to_str().unwrap(),
-        "--checkpoints",
-        dir.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let dir = temp_dir(name);
+    let o = train(&test_config(), &dir, &[]);
     assert!(o.status.success(), "{}", text(&o));
     dir
 }

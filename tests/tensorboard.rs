@@ -6,40 +6,22 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{command, contagion, text};
+use process::{command, contagion, temp_dir, test_config, text, train};
 
 #[path = "support/python.rs"]
 mod python;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contagion-tb-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn config() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml")
-}
-
-fn train(root: &Path, iterations: u32, extra: &[&str]) -> std::process::Output {
+/// The test config trained into `root` to `iterations` in all, with `extra` arguments.
+fn train_to(root: &Path, iterations: u32, extra: &[&str]) -> std::process::Output {
     let its = format!("run.iterations={iterations}");
-    let config = config();
-    let mut args = vec!["train", "--config", config.to_str().unwrap()];
-    args.extend([
-        "--checkpoints",
-        root.to_str().unwrap(),
-        "--quiet",
-        "--set",
-        &its,
-    ]);
-    args.extend(extra);
-    contagion(&args)
+    let mut args = vec!["--set", its.as_str()];
+    args.extend_from_slice(extra);
+    train(&test_config(), root, &args)
 }
 
 /// Every scalar of a JSON value by its path, as the event files promise: numbers, and
@@ -131,10 +113,11 @@ fn tensorboard_reads_every_scalar_once_after_kill_resume_and_extension() {
     let run = root.join("test-run");
     // A trainer killed with SIGKILL once its first iteration is recorded.
     let its = "run.iterations=4".to_string();
+    let config = test_config();
     let mut child = command(&[
         "train",
         "--config",
-        config().to_str().unwrap(),
+        config.to_str().unwrap(),
         "--checkpoints",
         root.to_str().unwrap(),
         "--quiet",
@@ -162,11 +145,11 @@ fn tensorboard_reads_every_scalar_once_after_kill_resume_and_extension() {
     child.wait().unwrap();
     // Resumed to 3 iterations; then an event file is lost (as if the crash had come
     // between the metrics line and the event file) and the run is extended to 4.
-    let o = train(&root, 3, &[]);
+    let o = train_to(&root, 3, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(check(&run), [1, 2, 3]);
     std::fs::remove_file(run.join("tensorboard/events.out.tfevents.0000000002.contagion")).unwrap();
-    let o = train(&root, 4, &[]);
+    let o = train_to(&root, 4, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(check(&run), [1, 2, 3, 4]);
     let files = std::fs::read_dir(run.join("tensorboard")).unwrap().count();
@@ -185,7 +168,7 @@ fn tensorboard_reads_every_scalar_once_after_kill_resume_and_extension() {
 #[test]
 fn the_switch_turns_event_files_off() {
     let root = temp_dir("off");
-    let o = train(&root, 1, &["--set", "run.tensorboard=false"]);
+    let o = train_to(&root, 1, &["--set", "run.tensorboard=false"]);
     assert!(o.status.success(), "{}", text(&o));
     let run = root.join("test-run");
     assert!(run.join("metrics.jsonl").is_file());

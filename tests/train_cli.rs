@@ -4,26 +4,13 @@
 
 #[path = "support/process.rs"]
 mod process;
-use process::{contagion, text};
+use process::{contagion, text, train};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use contagion::nn::checkpoint::Checkpoint;
 use contagion::train::metrics;
-
-fn train(config: &Path, root: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "train",
-        "--config",
-        config.to_str().unwrap(),
-        "--checkpoints",
-        root.to_str().unwrap(),
-        "--quiet",
-    ];
-    args.extend_from_slice(extra);
-    contagion(&args)
-}
 
 /// The test config with some lines replaced, written into `dir`.
 fn config_with(dir: &Path, name: &str, edits: &[(&str, &str)]) -> PathBuf {

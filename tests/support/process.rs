@@ -17,6 +17,31 @@ pub fn contagion(args: &[&str]) -> Output {
     command(args).output().expect("run contagion")
 }
 
+/// An empty scratch directory for this test binary, named `name`.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "contagion-{}-{name}-{}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("creating a scratch directory");
+    dir
+}
+
+/// The integration tests' seconds-long training config.
+pub fn test_config() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-run.toml")
+}
+
+/// Runs `contagion train --config CONFIG --checkpoints ROOT --quiet EXTRA…` to its end.
+pub fn train(config: &std::path::Path, root: &std::path::Path, extra: &[&str]) -> Output {
+    let mut args = vec!["train", "--config", config.to_str().unwrap()];
+    args.extend(["--checkpoints", root.to_str().unwrap(), "--quiet"]);
+    args.extend_from_slice(extra);
+    contagion(&args)
+}
+
 /// Standard output then standard error, as text.
 pub fn text(o: &Output) -> String {
     format!(
