@@ -54,11 +54,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
              run directory (its best.ckpt), or a bundle with --format onnx",
             args.checkpoint.display()
         );
-        let dir = if args.checkpoint.is_dir() {
-            args.checkpoint.as_path()
-        } else {
-            args.checkpoint.parent().unwrap_or(Path::new("."))
-        };
+        let dir = bundle::dir_of(&args.checkpoint);
         bundle::add_onnx(dir, &args.out)?;
         println!(
             "wrote {} for the bundle {} into {}",

@@ -191,8 +191,7 @@ pub fn write(
         onnx: onnx_file,
         ..manifest.clone()
     };
-    let json = serde_json::to_string_pretty(&manifest)? + "\n";
-    write_atomic(&out.join(MANIFEST), json.as_bytes())
+    write_manifest(out, &manifest)
 }
 
 /// Adds the ONNX model to the bundle at `from`, writing the result to `out` (the same
@@ -216,8 +215,7 @@ pub fn add_onnx(from: &Path, out: &Path) -> anyhow::Result<()> {
         onnx: Some(super::onnx::FILE.to_string()),
         ..m
     };
-    let json = serde_json::to_string_pretty(&m)? + "\n";
-    write_atomic(&out.join(MANIFEST), json.as_bytes())
+    write_manifest(out, &m)
 }
 
 /// The network shape a manifest describes, after checking its format and version.
@@ -270,6 +268,22 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
     Ok(shape)
 }
 
+/// The directory of the bundle named by `path`: the directory itself, or the one
+/// holding its manifest.
+pub fn dir_of(path: &Path) -> &Path {
+    if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(Path::new("."))
+    }
+}
+
+/// Writes `manifest` into bundle directory `out` (pretty JSON, atomically).
+fn write_manifest(out: &Path, manifest: &Manifest) -> anyhow::Result<()> {
+    let json = serde_json::to_string_pretty(manifest)? + "\n";
+    write_atomic(&out.join(MANIFEST), json.as_bytes())
+}
+
 /// Reads the manifest of bundle `dir`.
 pub fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
     let path = dir.join(MANIFEST);
@@ -280,11 +294,7 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
 
 /// Loads bundle `path` (its directory or its manifest) for inference.
 pub fn load(path: &Path) -> anyhow::Result<Net> {
-    let dir = if path.is_dir() {
-        path
-    } else {
-        path.parent().unwrap_or(Path::new("."))
-    };
+    let dir = dir_of(path);
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
     let mut tensors = read_weights(dir, &m)?;

@@ -86,12 +86,6 @@ impl From<usize> for Dim {
     }
 }
 
-impl From<String> for Dim {
-    fn from(s: String) -> Dim {
-        Dim::Named(s)
-    }
-}
-
 impl From<&str> for Dim {
     fn from(s: &str) -> Dim {
         Dim::Named(s.to_string())

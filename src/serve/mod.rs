@@ -93,10 +93,11 @@ struct Entry {
 
 /// Serves until killed.
 pub fn run(opts: Options) -> anyhow::Result<()> {
+    let runs = runs::Runs::open(&opts.runs)?;
     let server = Arc::new(Server {
         games: Mutex::new(HashMap::new()),
-        models: models(&opts.models, &opts.runs)?,
-        runs: runs::Runs::open(&opts.runs)?,
+        models: models(&opts.models, &runs)?,
+        runs,
         searches: tokio::sync::Semaphore::new(crate::limits::cores()),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -136,8 +137,8 @@ fn router(server: Arc<Server>) -> Router {
         .with_state(server)
 }
 
-/// The bundles in `dir` and the runs' best networks, as opponents.
-fn models(dir: &Path, runs: &[String]) -> anyhow::Result<Vec<Model>> {
+/// The bundles in `dir` and the watched runs' best networks, as opponents.
+fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
@@ -159,32 +160,12 @@ fn models(dir: &Path, runs: &[String]) -> anyhow::Result<Vec<Model>> {
             });
         }
     }
-    for location in runs {
-        let path = PathBuf::from(location);
-        let candidates: Vec<PathBuf> = if path.join("best.ckpt").is_file() {
-            vec![path]
-        } else {
-            std::fs::read_dir(&path)
-                .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-                .unwrap_or_default()
-        };
-        for run in candidates
-            .into_iter()
-            .filter(|p| p.join("best.ckpt").is_file())
-        {
-            let Ok(ckpt) = crate::nn::checkpoint::Checkpoint::load(&run.join("best.ckpt")) else {
-                continue;
-            };
-            let name = format!(
-                "run {}",
-                run.file_name().unwrap_or_default().to_string_lossy()
-            );
-            out.push(Model {
-                name,
-                game: ckpt.shape.game.clone(),
-                path: run,
-            });
-        }
+    for (name, game, path) in runs.trained() {
+        out.push(Model {
+            name: format!("run {name}"),
+            game,
+            path,
+        });
     }
     Ok(out)
 }

@@ -81,6 +81,19 @@ impl Runs {
             .collect()
     }
 
+    /// The local runs that have a best network: name, game, directory. (A model's
+    /// directory is a `model:` path; runs in other stores are watched, not played.)
+    pub fn trained(&self) -> Vec<(String, String, std::path::PathBuf)> {
+        (self.runs.iter())
+            .filter_map(|r| {
+                let dir = r.store.local_dir()?;
+                let best = dir.join(crate::nn::checkpoint::BEST).is_file();
+                let game = game_of(r).ok()?;
+                best.then(|| (r.name.clone(), game, dir.to_path_buf()))
+            })
+            .collect()
+    }
+
     fn run(&self, name: &str) -> Option<&Run> {
         self.runs.iter().find(|r| r.name == name)
     }
