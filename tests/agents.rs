@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use contagion::agents::infexion::PowerRatio;
 use contagion::agents::{Agent, AgentSpec, Limits};
-use contagion::arena::play_game;
+use contagion::arena::{Clock, play_game};
 use contagion::bench::sample_positions;
 use contagion::games::Game;
 use contagion::games::infexion::Board;
@@ -29,7 +29,14 @@ fn choose(spec: &str, board: &Board) -> String {
 
 fn game_moves(a: &str, b: &str, seed: u64) -> Vec<u16> {
     let mut agents = vec![agent(a, seed), agent(b, seed + 1)];
-    play_game(&Board::new(), &[], &mut agents, None, |_, _, _| {}).moves
+    play_game(
+        &Board::new(),
+        &[],
+        &mut agents,
+        Clock::default(),
+        |_, _, _| {},
+    )
+    .moves
 }
 
 #[test]

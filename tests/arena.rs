@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use contagion::agents::{Agent, AgentSpec, Limits};
-use contagion::arena::{MatchConfig, play_game, random_opening, run_match};
+use contagion::arena::{Clock, MatchConfig, play_game, random_opening, run_match};
 use contagion::games::infexion::Board;
 use contagion::games::{Action, Game, Outcome};
 
@@ -14,6 +14,7 @@ fn config(games: u32, threads: usize) -> MatchConfig {
         threads,
         opening_plies: 2,
         time_per_game: Some(Duration::from_secs(180)),
+        move_time: None,
         progress: false,
     }
 }
@@ -132,7 +133,7 @@ fn an_illegal_move_forfeits_the_game() {
             sleep: Duration::ZERO,
         }),
     ];
-    let r = play_game(&start, &[], &mut agents, None, |_, _, _| {});
+    let r = play_game(&start, &[], &mut agents, Clock::default(), |_, _, _| {});
     let f = r.forfeit.expect("a forfeit");
     assert_eq!(f.seat, 1);
     assert!(f.reason.contains("illegal move SPAWN(0,0)"), "{}", f.reason);
@@ -158,7 +159,10 @@ fn running_out_of_time_forfeits_the_game() {
         &start,
         &[],
         &mut agents,
-        Some(Duration::from_millis(10)),
+        Clock {
+            per_game: Some(Duration::from_millis(10)),
+            per_move: None,
+        },
         |_, _, _| {},
     );
     let f = r.forfeit.expect("a forfeit");

@@ -19,7 +19,7 @@ fn search<G: Game>(state: &G, sims: u32, leaves: u32) -> Tree<G> {
         &params,
         &mut UniformEvaluator,
         |_, _| {},
-        || false,
+        |_| false,
     );
     tree
 }
@@ -239,7 +239,7 @@ fn gumbel_search(k: u32, sims: u32, leaves: u32, noise: bool) -> (Board, Tree<Bo
         &params,
         &mut HashEvaluator,
         |_, t| t.begin(&params, sims, &mut rng, noise),
-        || false,
+        |_| false,
     );
     (board, tree)
 }

@@ -67,6 +67,7 @@ fn three_player_matches_put_each_agent_in_every_seat() {
         threads: 2,
         opening_plies: 2,
         time_per_game: None,
+        move_time: None,
         progress: false,
     };
     let a: AgentSpec = "greedy".parse().unwrap();

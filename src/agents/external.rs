@@ -169,6 +169,9 @@ pub fn go_line<G: Game>(state: &G, limits: &Limits) -> (String, Duration) {
     if let Some(left) = limits.time_left {
         let key = state.clock_name(state.to_move());
         go += &format!(" {key} {}", left.as_millis());
+        if let Some(inc) = limits.increment {
+            go += &format!(" {} {}", key.replace("time", "inc"), inc.as_millis());
+        }
     }
     if let Some(t) = limits.movetime {
         go += &format!(" movetime {}", t.as_millis());

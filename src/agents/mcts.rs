@@ -1,11 +1,12 @@
-//! `model:PATH[,sims=N]`: MCTS guided by a trained network.
+//! `model:PATH[,sims=N][,ms=M][,threads=T]`: MCTS guided by a trained network.
 //!
 //! `PATH` is a checkpoint file or a run directory (its `best.ckpt`), local or in an S3
 //! store (`s3://bucket/prefix/run`). Each move runs `N`
-//! simulations (fewer if a time limit from `go movetime`, `go wtime/btime` or the match
-//! clock runs out first), collecting 8 leaves per network batch with virtual loss, with
-//! no noise and no sampling: the most visited move is played. The tree is kept between
-//! moves when the new position lies below it.
+//! simulations (fewer if a time limit from `ms`, `go movetime`, `go wtime/btime` or the
+//! match clock runs out first, or once more search could not change the move: see
+//! [`super::timing`]), collecting 8 leaves per network batch with virtual loss and
+//! evaluating each batch on `T` threads, with no noise and no sampling: the most visited
+//! move is played. The tree is kept between moves when the new position lies below it.
 //!
 //! Loaded networks are cached by path and modification (a file's mtime and size, an
 //! object's ETag), so a match that builds an agent per game reads each file once.
@@ -13,9 +14,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
+use super::timing::TimePlan;
+use super::{Agent, AgentOption, Limits, Score, SearchInfo};
 use crate::games::{Action, Game};
 use crate::nn::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
@@ -66,6 +68,8 @@ pub struct MctsAgent<G: Game> {
     name: String,
     eval: NetEvaluator<G>,
     sims: u32,
+    /// The spec's time per move (`ms`), when the limits give none.
+    move_time: Option<Duration>,
     params: MctsParams,
     tree: Option<Tree<G>>,
     rng: Rng,
@@ -89,6 +93,7 @@ impl<G: Game> MctsAgent<G> {
             name,
             eval: NetEvaluator::new(net, (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize),
             sims,
+            move_time: None,
             params: MctsParams {
                 leaves_per_tree: LEAVES_PER_BATCH,
                 gumbel: (gumbel > 0).then(|| GumbelParams {
@@ -101,6 +106,11 @@ impl<G: Game> MctsAgent<G> {
             rng: Rng::new(seed),
             last: None,
         }
+    }
+
+    /// The time per move when the limits give none (a spec's `ms`); `None`: no limit.
+    pub fn set_move_time(&mut self, time: Option<Duration>) {
+        self.move_time = time;
     }
 }
 
@@ -137,16 +147,30 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         anyhow::ensure!(state.outcome().is_none(), "no legal move: the game is over");
         let tree = self.tree.get_or_insert_with(|| Tree::new(state.clone()));
         tree.reroot(state);
-        let deadline = move_budget(state, limits, None).and_then(|b| start.checked_add(b));
+        // Gumbel's sequential halving plans its whole budget: it stops only at deadlines.
+        let settle = self.params.gumbel.is_none();
+        let mut plan = match limits.infinite {
+            true => TimePlan::new(state, &Limits::default(), None, start, settle),
+            false => TimePlan::new(state, limits, self.move_time, start, settle),
+        };
         let sims = simulations(limits, self.sims);
         let (params, rng) = (&self.params, &mut self.rng);
+        let (before, target) = (tree.root_visits(), tree.root_visits().saturating_add(sims));
         search_batched(
             &mut [tree],
             sims,
             params,
             &mut self.eval,
             |_, tree| tree.begin(params, sims, rng, false),
-            || deadline.is_some_and(|d| Instant::now() >= d) || limits.stop.requested(),
+            |trees| {
+                let tree = &trees[0];
+                let children: Vec<(u32, f32)> =
+                    (tree.root_children().iter()).map(|c| (c.1, c.2)).collect();
+                let visits = tree.root_visits();
+                let (searched, left) =
+                    (visits.saturating_sub(before), target.saturating_sub(visits));
+                limits.stop.requested() || plan.stop(&children, searched, left)
+            },
         );
         let action = tree
             .choose(false, &mut self.rng)

@@ -19,6 +19,7 @@ pub mod external;
 pub mod infexion;
 pub mod mcts;
 pub mod spec;
+pub mod timing;
 
 use std::time::Duration;
 
@@ -36,6 +37,8 @@ pub struct Limits {
     pub movetime: Option<Duration>,
     /// Time left on the mover's clock for the rest of the game.
     pub time_left: Option<Duration>,
+    /// Time added to the mover's clock after each of its moves (`go winc/binc`).
+    pub increment: Option<Duration>,
     /// Search nodes for this move.
     pub nodes: Option<u64>,
     /// Search depth for this move.
@@ -48,7 +51,8 @@ pub struct Limits {
 }
 
 /// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,
-/// capped by the whole-game clock at `time_left / turns_left` (as the seed does).
+/// capped by the whole-game clock at `time_left / turns_left` (as the seed does) plus the
+/// increment, and never more than nine tenths of what is left.
 pub fn move_budget<G: Game>(
     state: &G,
     limits: &Limits,
@@ -58,7 +62,8 @@ pub fn move_budget<G: Game>(
     if let Some(left) = limits.time_left {
         let plies_left = state.max_plies().saturating_sub(state.ply());
         let turns_left = plies_left.div_ceil(state.num_players() as u32).max(1);
-        let slice = left / turns_left;
+        let increment = limits.increment.unwrap_or_default();
+        let slice = (left / turns_left + increment).min(left * 9 / 10);
         budget = Some(budget.map_or(slice, |b| b.min(slice)));
     }
     budget

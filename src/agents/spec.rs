@@ -8,7 +8,7 @@
 //! | `maxn[:depth=D]` | max^n, depth `D` (default 2): each player maximises their own evaluation |
 //! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
 //! | `human` | moves typed at the terminal (`contagion play` only) |
-//! | `model:PATH[,sims=N][,gumbel=K]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100); `gumbel=K`: Gumbel root search over `K` actions (deterministic) instead of PUCT |
+//! | `model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100; with `ms` and no `sims`, as many as `M` ms allow); `threads=T`: each batch of leaves is evaluated on `T` threads (default 1); `gumbel=K`: Gumbel root search over `K` actions (deterministic) instead of PUCT |
 //! | `engine:COMMAND` | an external program speaking the engine protocol (see `agents::external`); `COMMAND` is split like a shell line (quotes group words), e.g. `engine:contagion engine --game ataxx --agent greedy` |
 //!
 //! Every search agent also splits its whole-game clock over the moves left, as the
@@ -56,6 +56,10 @@ pub enum AgentSpec {
         sims: u32,
         /// Gumbel root search over this many actions (deterministic variant); 0: PUCT.
         gumbel: u32,
+        /// Milliseconds per move (the search may stop sooner when its move is settled).
+        ms: Option<u64>,
+        /// Threads each batch of leaves is evaluated on.
+        threads: u32,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -72,7 +76,7 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,gumbel=K], engine:COMMAND";
+const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K], engine:COMMAND";
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -116,7 +120,7 @@ impl FromStr for AgentSpec {
             "random" | "greedy" | "human" => &[],
             "minimax" | "maxn" => &["depth"],
             "alphabeta" => &["depth", "ms", "nodes"],
-            "model" => &["sims", "gumbel"],
+            "model" => &["sims", "ms", "threads", "gumbel"],
             _ => {
                 return Err(err(format!(
                     "unknown agent '{}'; expected one of: {KINDS}",
@@ -129,6 +133,7 @@ impl FromStr for AgentSpec {
         let mut nodes = None;
         let mut sims = None;
         let mut gumbel = 0;
+        let mut threads = 1;
         for (key, value) in pairs {
             if !allowed.contains(&key) {
                 let keys = if allowed.is_empty() {
@@ -146,6 +151,7 @@ impl FromStr for AgentSpec {
                 "ms" => (1, 3_600_000),
                 "sims" => (1, 1_000_000),
                 "gumbel" => (1, 4096),
+                "threads" => (1, 256),
                 _ => (1, 1_000_000_000_000),
             };
             let n: u64 = value
@@ -163,6 +169,7 @@ impl FromStr for AgentSpec {
                 "ms" => ms = Some(n),
                 "sims" => sims = Some(n as u32),
                 "gumbel" => gumbel = n as u32,
+                "threads" => threads = n as u32,
                 _ => nodes = Some(n),
             }
         }
@@ -172,8 +179,13 @@ impl FromStr for AgentSpec {
             "human" => AgentSpec::Human,
             "model" => AgentSpec::Model {
                 path: path.unwrap_or_default().into(),
-                sims: sims.unwrap_or(100),
+                sims: sims.unwrap_or(match ms {
+                    Some(_) => crate::limits::MAX_SIMULATIONS as u32,
+                    None => 100,
+                }),
                 gumbel,
+                ms,
+                threads,
             },
             "minimax" => AgentSpec::Minimax {
                 depth: depth.unwrap_or(2),
@@ -196,8 +208,20 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Random => write!(f, "random"),
             AgentSpec::Greedy => write!(f, "greedy"),
             AgentSpec::Human => write!(f, "human"),
-            AgentSpec::Model { path, sims, gumbel } => {
+            AgentSpec::Model {
+                path,
+                sims,
+                gumbel,
+                ms,
+                threads,
+            } => {
                 write!(f, "model:{},sims={sims}", path.display())?;
+                if let Some(ms) = ms {
+                    write!(f, ",ms={ms}")?;
+                }
+                if *threads != 1 {
+                    write!(f, ",threads={threads}")?;
+                }
                 match gumbel {
                     0 => Ok(()),
                     k => write!(f, ",gumbel={k}"),
@@ -251,6 +275,8 @@ impl AgentSpec {
                 ref path,
                 sims,
                 gumbel,
+                ms,
+                threads,
             } => {
                 let net = super::mcts::cached_net(path)?;
                 anyhow::ensure!(
@@ -262,7 +288,10 @@ impl AgentSpec {
                     net.shape.game,
                     start.name()
                 );
-                Box::new(super::mcts::MctsAgent::new(name, net, sims, gumbel, seed))
+                let mut agent = super::mcts::MctsAgent::new(name, net, sims, gumbel, seed);
+                agent.set_move_time(ms.map(std::time::Duration::from_millis));
+                agent.set_threads(threads as usize)?;
+                Box::new(agent)
             }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
                 name,
@@ -290,6 +319,12 @@ mod tests {
                 "alphabeta:depth=5, nodes=2000",
                 "alphabeta:depth=5,nodes=2000",
             ),
+            ("model:m", "model:m,sims=100"),
+            ("model:m,ms=100", "model:m,sims=1000000,ms=100"),
+            (
+                "model:m,threads=2,sims=50,gumbel=8",
+                "model:m,sims=50,threads=2,gumbel=8",
+            ),
         ];
         for (text, canonical) in cases {
             let spec: AgentSpec = text.parse().unwrap();
@@ -307,5 +342,7 @@ mod tests {
         assert!(msg("alphabeta:depth=x").contains("expected an integer"));
         assert!(msg("random:depth=2").contains("allowed: none"));
         assert!(msg("minimax:depth").contains("KEY=VALUE"));
+        assert!(msg("model:m,threads=0").contains("threads=0: expected an integer 1..=256"));
+        assert!(msg("model:m,ms=0").contains("ms=0: expected an integer"));
     }
 }

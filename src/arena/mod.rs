@@ -38,8 +38,30 @@ pub struct MatchConfig {
     pub opening_plies: u32,
     /// Each agent's clock for a whole game; `None` for no limit.
     pub time_per_game: Option<Duration>,
+    /// Each agent's time for every move (`go movetime`); `None`: the agent's own.
+    pub move_time: Option<Duration>,
     /// Report progress: a bar on a terminal, plain lines otherwise.
     pub progress: bool,
+}
+
+impl MatchConfig {
+    /// The clock every game is played under.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            per_game: self.time_per_game,
+            per_move: self.move_time,
+        }
+    }
+}
+
+/// The time limits of one game, the same for every seat.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Clock {
+    /// Each seat's thinking time for the whole game: overrunning it forfeits the game.
+    pub per_game: Option<Duration>,
+    /// Each seat's time for every move, passed on as `go movetime` (an agent's own time
+    /// per move otherwise); measured, not enforced.
+    pub per_move: Option<Duration>,
 }
 
 /// Why a game ended early.
@@ -62,21 +84,24 @@ pub struct GameRecord {
     pub forfeit: Option<Forfeit>,
     /// Thinking time used by each seat.
     pub time_used: Vec<Duration>,
+    /// Each seat's longest time for one move.
+    pub slowest_move: Vec<Duration>,
     /// Moves chosen by each seat (opening plies excluded).
     pub moves_by_seat: Vec<u32>,
 }
 
-/// Plays one game from `start` after `opening`, `agents[seat]` moving for each seat.
-/// `observe(state_after, seat, action)` is called after every agent move. The opening
+/// Plays one game from `start` after `opening`, `agents[seat]` moving for each seat,
+/// under `clock`. `observe(state_after, seat, action)` is called after every agent move. The opening
 /// must be legal from `start` (as [`random_opening`] makes them); the agents' moves are
 /// checked, and a bad one forfeits the game.
 pub fn play_game<G: Game>(
     start: &G,
     opening: &[Action],
     agents: &mut [Box<dyn crate::agents::Agent<G>>],
-    time_per_game: Option<Duration>,
+    clock: Clock,
     mut observe: impl FnMut(&G, usize, Action),
 ) -> GameRecord {
+    let time_per_game = clock.per_game;
     let n = start.num_players();
     let mut state = start.clone();
     let mut moves = opening.to_vec();
@@ -84,17 +109,21 @@ pub fn play_game<G: Game>(
         state.apply(a).expect("opening moves are legal");
     }
     let mut time_used = vec![Duration::ZERO; n];
+    let mut slowest_move = vec![Duration::ZERO; n];
     let mut moves_by_seat = vec![0; n];
     let mut forfeit = None;
     while state.outcome().is_none() {
         let seat = state.to_move();
         let limits = Limits {
             time_left: time_per_game.map(|t| t.saturating_sub(time_used[seat])),
+            movetime: clock.per_move,
             ..Limits::default()
         };
         let t0 = Instant::now();
         let choice = agents[seat].select(&state, &limits);
-        time_used[seat] += t0.elapsed();
+        let took = t0.elapsed();
+        time_used[seat] += took;
+        slowest_move[seat] = slowest_move[seat].max(took);
         let played = choice
             .map_err(|e| format!("agent failed: {e:#}"))
             .and_then(|a| match time_per_game {
@@ -126,6 +155,7 @@ pub fn play_game<G: Game>(
         moves,
         forfeit,
         time_used,
+        slowest_move,
         moves_by_seat,
     }
 }
@@ -143,6 +173,7 @@ fn forfeited_before_start<G: Game>(
         moves: opening.to_vec(),
         forfeit: Some(Forfeit { seat, reason }),
         time_used: vec![Duration::ZERO; n],
+        slowest_move: vec![Duration::ZERO; n],
         moves_by_seat: vec![0; n],
     }
 }
@@ -202,6 +233,10 @@ pub struct MatchReport {
     pub a_ms_per_move: f64,
     /// B's mean thinking time per move, in milliseconds.
     pub b_ms_per_move: f64,
+    /// A's longest time for one move, in milliseconds.
+    pub a_slowest_ms: f64,
+    /// B's longest time for one move, in milliseconds.
+    pub b_slowest_ms: f64,
     /// Why A forfeited, one entry per forfeited game.
     pub a_forfeits: Vec<String>,
     /// Why B forfeited, one entry per forfeited game.
@@ -297,13 +332,9 @@ pub fn play_match<G: Baselines>(
                     })
                     .collect();
                 let record = match agents {
-                    Ok(mut agents) => play_game(
-                        start,
-                        opening,
-                        &mut agents,
-                        config.time_per_game,
-                        |_, _, _| {},
-                    ),
+                    Ok(mut agents) => {
+                        play_game(start, opening, &mut agents, config.clock(), |_, _, _| {})
+                    }
                     Err((seat, reason)) => forfeited_before_start(start, opening, seat, reason),
                 };
                 progress.inc();
@@ -362,13 +393,17 @@ fn summarise(
         .map(|seat| tally(records.iter().filter(|(s, _)| *s == seat).map(a_value)))
         .collect();
     let (mut a_time, mut a_moves, mut b_time, mut b_moves) = (0.0, 0u32, 0.0, 0u32);
+    let (mut a_slowest, mut b_slowest) = (Duration::ZERO, Duration::ZERO);
     let (mut a_forfeits, mut b_forfeits) = (Vec::new(), Vec::new());
     for (seat_a, r) in records {
         for (seat, (t, &m)) in r.time_used.iter().zip(&r.moves_by_seat).enumerate() {
+            let slowest = r.slowest_move.get(seat).copied().unwrap_or_default();
             if seat == *seat_a {
                 (a_time, a_moves) = (a_time + t.as_secs_f64(), a_moves + m);
+                a_slowest = a_slowest.max(slowest);
             } else {
                 (b_time, b_moves) = (b_time + t.as_secs_f64(), b_moves + m);
+                b_slowest = b_slowest.max(slowest);
             }
         }
         if let Some(f) = &r.forfeit {
@@ -393,6 +428,8 @@ fn summarise(
             / records.len().max(1) as f64,
         a_ms_per_move: 1000.0 * a_time / a_moves.max(1) as f64,
         b_ms_per_move: 1000.0 * b_time / b_moves.max(1) as f64,
+        a_slowest_ms: 1000.0 * a_slowest.as_secs_f64(),
+        b_slowest_ms: 1000.0 * b_slowest.as_secs_f64(),
         a_forfeits,
         b_forfeits,
         seed: config.seed,

@@ -45,6 +45,9 @@ pub struct MatchArgs {
     /// Each agent's clock per game, in seconds (0: unlimited). The course referee gives 180.
     #[arg(long, default_value_t = 180.0)]
     pub time_per_game: f64,
+    /// Each agent's time for every move, in milliseconds (`go movetime`; 0: each agent's own).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    pub movetime: u64,
     /// Append every game to this file (PGN; python-ataxx reads the Ataxx ones).
     #[arg(long, value_name = "FILE")]
     pub pgn: Option<std::path::PathBuf>,
@@ -65,6 +68,7 @@ impl MatchArgs {
             threads: self.threads.unwrap_or_else(crate::limits::cores),
             opening_plies: self.opening_plies,
             time_per_game: clock_from_secs(self.time_per_game)?,
+            move_time: (self.movetime > 0).then(|| std::time::Duration::from_millis(self.movetime)),
             progress: !self.quiet && !self.json,
         })
     }
@@ -108,9 +112,12 @@ fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> any
 
 /// The human-readable report.
 pub fn text<G: Game>(start: &G, r: &MatchReport, config: &MatchConfig) -> String {
-    let clock = config.time_per_game.map_or("no clock".to_string(), |t| {
+    let mut clock = config.time_per_game.map_or("no clock".to_string(), |t| {
         format!("{:.0} s per agent per game", t.as_secs_f64())
     });
+    if let Some(t) = config.move_time {
+        clock += &format!(", {} ms a move", t.as_millis());
+    }
     let mut out = format!(
         "{} vs {}: {} games of {} (seed {}, {} random opening plies, {clock})\n",
         r.a,
@@ -134,6 +141,10 @@ pub fn text<G: Game>(start: &G, r: &MatchReport, config: &MatchConfig) -> String
     out += &format!(
         "  mean game length {:.1} plies; thinking {:.2} ms/move (A), {:.2} ms/move (B); wall {:.1} s\n",
         r.mean_plies, r.a_ms_per_move, r.b_ms_per_move, r.wall_seconds
+    );
+    out += &format!(
+        "  slowest move {:.1} ms (A), {:.1} ms (B)\n",
+        r.a_slowest_ms, r.b_slowest_ms
     );
     for (who, list) in [("A", &r.a_forfeits), ("B", &r.b_forfeits)] {
         if let Some(first) = list.first() {

@@ -313,6 +313,7 @@ impl<G: Baselines> Engine<G> {
         };
         let mut infinite = false;
         let clock = self.state.clock_name(self.state.to_move());
+        let increment = clock.replace("time", "inc");
         let mut it = args.iter();
         while let Some(&key) = it.next() {
             if key == "infinite" {
@@ -329,6 +330,7 @@ impl<G: Baselines> Engine<G> {
             match key {
                 "movetime" => limits.movetime = Some(ms),
                 _ if key == clock => limits.time_left = Some(ms),
+                _ if key == increment => limits.increment = Some(ms),
                 "wtime" | "btime" | "ctime" | "winc" | "binc" | "cinc" | "movestogo" => {}
                 "nodes" | "simulations" => limits.nodes = Some(value.max(1)),
                 "depth" => limits.depth = Some(value.clamp(1, 64) as u32),

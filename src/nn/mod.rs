@@ -115,8 +115,9 @@ impl Net {
         crate::limits::at_most("threads", threads, crate::limits::MAX_THREADS)?;
         self.pool = match threads {
             0 | 1 => None,
+            // The caller runs one share itself.
             n => Some(std::sync::Arc::new(
-                rayon::ThreadPoolBuilder::new().num_threads(n).build()?,
+                rayon::ThreadPoolBuilder::new().num_threads(n - 1).build()?,
             )),
         };
         Ok(self)
@@ -144,22 +145,38 @@ impl Net {
         let Some(f) = &self.fast else {
             return self.infer_burn(input, batch);
         };
-        let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
+        let threads = self
+            .pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() + 1);
         if threads < 2 || batch < 2 {
             let (logits, values) = f.forward(&input, batch);
             return Output { logits, values };
         }
-        use rayon::prelude::*;
-        let per = batch.div_ceil(threads);
-        let len = self.shape.input_len();
-        let parts: Vec<(Vec<f32>, Vec<f32>)> = self.pool.as_ref().expect("a pool").install(|| {
-            input
-                .par_chunks(per * len)
-                .map(|chunk| f.forward(chunk, chunk.len() / len))
-                .collect()
-        });
-        let (mut logits, mut values) = (Vec::new(), Vec::new());
-        for (l, v) in parts {
+        // The caller runs the first share and waits on a channel for the pool's: a
+        // rayon wait (`install`, `scope`) from another pool's worker (a match's game)
+        // would run that pool's other jobs meanwhile, whole games, stalling this move.
+        let pool = self.pool.as_ref().expect("a pool");
+        let (len, per) = (self.shape.input_len(), batch.div_ceil(threads));
+        let mut chunks = input.chunks(per * len);
+        let first = chunks.next().expect("a non-empty batch");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut rest = 0;
+        for (i, chunk) in chunks.enumerate() {
+            let (f, chunk, tx) = (f.clone(), chunk.to_vec(), tx.clone());
+            pool.spawn(move || {
+                let _ = tx.send((i, f.forward(&chunk, chunk.len() / len)));
+            });
+            rest += 1;
+        }
+        drop(tx);
+        let (mut logits, mut values) = f.forward(first, first.len() / len);
+        let mut parts: Vec<Option<(Vec<f32>, Vec<f32>)>> = vec![None; rest];
+        for _ in 0..rest {
+            let (i, part) = rx.recv().expect("a forward thread panicked");
+            parts[i] = Some(part);
+        }
+        for (l, v) in parts.into_iter().flatten() {
             logits.extend(l);
             values.extend(v);
         }

@@ -16,8 +16,8 @@ pub struct BatchStats {
 
 /// Runs `sims` more simulations on every tree (on top of what a reused tree already
 /// holds), evaluating the leaves of all trees together (up to `params.leaves_per_tree`
-/// per tree per batch), so the trees advance in step and batches stay full. `stop()` is
-/// asked between batches (time limits). Trees whose root is terminal are left alone.
+/// per tree per batch), so the trees advance in step and batches stay full. `stop(trees)`
+/// is asked between batches (time limits, a settled move). Trees whose root is terminal are left alone.
 /// `on_root_ready(t, tree)` is called once for each tree whose root is expanded: at
 /// once for a reused tree, else as soon as its first simulation expands it (where
 /// [`Tree::begin`] prepares a search).
@@ -27,7 +27,7 @@ pub fn search_batched<G: Game>(
     params: &MctsParams,
     evaluator: &mut dyn Evaluator<G>,
     on_root_ready: impl FnMut(usize, &mut Tree<G>),
-    stop: impl Fn() -> bool,
+    stop: impl FnMut(&[&mut Tree<G>]) -> bool,
 ) -> BatchStats {
     let each = vec![sims; trees.len()];
     search_batched_each(trees, &each, params, evaluator, on_root_ready, stop)
@@ -41,7 +41,7 @@ pub fn search_batched_each<G: Game>(
     params: &MctsParams,
     evaluator: &mut dyn Evaluator<G>,
     mut on_root_ready: impl FnMut(usize, &mut Tree<G>),
-    stop: impl Fn() -> bool,
+    mut stop: impl FnMut(&[&mut Tree<G>]) -> bool,
 ) -> BatchStats {
     let mut stats = BatchStats::default();
     for (t, tree) in trees.iter_mut().enumerate() {
@@ -78,7 +78,7 @@ pub fn search_batched_each<G: Game>(
             // the clock is still asked, or an endgame would search to its full budget.
             let done = (trees.iter().zip(&targets))
                 .all(|(t, &target)| t.root().outcome().is_some() || t.root_visits() >= target);
-            if done || stop() {
+            if done || stop(trees) {
                 return stats;
             }
             continue;
@@ -97,7 +97,7 @@ pub fn search_batched_each<G: Game>(
                 on_root_ready(t, trees[t]);
             }
         }
-        if stop() {
+        if stop(trees) {
             return stats;
         }
     }

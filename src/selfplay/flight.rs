@@ -154,7 +154,7 @@ impl<G: Baselines> Flight<'_, G> {
                     tree.begin(&s.params, sims[t], rngs[t], turns[t] == Turn::Full);
                 }
             },
-            || false,
+            |_| false,
         );
         turns
     }

@@ -310,6 +310,8 @@ fn opponent(s: &Server, text: &str, kind: GameKind) -> Result<AgentSpec, ApiErro
             path: model.path.clone(),
             sims: MODEL_SIMS,
             gumbel: 0,
+            ms: None,
+            threads: 1,
         });
     }
     let spec: AgentSpec = text

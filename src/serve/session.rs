@@ -227,6 +227,7 @@ impl<G: Baselines> Session for GameSession<G> {
             moves: self.moves.clone(),
             forfeit: None,
             time_used: Vec::new(),
+            slowest_move: Vec::new(),
             moves_by_seat: Vec::new(),
         };
         let tags = [

@@ -25,6 +25,8 @@ pub fn model(path: &Path, sims: u32) -> AgentSpec {
         path: path.to_path_buf(),
         sims,
         gumbel: 0,
+        ms: None,
+        threads: 1,
     }
 }
 
@@ -53,6 +55,7 @@ fn match_config(
         threads: c.match_threads(),
         opening_plies,
         time_per_game: None,
+        move_time: None,
         progress,
     }
 }
