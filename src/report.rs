@@ -169,9 +169,15 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         )?;
         root.present().map_err(err)?;
     }
+    save_svg(&svg, out)
+}
+
+/// Writes `svg` at `out` and its PNG beside it (same name, `.png`; feature `png`, on by
+/// default); returns the PNG's path if one was written.
+pub fn save_svg(svg: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
     crate::framing::write_atomic(out, svg.as_bytes())
         .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
-    write_png(&svg, out)
+    write_png(svg, out)
 }
 
 /// Writes the PNG of `svg` beside `out`; returns its path.

@@ -283,3 +283,85 @@ fn train_set_overrides_are_validated_like_the_file() {
     }
     assert!(!dir.join("infexion-tiny").exists(), "nothing was started");
 }
+
+#[test]
+fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
+    let dir = process::temp_dir("ladder");
+    let out = dir.join("ataxx");
+    let o = contagion(&[
+        "ladder",
+        "--game",
+        "ataxx",
+        "--model",
+        "models/ataxx-bundle",
+        "--times",
+        "5,20",
+        "--games",
+        "2",
+        "--factor-games",
+        "2,0",
+        "--threads",
+        "2",
+        "--quiet",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rungs: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rungs = rungs.as_array().unwrap();
+    let times: Vec<(u64, u64)> = (rungs.iter())
+        .map(|r| {
+            (
+                r["ms"].as_u64().unwrap(),
+                r["opponent_ms"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(times, [(5, 5), (5, 50), (20, 20)]);
+    for r in rungs {
+        let m = &r["report"];
+        assert_eq!(m["games"], 2);
+        // Generous (the machine is shared): a move overrunning its time by seconds,
+        // as a search that ignored the clock did, fails.
+        let ms = r["ms"].as_f64().unwrap();
+        assert!(m["a_slowest_ms"].as_f64().unwrap() < 5.0 * ms + 50.0, "{m}");
+        assert!(
+            m["a_ms_per_move"].as_f64().unwrap() <= ms * 1.2 + 2.0,
+            "{m}"
+        );
+    }
+    let md = std::fs::read_to_string(dir.join("ataxx.md")).unwrap();
+    assert_eq!(
+        md.matches("\n| 5 |").count() + md.matches("\n| 20 |").count(),
+        3,
+        "{md}"
+    );
+    assert!(
+        md.contains("Machine: ") && md.contains("contagion ladder --game ataxx"),
+        "{md}"
+    );
+    assert!(md.contains("](ataxx.svg)"), "{md}");
+    let svg = std::fs::read_to_string(dir.join("ataxx.svg")).unwrap();
+    assert!(svg.contains("alphabeta at 10x the time"), "{svg}");
+    assert!(dir.join("ataxx.png").exists() == cfg!(feature = "png"));
+    // Counts that do not match the times are refused before any game.
+    let o = contagion(&[
+        "ladder",
+        "--game",
+        "ataxx",
+        "--model",
+        "models/ataxx-bundle",
+        "--times",
+        "5,20",
+        "--games",
+        "2,2,2",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--games: give one count, or one per time"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -573,3 +573,25 @@ fn a_search_on_two_threads_is_exact_legal_and_interruptible() {
     assert!(e.ask("moves").split(' ').any(|m| m == best), "{best}");
     e.quit();
 }
+
+#[test]
+fn a_model_keeps_to_its_clock_and_plays_a_forced_move_at_once() {
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle,sims=1000000");
+    e.silent("setoption name Threads value 2");
+    // x's only move is the jump a7b5: no reason to think for 10 s.
+    e.silent("position fen x--4/---4/-1-4/7/7/7/6o x 0 1");
+    let t0 = std::time::Instant::now();
+    let (_, best) = e.go("go movetime 10000");
+    assert_eq!(best, "a7b5");
+    assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
+    // A whole-game clock: 2 s left splits into a share of about 20 ms a move, which
+    // may stretch while the move is unclear but never past a quarter of the clock.
+    e.silent("position startpos moves f2 a2");
+    for _ in 0..3 {
+        let t0 = std::time::Instant::now();
+        let (info, best) = e.go("go wtime 2000 btime 2000");
+        let took = t0.elapsed().as_millis();
+        assert!(took < 600, "{took} ms for {best}: {info:?}");
+    }
+    e.quit();
+}

@@ -11,6 +11,7 @@
 //!   end past it;
 //! - at the soft deadline when the most visited move is also the best valued one (among
 //!   moves with at least a quarter of its visits), i.e. the choice is clear;
+//! - at once with a single legal move;
 //! - sooner, once the most visited move leads the next by more visits than the time (and
 //!   the simulation cap) left could give the next, and the choice is clear: more search
 //!   could not change the move played.
@@ -85,6 +86,9 @@ impl TimePlan {
         }
         if !self.settle {
             return false;
+        }
+        if children.len() == 1 && searched > 0 {
+            return true; // a forced move
         }
         let clear = is_clear(children);
         let soft = self.soft.unwrap_or(hard);
@@ -178,6 +182,11 @@ mod tests {
         // The simulation cap counts too, and an unclear lead never stops early.
         assert!(p.stop(&[(300, 0.5), (100, 0.1)], 1000, 50));
         assert!(!p.stop(&[(300, 0.1), (100, 0.5)], 1000, 50));
+    }
+
+    #[test]
+    fn a_forced_move_is_played_at_once() {
+        assert!(plan(&movetime(10_000), None, 0).stop(&[(1, 0.0)], 1, 1_000_000));
     }
 
     #[test]

@@ -7,10 +7,12 @@
 //! or fails loses the game (a forfeit).
 //!
 //! - [`elo`]: score, Elo difference and its interval; the SPRT.
+//! - [`ladder`]: a model against alpha-beta at several times per move (Elo against time).
 //! - [`record`]: games as PGN (Ataxx, as python-ataxx reads it) or PGN-style text.
 //! - [`tournament`]: round robins and gauntlets of several agents, with a crosstable.
 
 pub mod elo;
+pub mod ladder;
 pub mod record;
 pub mod tournament;
 

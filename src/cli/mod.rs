@@ -5,6 +5,7 @@ pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod export;
+pub mod ladder;
 pub mod play;
 pub mod replay;
 pub mod report;
@@ -39,6 +40,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// A round robin or gauntlet of several agents: crosstable, Elo, game records.
     Tournament(tournament::TournamentArgs),
+    /// A model against alphabeta at several times per move: Elo against time (table, plot).
+    Ladder(ladder::LadderArgs),
     /// Show a recorded game (PGN) move by move.
     Replay(replay::ReplayArgs),
     /// Write a checkpoint as a bundle for other front ends (safetensors + manifest.json).
@@ -56,7 +59,8 @@ pub enum Command {
 
 /// Shown under the help of every subcommand that takes agent specs.
 pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
-alphabeta[:depth=D][,ms=M][,nodes=N] | maxn[:depth=D] | model:PATH[,sims=N][,gumbel=K] (an \
+alphabeta[:depth=D][,ms=M][,nodes=N] | maxn[:depth=D] | \
+model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K] (an \
 exported bundle directory, a checkpoint file or a run directory's best, local or s3://) | \
 engine:COMMAND (a program speaking the engine protocol) | human (play only). \
 Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:models/infexion-bundle,sims=200, \
@@ -82,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Tournament(args) => tournament::run(args),
+        Command::Ladder(args) => ladder::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Export(args) => export::run(args),
         Command::Play(args) => play::run(args),
