@@ -284,3 +284,54 @@ fn gumbel_plays_the_best_completed_q_among_the_most_visited() {
     let heaviest = target.iter().max_by_key(|t| t.1).unwrap().0;
     assert_eq!(heaviest, chosen);
 }
+
+#[test]
+fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_finds_the_win() {
+    use contagion::search::parallel::search_parallel;
+    let board = Board::from_notation(WIN_IN_ONE).unwrap();
+    let params = MctsParams {
+        leaves_per_tree: 8,
+        ..MctsParams::default()
+    };
+    let mut tree = Tree::new(board.clone());
+    let mut evaluators = [
+        UniformEvaluator,
+        UniformEvaluator,
+        UniformEvaluator,
+        UniformEvaluator,
+    ];
+    let mut ready = 0;
+    search_parallel(
+        &mut tree,
+        400,
+        &params,
+        &mut evaluators,
+        |_| ready += 1,
+        |_| false,
+    );
+    assert_eq!(tree.root_visits(), 400, "exactly the budget");
+    assert_eq!(ready, 1, "the root was prepared once");
+    let children: u32 = tree.root_children().iter().map(|c| c.1).sum();
+    assert_eq!(
+        children, 399,
+        "every simulation but the root's own went to a child"
+    );
+    let best = tree.choose(false, &mut Rng::new(1)).unwrap();
+    assert_eq!(board.action_to_string(best), "SPREAD(3,3,0,1)");
+    // A reused tree gets exactly the budget on top; a stop ends it early.
+    search_parallel(&mut tree, 300, &params, &mut evaluators, |_| {}, |_| false);
+    assert_eq!(tree.root_visits(), 700);
+    search_parallel(
+        &mut tree,
+        300,
+        &params,
+        &mut evaluators,
+        |_| {},
+        |t| t.root_visits() >= 720,
+    );
+    let visits = tree.root_visits();
+    assert!(
+        (720..720 + 4 * 8).contains(&visits),
+        "{visits}: stopped with at most a batch per thread in flight"
+    );
+}

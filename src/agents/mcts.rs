@@ -4,9 +4,11 @@
 //! store (`s3://bucket/prefix/run`). Each move runs `N`
 //! simulations (fewer if a time limit from `ms`, `go movetime`, `go wtime/btime` or the
 //! match clock runs out first, or once more search could not change the move: see
-//! [`super::timing`]), collecting 8 leaves per network batch with virtual loss and
-//! evaluating each batch on `T` threads, with no noise and no sampling: the most visited
-//! move is played. The tree is kept between moves when the new position lies below it.
+//! [`super::timing`]), collecting 8 leaves per network batch with virtual loss, with no
+//! noise and no sampling: the most visited move is played. With `T` threads, `T`
+//! threads search the one tree, each evaluating its own batches
+//! ([`crate::search::parallel`]). The tree is kept between moves when the new position
+//! lies below it.
 //!
 //! Loaded networks are cached by path and modification (a file's mtime and size, an
 //! object's ETag), so a match that builds an agent per game reads each file once.
@@ -24,6 +26,7 @@ use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched;
 use crate::search::mcts::{GumbelParams, MctsParams, Tree};
+use crate::search::parallel::search_parallel;
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
@@ -34,6 +37,8 @@ const CACHE_ENTRIES_PER_MIB: u64 = 1024;
 
 /// The `Hash` option's default, in MiB.
 const DEFAULT_HASH_MIB: u64 = 100;
+
+const DEFAULT_CACHE_ENTRIES: usize = (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize;
 
 type NetCache = Mutex<HashMap<PathBuf, (Option<String>, Net)>>;
 
@@ -66,7 +71,10 @@ pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
 /// The `model:PATH` agent: MCTS guided by a network, with an evaluation cache.
 pub struct MctsAgent<G: Game> {
     name: String,
-    eval: NetEvaluator<G>,
+    /// One evaluator per search thread (each with its share of the cache).
+    evals: Vec<NetEvaluator<G>>,
+    /// Cached evaluations in all.
+    cache_entries: usize,
     sims: u32,
     /// The spec's time per move (`ms`), when the limits give none.
     move_time: Option<Duration>,
@@ -91,7 +99,8 @@ impl<G: Game> MctsAgent<G> {
     pub fn new(name: String, net: Net, sims: u32, gumbel: u32, seed: u64) -> MctsAgent<G> {
         MctsAgent {
             name,
-            eval: NetEvaluator::new(net, (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize),
+            evals: vec![NetEvaluator::new(net, DEFAULT_CACHE_ENTRIES)],
+            cache_entries: DEFAULT_CACHE_ENTRIES,
             sims,
             move_time: None,
             params: MctsParams {
@@ -111,6 +120,15 @@ impl<G: Game> MctsAgent<G> {
     /// The time per move when the limits give none (a spec's `ms`); `None`: no limit.
     pub fn set_move_time(&mut self, time: Option<Duration>) {
         self.move_time = time;
+    }
+
+    /// `threads` evaluators sharing the cache's capacity (their caches start empty).
+    fn rebuild_evaluators(&mut self, threads: usize) {
+        let net = self.evals[0].net().clone();
+        let each = self.cache_entries / threads;
+        self.evals = (0..threads)
+            .map(|_| NetEvaluator::new(net.clone(), each))
+            .collect();
     }
 }
 
@@ -136,7 +154,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
 
     fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
         let start = Instant::now();
-        let shape = &self.eval.net().shape;
+        let shape = &self.evals[0].net().shape;
         anyhow::ensure!(
             shape.game == state.name() && shape.input_len() == state.encoding_shape().len(),
             "{}: a network for '{}' cannot play '{}'",
@@ -156,22 +174,21 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let sims = simulations(limits, self.sims);
         let (params, rng) = (&self.params, &mut self.rng);
         let (before, target) = (tree.root_visits(), tree.root_visits().saturating_add(sims));
-        search_batched(
-            &mut [tree],
-            sims,
-            params,
-            &mut self.eval,
-            |_, tree| tree.begin(params, sims, rng, false),
-            |trees| {
-                let tree = &trees[0];
-                let children: Vec<(u32, f32)> =
-                    (tree.root_children().iter()).map(|c| (c.1, c.2)).collect();
-                let visits = tree.root_visits();
-                let (searched, left) =
-                    (visits.saturating_sub(before), target.saturating_sub(visits));
-                limits.stop.requested() || plan.stop(&children, searched, left)
-            },
-        );
+        let mut stop = |tree: &Tree<G>| {
+            let children: Vec<(u32, f32)> =
+                (tree.root_children().iter()).map(|c| (c.1, c.2)).collect();
+            let visits = tree.root_visits();
+            let (searched, left) = (visits.saturating_sub(before), target.saturating_sub(visits));
+            limits.stop.requested() || plan.stop(&children, searched, left)
+        };
+        let mut begin = |tree: &mut Tree<G>| tree.begin(params, sims, rng, false);
+        match &mut self.evals[..] {
+            [one] => {
+                let trees = &mut [&mut *tree];
+                search_batched(trees, sims, params, one, |_, t| begin(t), |t| stop(t[0]));
+            }
+            many => search_parallel(tree, sims, params, many, begin, stop),
+        }
         let action = tree
             .choose(false, &mut self.rng)
             .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?;
@@ -244,15 +261,17 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
 
     fn set_threads(&mut self, threads: usize) -> anyhow::Result<()> {
-        self.eval.set_threads(threads)
+        crate::limits::at_most("threads", threads, crate::limits::MAX_THREADS)?;
+        self.rebuild_evaluators(threads.max(1));
+        Ok(())
     }
 
     fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
         match name {
             "Simulations" => self.sims = value as u32,
             "Hash" => {
-                let net = self.eval.net().clone();
-                self.eval = NetEvaluator::new(net, (value * CACHE_ENTRIES_PER_MIB) as usize);
+                self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
+                self.rebuild_evaluators(self.evals.len());
             }
             _ => anyhow::bail!("{}: no option '{name}'", self.name),
         }

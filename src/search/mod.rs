@@ -4,13 +4,14 @@
 //!   iterative deepening, node and time limits, over a [`Heuristic`].
 //! - [`maxn`]: max^n search (each player maximises their own score), for N players.
 //! - [`mcts`]: PUCT Monte Carlo tree search for N players; [`batch`] drives many trees
-//!   at once through one evaluator.
+//!   at once through one evaluator; [`parallel`] drives one tree on several threads.
 
 pub mod alphabeta;
 pub mod batch;
 pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
+pub mod parallel;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
