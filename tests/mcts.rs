@@ -293,7 +293,7 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_finds_the_win()
         leaves_per_tree: 8,
         ..MctsParams::default()
     };
-    let mut tree = Tree::new(board.clone());
+    let mut tree = Tree::new(board);
     let mut evaluators = [
         UniformEvaluator,
         UniformEvaluator,
