@@ -76,12 +76,6 @@ impl<G: Game> NetEvaluator<G> {
     pub fn net(&self) -> &Net {
         &self.net
     }
-
-    /// Splits each forward over `threads` threads (the cache is kept).
-    pub fn set_threads(&mut self, threads: usize) -> anyhow::Result<()> {
-        self.net = self.net.clone().with_threads(threads)?;
-        Ok(())
-    }
 }
 
 /// Softmax of `logits` restricted to `legal`.
