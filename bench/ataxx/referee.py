@@ -35,12 +35,11 @@ def main(path, agent):
             result = board.result()
             agreed += result == recorded
         # python-ataxx: "1-0" is a win for x, who is Black in the PGN headers.
-        if agent in game.headers["Black"]:
-            side = "x"
-        elif agent in game.headers["White"]:
-            side = "o"
-        else:
-            sys.exit(f"game {i + 1}: no player matches '{agent}'")
+        black, white = agent in game.headers["Black"], agent in game.headers["White"]
+        if black == white:
+            which = "both players" if black else "no player"
+            sys.exit(f"game {i + 1}: '{agent}' names {which}; give more of the agent's name")
+        side = "x" if black else "o"
         if result == "1/2-1/2":
             draws += 1
         elif (result == "1-0") == (side == "x"):
