@@ -284,11 +284,9 @@ fn train_set_overrides_are_validated_like_the_file() {
     assert!(!dir.join("infexion-tiny").exists(), "nothing was started");
 }
 
-#[test]
-fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
-    let dir = process::temp_dir("ladder");
-    let out = dir.join("ataxx");
-    let o = contagion(&[
+/// `contagion ladder` of the shipped Ataxx bundle at 5 and 20 ms a move, with more arguments.
+fn ataxx_ladder(extra: &[&str]) -> Output {
+    let mut args = vec![
         "ladder",
         "--game",
         "ataxx",
@@ -296,6 +294,16 @@ fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
         "models/ataxx-bundle",
         "--times",
         "5,20",
+    ];
+    args.extend_from_slice(extra);
+    contagion(&args)
+}
+
+#[test]
+fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
+    let dir = process::temp_dir("ladder");
+    let out = dir.join("ataxx");
+    let o = ataxx_ladder(&[
         "--games",
         "2",
         "--factor-games",
@@ -346,17 +354,7 @@ fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
     assert!(svg.contains("alphabeta at 10x the time"), "{svg}");
     assert!(dir.join("ataxx.png").exists() == cfg!(feature = "png"));
     // Counts that do not match the times are refused before any game.
-    let o = contagion(&[
-        "ladder",
-        "--game",
-        "ataxx",
-        "--model",
-        "models/ataxx-bundle",
-        "--times",
-        "5,20",
-        "--games",
-        "2,2,2",
-    ]);
+    let o = ataxx_ladder(&["--games", "2,2,2"]);
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("--games: give one count, or one per time"),

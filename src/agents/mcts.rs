@@ -175,6 +175,9 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let (params, rng) = (&self.params, &mut self.rng);
         let (before, target) = (tree.root_visits(), tree.root_visits().saturating_add(sims));
         let mut stop = |tree: &Tree<G>| {
+            if !plan.has_deadline() {
+                return limits.stop.requested(); // no root scan on the hot path
+            }
             let children: Vec<(u32, f32)> =
                 (tree.root_children().iter()).map(|c| (c.1, c.2)).collect();
             let visits = tree.root_visits();

@@ -71,6 +71,11 @@ impl TimePlan {
         }
     }
 
+    /// Whether the search has a deadline at all (else [`TimePlan::stop`] never fires).
+    pub fn has_deadline(&self) -> bool {
+        self.hard.is_some()
+    }
+
     /// Whether the search should end now. `children`: the root's children as (visits,
     /// value for the mover); `searched`: simulations run in this search; `left`:
     /// simulations left before its cap.
