@@ -6,7 +6,10 @@
 //! are rotated to absolute seats. Results are cached by the position's hash with the
 //! position itself, which a hit must equal (so a hash collision is a miss, never
 //! another position's priors); a transposition, or a position revisited after tree
-//! reuse, is not evaluated twice. The cache is cleared when it reaches its capacity.
+//! reuse, is not evaluated twice. The cache is a table of fixed size, like a chess
+//! engine's transposition table: a position's hash picks its slot and a newer
+//! evaluation replaces the one there. It never has to be emptied, so no search pauses
+//! to free a full cache at once (that pause broke a move's time limit).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -54,22 +57,27 @@ impl EvalStats {
 /// MCTS's evaluator: a network, batched, with a cache by position.
 pub struct NetEvaluator<G> {
     net: Net,
-    /// By hash: the position and its evaluation.
-    cache: HashMap<u64, (G, Evaluation)>,
-    capacity: usize,
+    /// Slot `hash % len`: the last position evaluated there and its evaluation.
+    cache: Vec<Option<(G, Evaluation)>>,
     /// Its counters so far.
     pub stats: EvalStats,
 }
 
 impl<G: Game> NetEvaluator<G> {
-    /// `cache_capacity` positions (0 disables the cache).
+    /// `cache_capacity` slots (0 disables the cache), allocated now rather than during
+    /// a search.
     pub fn new(net: Net, cache_capacity: usize) -> NetEvaluator<G> {
         NetEvaluator {
             net,
-            cache: HashMap::new(),
-            capacity: cache_capacity,
+            cache: (0..cache_capacity).map(|_| None).collect(),
             stats: EvalStats::default(),
         }
+    }
+
+    /// The cache slot of a position's hash (`None` without a cache).
+    fn slot(&self, hash: u64) -> Option<usize> {
+        let len = self.cache.len() as u64;
+        (len > 0).then(|| (hash % len) as usize)
     }
 
     /// The network.
@@ -104,13 +112,12 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         let mut rows_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, (state, _)) in batch.iter().enumerate() {
             let hash = state.hash();
-            match self.cache.get(&hash) {
-                Some((cached, e)) if cached == *state => {
-                    out[i] = Some(e.clone());
-                    self.stats.cache_hits += 1;
-                    continue;
-                }
-                _ => {}
+            if let Some(Some((cached, e))) = self.slot(hash).map(|s| &self.cache[s])
+                && cached == *state
+            {
+                out[i] = Some(e.clone());
+                self.stats.cache_hits += 1;
+                continue;
             }
             let same = rows_by_hash.entry(hash).or_default();
             match same.iter().find(|&&r| batch[missing[r]].0 == *state) {
@@ -134,9 +141,6 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
             self.stats.batches += 1;
             self.stats.evaluated += missing.len() as u64;
             let (na, np) = (self.net.shape.actions(), self.net.shape.num_players);
-            if self.capacity > 0 && self.cache.len() + missing.len() > self.capacity {
-                self.cache.clear();
-            }
             let evals: Vec<Evaluation> = (missing.iter().enumerate())
                 .map(|(k, &i)| {
                     let (state, legal) = batch[i];
@@ -149,8 +153,8 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
                         priors: legal_softmax(&o.logits[k * na..(k + 1) * na], legal),
                         values,
                     };
-                    if self.capacity > 0 {
-                        self.cache.insert(state.hash(), (state.clone(), e.clone()));
+                    if let Some(s) = self.slot(state.hash()) {
+                        self.cache[s] = Some((state.clone(), e.clone()));
                     }
                     e
                 })
@@ -219,8 +223,9 @@ mod tests {
         let mut ev = NetEvaluator::<Board>::new(net.clone(), 100);
         // The start position, then `other` cached under the start's hash by force.
         let first = ev.evaluate(&[(&start, la.as_slice())]);
-        let fake = ev.cache.remove(&start.hash()).unwrap().1;
-        ev.cache.insert(start.hash(), (other, fake.clone()));
+        let slot = ev.slot(start.hash()).unwrap();
+        let fake = ev.cache[slot].take().unwrap().1;
+        ev.cache[slot] = Some((other, fake));
         let again = ev.evaluate(&[(&start, la.as_slice())]);
         assert_eq!(again, first, "a colliding entry is not used");
         assert_eq!(ev.stats.cache_hits, 0);
@@ -236,5 +241,25 @@ mod tests {
         assert_eq!(out[0], out[2]);
         assert_eq!(out[1], first[0]);
         assert_eq!(out[0].priors.len(), lb.len());
+    }
+
+    #[test]
+    fn a_full_cache_replaces_its_slot_and_answers_the_same() {
+        let start = Board::new();
+        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
+        let mut other = start;
+        other.apply(0).unwrap();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        start.legal_actions(&mut la);
+        other.legal_actions(&mut lb);
+        // One slot: each position replaces the other, and is run again when it returns.
+        let mut ev = NetEvaluator::<Board>::new(net, 1);
+        let first = ev.evaluate(&[(&start, la.as_slice())]);
+        ev.evaluate(&[(&other, lb.as_slice())]);
+        let again = ev.evaluate(&[(&start, la.as_slice())]);
+        assert_eq!(again, first);
+        assert_eq!((ev.stats.evaluated, ev.stats.cache_hits), (3, 0));
+        assert_eq!(ev.evaluate(&[(&start, la.as_slice())]), first);
+        assert_eq!(ev.stats.cache_hits, 1);
     }
 }
