@@ -12,9 +12,11 @@
 //! - at the soft deadline when the most visited move is also the best valued one (among
 //!   moves with at least a quarter of its visits), i.e. the choice is clear;
 //! - at once with a single legal move;
-//! - sooner, once the most visited move leads the next by more visits than the time (and
-//!   the simulation cap) left could give the next, and the choice is clear: more search
-//!   could not change the move played.
+//! - under a clock, sooner, once the most visited move leads the next by more visits
+//!   than the time (and the simulation cap) left could give the next, and the choice is
+//!   clear: more search could not change the move played, and the clock keeps the time
+//!   saved. A fixed time per move keeps nothing, so its search runs to the deadline: the
+//!   tree kept for the next move holds what it found.
 //!
 //! A search that plans its whole budget (Gumbel's sequential halving) asks for the
 //! deadline alone. Without a time limit (`go nodes`, a spec's `sims` alone, `go infinite`)
@@ -39,6 +41,8 @@ pub struct TimePlan {
     hard: Option<Instant>,
     /// Whether the search may end before its deadline or run past the soft one.
     settle: bool,
+    /// Whether time saved is kept for later moves (a clock, not a fixed time per move).
+    banked: bool,
     /// When [`TimePlan::stop`] was last asked, and the longest time between two asks.
     last_ask: Instant,
     longest_batch: Duration,
@@ -57,7 +61,8 @@ impl TimePlan {
         settle: bool,
     ) -> TimePlan {
         let soft = move_budget(state, limits, fallback);
-        let hard = match (limits.movetime.or(fallback), limits.time_left) {
+        let fixed = limits.movetime.or(fallback);
+        let hard = match (fixed, limits.time_left) {
             (None, Some(left)) if settle => soft.map(|s| (s * EXTENSION).min(left / 4).max(s)),
             _ => soft,
         };
@@ -66,6 +71,7 @@ impl TimePlan {
             soft: soft.and_then(|d| start.checked_add(d)),
             hard: hard.and_then(|d| start.checked_add(d)),
             settle,
+            banked: fixed.is_none(),
             last_ask: start,
             longest_batch: Duration::ZERO,
         }
@@ -100,7 +106,7 @@ impl TimePlan {
         if now >= soft && clear {
             return true;
         }
-        if !clear || searched < MIN_SIMS_FOR_RATE {
+        if !self.banked || !clear || searched < MIN_SIMS_FOR_RATE {
             return false;
         }
         let elapsed = now.duration_since(self.start).as_secs_f64().max(1e-6);
@@ -179,14 +185,22 @@ mod tests {
     }
 
     #[test]
-    fn a_settled_move_stops_early_an_unsettled_one_does_not() {
-        // 1000 simulations in ~50 ms: ~1000 more fit in the 50 ms left.
-        let mut p = plan(&movetime(100), None, 50);
+    fn under_a_clock_a_settled_move_stops_early_an_unsettled_one_does_not() {
+        // Ataxx's start splits 9.9 s into 100 ms shares; 1000 simulations in ~50 ms:
+        // ~1000 more fit in the 50 ms left.
+        let clock = Limits {
+            time_left: Some(Duration::from_millis(9_900)),
+            ..Limits::default()
+        };
+        let mut p = plan(&clock, None, 50);
         assert!(p.stop(&[(1500, 0.5), (100, 0.1)], 1000, 1_000_000));
         assert!(!p.stop(&[(900, 0.5), (100, 0.1)], 1000, 1_000_000));
         // The simulation cap counts too, and an unclear lead never stops early.
         assert!(p.stop(&[(300, 0.5), (100, 0.1)], 1000, 50));
         assert!(!p.stop(&[(300, 0.1), (100, 0.5)], 1000, 50));
+        // A fixed time per move is spent, settled or not.
+        let mut fixed = plan(&movetime(100), None, 50);
+        assert!(!fixed.stop(&[(1500, 0.5), (100, 0.1)], 1000, 1_000_000));
     }
 
     #[test]
