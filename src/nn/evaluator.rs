@@ -57,8 +57,9 @@ impl EvalStats {
 /// MCTS's evaluator: a network, batched, with a cache by position.
 pub struct NetEvaluator<G> {
     net: Net,
-    /// Slot `hash % len`: the last position evaluated there and its evaluation.
-    cache: Vec<Option<(G, Evaluation)>>,
+    /// Slot `hash % len`: the last position evaluated there and its evaluation (boxed:
+    /// an empty slot costs a pointer).
+    cache: Vec<Option<Box<(G, Evaluation)>>>,
     /// Its counters so far.
     pub stats: EvalStats,
 }
@@ -112,7 +113,8 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         let mut rows_by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
         for (i, (state, _)) in batch.iter().enumerate() {
             let hash = state.hash();
-            if let Some(Some((cached, e))) = self.slot(hash).map(|s| &self.cache[s])
+            if let Some(Some(entry)) = self.slot(hash).map(|s| &self.cache[s])
+                && let (cached, e) = &**entry
                 && cached == *state
             {
                 out[i] = Some(e.clone());
@@ -154,7 +156,7 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
                         values,
                     };
                     if let Some(s) = self.slot(state.hash()) {
-                        self.cache[s] = Some((state.clone(), e.clone()));
+                        self.cache[s] = Some(Box::new((state.clone(), e.clone())));
                     }
                     e
                 })
@@ -225,7 +227,7 @@ mod tests {
         let first = ev.evaluate(&[(&start, la.as_slice())]);
         let slot = ev.slot(start.hash()).unwrap();
         let fake = ev.cache[slot].take().unwrap().1;
-        ev.cache[slot] = Some((other, fake));
+        ev.cache[slot] = Some(Box::new((other, fake)));
         let again = ev.evaluate(&[(&start, la.as_slice())]);
         assert_eq!(again, first, "a colliding entry is not used");
         assert_eq!(ev.stats.cache_hits, 0);
