@@ -56,7 +56,7 @@ pub enum AgentSpec {
         sims: u32,
         /// Gumbel root search over this many actions (deterministic variant); 0: PUCT.
         gumbel: u32,
-        /// Milliseconds per move (the search may stop sooner when its move is settled).
+        /// Milliseconds per move (spent whole but for a forced move).
         ms: Option<u64>,
         /// Threads each batch of leaves is evaluated on.
         threads: u32,
