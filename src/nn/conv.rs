@@ -5,7 +5,8 @@
 //! `[positions × cells, 9 × cin]` are a precomputed gather of each cell's nine neighbours
 //! (wrapping on a torus, zero past the edge otherwise); the weights are `[9 × cin, cout]`
 //! (tap-major, then input channel). Products run on the `gemm` crate's AVX2 / AVX-512
-//! kernels, chosen at run time.
+//! kernels, chosen at run time, with subnormal floats flushed to zero
+//! ([`flush_subnormals`]).
 
 use super::NetShape;
 
@@ -110,6 +111,7 @@ impl<'a> Op<'a> {
 /// `dst[m × n] (+)= lhs[m × k] · rhs[k × n]`, row-major; added to `dst` when
 /// `accumulate`, else overwriting it.
 pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, accumulate: bool) {
+    flush_subnormals();
     let (l, l_cs, l_rs) = lhs.strides(m, k);
     let (r, r_cs, r_rs) = rhs.strides(k, n);
     assert!(dst.len() >= m * n && l.len() >= m * k && r.len() >= k * n);
@@ -140,6 +142,45 @@ pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, a
             false,
             gemm::Parallelism::None,
         );
+    }
+}
+
+/// Sets the calling thread to treat subnormal floats as zero and to flush subnormal
+/// results to zero (x86-64: MXCSR's DAZ and FTZ bits; AArch64: FPCR's FZ bit), once per
+/// thread. Every product of the forward and the training step runs through [`matmul`],
+/// so every thread doing network arithmetic gets it, and so do the element-wise passes
+/// it runs after. Without it a network whose dead channels' weights decay below
+/// `f32::MIN_POSITIVE` slows down several times over, each such operand taking a
+/// microcode assist (docs/performance.md, "Network inference"). Values that small
+/// change no output that matters.
+pub fn flush_subnormals() {
+    thread_local!(static FLUSHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if FLUSHING.get() {
+        return;
+    }
+    FLUSHING.set(true);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut csr: u32 = 0;
+        // SAFETY: stmxcsr/ldmxcsr read and write this thread's SSE control register
+        // through a valid local; setting DAZ (bit 6) and FTZ (bit 15) changes only how
+        // subnormal floats are read and written.
+        unsafe {
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags));
+            csr |= (1 << 6) | (1 << 15);
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags));
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: reads and writes this thread's floating-point control register; the
+        // FZ bit (24) only flushes subnormal values to zero.
+        unsafe {
+            let mut fpcr: u64;
+            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr, options(nomem, nostack, preserves_flags));
+            fpcr |= 1 << 24;
+            std::arch::asm!("msr fpcr, {}", in(reg) fpcr, options(nomem, nostack, preserves_flags));
+        }
     }
 }
 
@@ -175,4 +216,36 @@ pub fn from_gemm_layout(w: &[f32], cout: usize, cin: usize, taps: usize) -> Vec<
 pub fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
     v.resize(len, 0.0);
     &mut v[..len]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Op, matmul};
+    use std::hint::black_box;
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[test]
+    fn products_flush_subnormals_to_zero() {
+        // A fresh thread, so the default floating-point mode holds until the product.
+        std::thread::spawn(|| {
+            let tiny = black_box(1e-20_f32);
+            assert!(
+                tiny * tiny > 0.0,
+                "by default 1e-40 is a subnormal, not zero"
+            );
+            let mut dst = [1.0_f32];
+            matmul(&mut dst, Op::N(&[tiny]), Op::N(&[tiny]), 1, 1, 1, false);
+            assert_eq!(dst, [0.0], "a subnormal product is flushed to zero");
+            assert_eq!(
+                black_box(tiny) * black_box(tiny),
+                0.0,
+                "and so is the thread's arithmetic after it"
+            );
+            let mut dst = [1.0_f32];
+            matmul(&mut dst, Op::N(&[1e-39]), Op::N(&[1e30]), 1, 1, 1, false);
+            assert_eq!(dst, [0.0], "a subnormal operand reads as zero");
+        })
+        .join()
+        .unwrap();
+    }
 }
