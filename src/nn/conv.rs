@@ -5,8 +5,7 @@
 //! `[positions × cells, 9 × cin]` are a precomputed gather of each cell's nine neighbours
 //! (wrapping on a torus, zero past the edge otherwise); the weights are `[9 × cin, cout]`
 //! (tap-major, then input channel). Products run on the `gemm` crate's AVX2 / AVX-512
-//! kernels, chosen at run time, with subnormal floats flushed to zero
-//! ([`flush_subnormals`]).
+//! kernels, chosen at run time, with subnormal floats flushed to zero (`flush_subnormals`).
 
 use super::NetShape;
 
@@ -153,7 +152,7 @@ pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, a
 /// `f32::MIN_POSITIVE` slows down several times over, each such operand taking a
 /// microcode assist (docs/performance.md, "Network inference"). Values that small
 /// change no output that matters.
-pub fn flush_subnormals() {
+fn flush_subnormals() {
     thread_local!(static FLUSHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
     if FLUSHING.get() {
         return;
