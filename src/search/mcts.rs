@@ -174,6 +174,8 @@ pub struct Tree<G: Game> {
     /// The Gumbel root plan of the current search (Gumbel search only).
     plan: Option<Plan>,
     scratch: Vec<Action>,
+    /// An empty buffer for the next re-rooting's nodes (see [`Tree::replace`]).
+    spare: Vec<Node>,
 }
 
 impl<G: Game> Tree<G> {
@@ -185,6 +187,7 @@ impl<G: Game> Tree<G> {
             noised: false,
             plan: None,
             scratch: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -503,32 +506,46 @@ impl<G: Game> Tree<G> {
         let mut next = self.root.clone();
         next.apply(action).expect("advance: a legal action");
         let child = self.children(0).find(|&i| self.nodes[i].action == action);
-        let mut tree = Tree::new(next);
-        if let Some(child) = child {
-            tree.nodes[0] = self.nodes[child].clone();
-            tree.nodes[0].first_child = NONE;
-            // Copy the subtree breadth-first, children kept contiguous.
-            let mut queue = vec![(child as u32, 0u32)];
-            while let Some((old, new)) = queue.pop() {
-                let range = self.children(old);
-                if range.is_empty() {
-                    continue;
+        let mut nodes = std::mem::take(&mut self.spare);
+        match child {
+            None => nodes.push(Node::new(0, 1.0)),
+            Some(child) => {
+                nodes.push(Node {
+                    first_child: NONE,
+                    ..self.nodes[child].clone()
+                });
+                // Copy the subtree breadth-first, children kept contiguous.
+                let mut queue = vec![(child as u32, 0u32)];
+                while let Some((old, new)) = queue.pop() {
+                    let range = self.children(old);
+                    if range.is_empty() {
+                        continue;
+                    }
+                    let first = nodes.len() as u32;
+                    nodes[new as usize].first_child = first;
+                    for (k, i) in range.enumerate() {
+                        nodes.push(Node {
+                            first_child: NONE,
+                            ..self.nodes[i].clone()
+                        });
+                        queue.push((i as u32, first + k as u32));
+                    }
                 }
-                let first = tree.nodes.len() as u32;
-                tree.nodes[new as usize].first_child = first;
-                for (k, i) in range.enumerate() {
-                    let mut n = self.nodes[i].clone();
-                    n.first_child = NONE;
-                    tree.nodes.push(n);
-                    queue.push((i as u32, first + k as u32));
+                for n in &mut nodes {
+                    n.pending = 0;
                 }
-            }
-            for n in &mut tree.nodes {
-                n.pending = 0;
             }
         }
-        tree.scratch = std::mem::take(&mut self.scratch);
-        *self = tree;
+        self.replace(next, nodes);
+    }
+
+    /// Makes `root` the root and `nodes` its tree. The old nodes' buffer, emptied, is
+    /// kept for the next re-rooting: once a game's trees have grown, moves allocate
+    /// nothing, so no move waits on fresh pages from the system.
+    fn replace(&mut self, root: G, nodes: Vec<Node>) {
+        self.spare = std::mem::replace(&mut self.nodes, nodes);
+        self.spare.clear();
+        (self.root, self.noised, self.plan) = (root, false, None);
     }
 
     /// Re-roots at `state` if it is the root or a position one or two moves below it
@@ -555,7 +572,9 @@ impl<G: Game> Tree<G> {
                 }
             }
         }
-        *self = Tree::new(state.clone());
+        let mut nodes = std::mem::take(&mut self.spare);
+        nodes.push(Node::new(0, 1.0));
+        self.replace(state.clone(), nodes);
     }
 }
 
