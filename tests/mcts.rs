@@ -70,6 +70,44 @@ fn tree_reuse_keeps_the_subtree_and_counts() {
     assert_eq!(tree.root(), &after);
 }
 
+/// The most visited root child: `(action, visits)`.
+fn most_visited<G: Game>(tree: &Tree<G>) -> (Action, u32) {
+    let best = tree
+        .root_children()
+        .into_iter()
+        .max_by_key(|c| c.1)
+        .unwrap();
+    (best.0, best.1)
+}
+
+#[test]
+fn rerooting_finds_one_move_down_and_two_through_the_move_played() {
+    let board = Board::from_notation("7/7/2r14/7/4b12/7/7 r 10").unwrap();
+    let tree = search(&board, 3000, 1);
+    let (played, _) = most_visited(&tree);
+    // Our move, then the reply the search expected: that subtree carries over.
+    let mut below = tree.clone();
+    below.advance(played);
+    let (reply, reply_visits) = most_visited(&below);
+    assert!(reply_visits > 1, "the reply was searched");
+    let mut two = board.clone();
+    two.apply(played).unwrap();
+    two.apply(reply).unwrap();
+    let mut t = tree.clone();
+    t.reroot(&two, Some(played));
+    assert_eq!((t.root(), t.root_visits()), (&two, reply_visits));
+    // One move down needs no hint.
+    let mut one = board.clone();
+    one.apply(played).unwrap();
+    let mut t = tree.clone();
+    t.reroot(&one, None);
+    assert_eq!((t.root(), t.root_visits()), (&one, below.root_visits()));
+    // Two moves down through a move that was not played: a fresh tree.
+    let mut t = tree.clone();
+    t.reroot(&two, None);
+    assert_eq!((t.root(), t.root_visits()), (&two, 0));
+}
+
 /// A three-player game two plies deep with arbitrary result vectors. Player 0 picks A or
 /// B, then player 1 picks 0 or 1. Max^n (each player maximises their own value):
 /// after A player 1 prefers A0 (0 > -0.5), worth +1 to player 0; after B player 0

@@ -164,7 +164,9 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         );
         anyhow::ensure!(state.outcome().is_none(), "no legal move: the game is over");
         let tree = self.tree.get_or_insert_with(|| Tree::new(state.clone()));
-        tree.reroot(state);
+        // The move this agent chose last leads its previous search's principal variation.
+        let played = self.last.as_ref().and_then(|s| s.info.pv.first().copied());
+        tree.reroot(state, played);
         // Gumbel's sequential halving plans its whole budget: it stops only at deadlines.
         let settle = self.params.gumbel.is_none();
         let mut plan = match limits.infinite {
