@@ -90,14 +90,14 @@ fn rerooting_finds_one_move_down_and_two_through_the_move_played() {
     below.advance(played);
     let (reply, reply_visits) = most_visited(&below);
     assert!(reply_visits > 1, "the reply was searched");
-    let mut two = board.clone();
+    let mut two = board;
     two.apply(played).unwrap();
     two.apply(reply).unwrap();
     let mut t = tree.clone();
     t.reroot(&two, Some(played));
     assert_eq!((t.root(), t.root_visits()), (&two, reply_visits));
     // One move down needs no hint.
-    let mut one = board.clone();
+    let mut one = board;
     one.apply(played).unwrap();
     let mut t = tree.clone();
     t.reroot(&one, None);
