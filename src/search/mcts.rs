@@ -174,7 +174,7 @@ pub struct Tree<G: Game> {
     /// The Gumbel root plan of the current search (Gumbel search only).
     plan: Option<Plan>,
     scratch: Vec<Action>,
-    /// An empty buffer for the next re-rooting's nodes (see [`Tree::replace`]).
+    /// An empty buffer for the next re-rooting's nodes (see `Tree::keep`).
     spare: Vec<Node>,
 }
 
@@ -509,8 +509,8 @@ impl<G: Game> Tree<G> {
         self.keep(child, next);
     }
 
-    /// Re-roots at `state` if it is the root, a position one move below it, or one two
-    /// moves below it through `played` (the move chosen here: ours, then the opponent's);
+    /// Re-roots at `state` if it is the root, a position one move below it, or a position
+    /// two moves below it through `played` (the move chosen here: ours, then the reply);
     /// otherwise starts a fresh tree. Two moves down only `played`'s replies are tried:
     /// every child's would apply each grandchild's move, hundreds of thousands of them in
     /// a tree grown over a game (up to 70 ms of a 100 ms Infexion move).
