@@ -1,23 +1,39 @@
-"""Replays a contagion eval PGN of Ataxx games through python-ataxx; tallies the model's score."""
-import re, sys
+"""Replays a `contagion eval` PGN of Ataxx games through python-ataxx and tallies the
+model's score (the seat whose tag starts with `model:`), and how many of the results
+python-ataxx reaches agree with the PGN's. python-ataxx's "1-0" is a win for x, who
+moves first (the PGN's Black).
+
+Usage: python check_pgn.py GAMES.pgn   (with python-ataxx installed)
+"""
+
+import re
+import sys
+
 import ataxx
-SAN = re.compile(r"^([a-g][1-7]){1,2}$|^0000$")
-text = open(sys.argv[1]).read()
-w = d = l = agree = n = 0
-for game in text.split("[Event ")[1:]:
-    tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', "[Event " + game))
-    body = game.split("\n\n", 1)[1]
-    toks = [t for t in body.split() if SAN.match(t)]
-    b = ataxx.Board("startpos")
-    for t in toks:
-        m = ataxx.Move.from_san(t)
-        assert b.is_legal(m), (t, b.get_fen())
-        b.makemove(m)
-    res = b.result()
-    n += 1
-    agree += res == tags["Result"]
-    model_black = tags["Black"].startswith("model:")
-    if res == "1/2-1/2": d += 1
-    elif (res == "1-0") == model_black: w += 1  # python-ataxx: 1-0 is a win for x, who moves first (PGN Black)
-    else: l += 1
-print(f"python-ataxx: {n} games, model: W {w} D {d} L {l}, score {(w + d / 2) / max(n, 1):.3f}; results agreeing with contagion's: {agree} of {n}")
+
+MOVE = re.compile(r"^([a-g][1-7]){1,2}$|^0000$")
+
+wins = draws = losses = agree = games = 0
+for game in open(sys.argv[1]).read().split("[Event ")[1:]:
+    tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
+    moves = [t for t in game.split("\n\n", 1)[1].split() if MOVE.match(t)]
+    board = ataxx.Board("startpos")
+    for san in moves:
+        move = ataxx.Move.from_san(san)
+        assert board.is_legal(move), (san, board.get_fen())
+        board.makemove(move)
+    result = board.result()
+    games += 1
+    agree += result == tags["Result"]
+    model_is_x = tags["Black"].startswith("model:")
+    if result == "1/2-1/2":
+        draws += 1
+    elif (result == "1-0") == model_is_x:
+        wins += 1
+    else:
+        losses += 1
+score = (wins + draws / 2) / max(games, 1)
+print(
+    f"python-ataxx: {games} games, model: W {wins} D {draws} L {losses}, score {score:.3f}; "
+    f"results agreeing with contagion's: {agree} of {games}"
+)
