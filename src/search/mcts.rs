@@ -489,7 +489,7 @@ impl<G: Game> Tree<G> {
     /// then the most visited child at each node below, while it has visits.
     pub fn principal_variation(&self, first: Action) -> Vec<Action> {
         let mut pv = vec![first];
-        let mut node = self.children(0).find(|&i| self.nodes[i].action == first);
+        let mut node = self.root_child(first);
         while let Some(i) = node {
             node = self
                 .most_visited(i as u32)
@@ -505,7 +505,7 @@ impl<G: Game> Tree<G> {
     pub fn advance(&mut self, action: Action) {
         let mut next = self.root.clone();
         next.apply(action).expect("advance: a legal action");
-        let child = self.children(0).find(|&i| self.nodes[i].action == action);
+        let child = self.root_child(action);
         self.keep(child, next);
     }
 
@@ -522,13 +522,18 @@ impl<G: Game> Tree<G> {
         let mut node = self.child_reaching(0, &self.root, state);
         if node.is_none()
             && let Some(a) = played
-            && let Some(child) = self.children(0).find(|&i| self.nodes[i].action == a)
+            && let Some(child) = self.root_child(a)
         {
             let mut ours = self.root.clone();
             ours.apply(a).expect("tree actions are legal");
             node = self.child_reaching(child, &ours, state);
         }
         self.keep(node, state.clone());
+    }
+
+    /// The root child reached by `action`, if the tree has it.
+    fn root_child(&self, action: Action) -> Option<usize> {
+        self.children(0).find(|&i| self.nodes[i].action == action)
     }
 
     /// The child of `node` (whose position is `from`) whose position is `target`.
@@ -550,8 +555,10 @@ impl<G: Game> Tree<G> {
         match node {
             None => nodes.push(Node::new(0, 1.0)),
             Some(node) => {
+                // Kept nodes have no leaves in flight: their virtual loss goes.
                 nodes.push(Node {
                     first_child: NONE,
+                    pending: 0,
                     ..self.nodes[node].clone()
                 });
                 // Copy the subtree breadth-first, children kept contiguous.
@@ -566,13 +573,11 @@ impl<G: Game> Tree<G> {
                     for (k, i) in range.enumerate() {
                         nodes.push(Node {
                             first_child: NONE,
+                            pending: 0,
                             ..self.nodes[i].clone()
                         });
                         queue.push((i as u32, first + k as u32));
                     }
-                }
-                for n in &mut nodes {
-                    n.pending = 0;
                 }
             }
         }
