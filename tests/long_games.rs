@@ -225,6 +225,7 @@ fn game(n: usize, values: Vec<[f32; 3]>) -> SelfPlayGame {
         sims: 1,
         seed: 0,
         values,
+        proven: vec![],
     };
     for _ in 0..n {
         state.legal_actions(&mut legal);

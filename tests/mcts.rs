@@ -1,5 +1,5 @@
-//! MCTS: finds a win in one with no network, concentrates its visits on the winning
-//! move, and backs up one value per player (max^n) in a three-player toy game.
+//! MCTS: finds a win in one with no network, proves it and stops there, and backs up
+//! one value per player (max^n) in a three-player toy game.
 
 use contagion::games::infexion::Board;
 use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
@@ -41,13 +41,17 @@ fn uniform_mcts_finds_the_immediate_winning_spread() {
             "SPREAD(3,3,0,1)",
             "leaves {leaves}"
         );
-        // Visits concentrate on it: the rest share what is left.
-        let policy = tree.policy();
-        let share = policy.iter().find(|(a, _)| *a == best).unwrap().1;
-        assert!(share > 0.5, "winning move has {share:.2} of the visits");
+        // Once a simulation reaches it the root is proven: its value is exact and the
+        // search stops spending simulations.
+        assert_eq!(
+            tree.root_values()[0],
+            1.0,
+            "the root is a proven win for Red"
+        );
         assert!(
-            tree.root_values()[0] > 0.3,
-            "the root is judged good for Red"
+            tree.root_visits() < 400,
+            "{} simulations",
+            tree.root_visits()
         );
     }
 }
@@ -324,9 +328,13 @@ fn gumbel_plays_the_best_completed_q_among_the_most_visited() {
 }
 
 #[test]
-fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_finds_the_win() {
+fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win() {
     use contagion::search::parallel::search_parallel;
-    let board = Board::from_notation(WIN_IN_ONE).unwrap();
+    // A quiet position (one token each, far apart): nothing is proven in 700 simulations.
+    let mut board = Board::new();
+    for m in ["SPAWN(0,0)", "SPAWN(3,3)"] {
+        board.apply(board.parse_action(m).unwrap()).unwrap();
+    }
     let params = MctsParams {
         leaves_per_tree: 8,
         ..MctsParams::default()
@@ -354,8 +362,7 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_finds_the_win()
         children, 399,
         "every simulation but the root's own went to a child"
     );
-    let best = tree.choose(false, &mut Rng::new(1)).unwrap();
-    assert_eq!(board.action_to_string(best), "SPREAD(3,3,0,1)");
+    assert_eq!(tree.root_proof(), None);
     // A reused tree gets exactly the budget on top; a stop ends it early.
     search_parallel(&mut tree, 300, &params, &mut evaluators, |_| {}, |_| false);
     assert_eq!(tree.root_visits(), 700);
@@ -372,4 +379,13 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_finds_the_win()
         (720..720 + 4 * 8).contains(&visits),
         "{visits}: stopped with at most a batch per thread in flight"
     );
+    // A win in one: proven as soon as a thread reaches it, and the search ends there.
+    let win = Board::from_notation(WIN_IN_ONE).unwrap();
+    let mut tree = Tree::new(win);
+    search_parallel(&mut tree, 5000, &params, &mut evaluators, |_| {}, |_| false);
+    let proof = tree.root_proof().expect("the root is proven");
+    assert_eq!(proof.mate_in(0), Some(1));
+    assert!(tree.root_visits() < 5000, "the search ended at the proof");
+    let best = tree.choose(false, &mut Rng::new(1)).unwrap();
+    assert_eq!(win.action_to_string(best), "SPREAD(3,3,0,1)");
 }

@@ -182,6 +182,7 @@ fn damaged_checkpoints_and_shards_are_refused() {
         sims: 1,
         seed: 0,
         values: vec![],
+        proven: vec![],
     };
     for _ in 0..6 {
         state.legal_actions(&mut legal);

@@ -5,7 +5,9 @@
 //! simulations (fewer if a time limit from `ms`, `go movetime`, `go wtime/btime` or the
 //! match clock runs out first, or once more search could not change the move: see
 //! [`super::timing`]), collecting 8 leaves per network batch with virtual loss, with no
-//! noise and no sampling: the most visited move is played. With `T` threads, `T`
+//! noise and no sampling: the most visited move is played, a proven win at once, never
+//! a proven loss while another move is not one ([`crate::search::mcts::proof`]); a
+//! proven root ends the search and reports `score mate N`. With `T` threads, `T`
 //! threads search the one tree, each evaluating its own batches
 //! ([`crate::search::parallel`]). The tree is kept between moves when the new position
 //! lies below it.
@@ -19,12 +21,13 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::timing::TimePlan;
-use super::{Agent, AgentOption, Limits, Score, SearchInfo};
+use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::{Action, Game};
 use crate::nn::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched;
+use crate::search::endgame::{Solution, SolveLimits, Solver};
 use crate::search::mcts::{GumbelParams, MctsParams, Tree};
 use crate::search::parallel::search_parallel;
 
@@ -39,6 +42,18 @@ const CACHE_ENTRIES_PER_MIB: u64 = 1024;
 const DEFAULT_HASH_MIB: u64 = 100;
 
 const DEFAULT_CACHE_ENTRIES: usize = (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize;
+
+/// The share of a move's time the endgame solver may take (the search has the rest
+/// when it does not finish).
+const SOLVER_SHARE: u32 = 2;
+
+/// Without a time limit, the endgame solver's nodes per simulation of the budget: a
+/// solver node costs about a hundredth of a simulation's network evaluation, so this
+/// gives it about half the time the simulations take.
+pub const SOLVER_NODES_PER_SIM: u64 = 50;
+
+/// The endgame solver's transposition table: `2^bits` entries.
+const SOLVER_TABLE_BITS: u32 = 18;
 
 type NetCache = Mutex<HashMap<PathBuf, (Option<String>, Net)>>;
 
@@ -80,6 +95,10 @@ pub struct MctsAgent<G: Game> {
     move_time: Option<Duration>,
     params: MctsParams,
     tree: Option<Tree<G>>,
+    /// The exact endgame solver, made on first use; `None` with `endgame` off.
+    solver: Option<Solver<G>>,
+    /// Whether positions in the solver's reach ([`Game::in_solver_reach`]) go to it.
+    endgame: bool,
     rng: Rng,
     last: Option<Summary>,
 }
@@ -92,6 +111,8 @@ struct Summary {
     value: f32,
     /// The most visited moves: (move, visits, value for the mover).
     best: Vec<(Action, u32, f32)>,
+    /// Whether the endgame solver found the move (the nodes are its own).
+    solved: bool,
 }
 
 impl<G: Game> MctsAgent<G> {
@@ -112,6 +133,8 @@ impl<G: Game> MctsAgent<G> {
                 ..MctsParams::default()
             },
             tree: None,
+            solver: None,
+            endgame: true,
             rng: Rng::new(seed),
             last: None,
         }
@@ -122,6 +145,32 @@ impl<G: Game> MctsAgent<G> {
         self.move_time = time;
     }
 
+    /// The exact endgame solver's move, when the position is in its reach and it solves
+    /// it within half the move's time (or [`SOLVER_NODES_PER_SIM`] nodes per simulation).
+    fn solve(&mut self, state: &G, limits: &Limits, start: Instant) -> Option<Action> {
+        let tree = self.tree.as_mut()?;
+        if !self.endgame || !state.in_solver_reach() || tree.root_proof().is_some() {
+            return None;
+        }
+        let time = (!limits.infinite).then(|| move_budget(state, limits, self.move_time));
+        let budget = time.flatten();
+        let solve_limits = SolveLimits {
+            deadline: budget.map(|b| start + b / SOLVER_SHARE),
+            nodes: budget
+                .is_none()
+                .then(|| simulations(limits, self.sims) as u64 * SOLVER_NODES_PER_SIM),
+            stop: limits.stop.clone(),
+        };
+        let solver = self
+            .solver
+            .get_or_insert_with(|| Solver::new(SOLVER_TABLE_BITS));
+        let solution = solver.solve(state, &tree.root_by_prior(), solve_limits)?;
+        let me = state.to_move();
+        tree.prove_root(solution.best, solution.proof(me));
+        self.last = Some(solved_summary(state, &solution, start));
+        Some(solution.best)
+    }
+
     /// `threads` evaluators sharing the cache's capacity (their caches start empty).
     fn rebuild_evaluators(&mut self, threads: usize) {
         let net = self.evals[0].net().clone();
@@ -129,6 +178,25 @@ impl<G: Game> MctsAgent<G> {
         self.evals = (0..threads)
             .map(|_| NetEvaluator::new(net.clone(), each))
             .collect();
+    }
+}
+
+/// What [`MctsAgent::last_search`] reports of a position the endgame solver solved.
+fn solved_summary<G: Game>(state: &G, solution: &Solution, start: Instant) -> Summary {
+    let me = state.to_move();
+    let proof = solution.proof(me);
+    Summary {
+        info: SearchInfo {
+            depth: solution.depth,
+            nodes: solution.nodes,
+            time: start.elapsed(),
+            score: proof.mate_in(me).map_or(Score::Cp(0), Score::Mate),
+            pv: vec![solution.best],
+        },
+        player: state.player_name(me),
+        value: solution.result as f32,
+        best: Vec::new(),
+        solved: true,
     }
 }
 
@@ -167,6 +235,10 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         // The move this agent chose last leads its previous search's principal variation.
         let played = self.last.as_ref().and_then(|s| s.info.pv.first().copied());
         tree.reroot(state, played);
+        if let Some(solution) = self.solve(state, limits, start) {
+            return Ok(solution);
+        }
+        let tree = self.tree.as_mut().expect("made above");
         // Gumbel's sequential halving plans its whole budget: it stops only at deadlines.
         let settle = self.params.gumbel.is_none();
         let mut plan = match limits.infinite {
@@ -208,12 +280,16 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 depth: pv.len() as u32,
                 nodes: tree.root_visits() as u64,
                 time: start.elapsed(),
-                score: Score::from_value(value),
+                score: match tree.root_proof().and_then(|p| p.mate_in(me)) {
+                    Some(moves) => Score::Mate(moves),
+                    None => Score::from_value(value),
+                },
                 pv,
             },
             player: state.player_name(me),
             value,
             best,
+            solved: false,
         });
         Ok(action)
     }
@@ -232,8 +308,13 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             .iter()
             .map(|&a| state.action_to_string(a))
             .collect();
+        let what = if s.solved {
+            "endgame solver nodes"
+        } else {
+            "simulations"
+        };
         let mut lines = vec![format!(
-            "{} simulations in {} ms; {} expects {:+.2} (+1 a win, -1 a loss); line {}",
+            "{} {what} in {} ms; {} expects {:+.2} (+1 a win, -1 a loss); line {}",
             s.info.nodes,
             s.info.time.as_millis(),
             s.player,
@@ -262,6 +343,12 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 min: 0,
                 max: 65_536,
             },
+            AgentOption {
+                name: "Endgame",
+                default: 1,
+                min: 0,
+                max: 1,
+            },
         ]
     }
 
@@ -274,6 +361,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
         match name {
             "Simulations" => self.sims = value as u32,
+            "Endgame" => self.endgame = value != 0,
             "Hash" => {
                 self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
                 self.rebuild_evaluators(self.evals.len());

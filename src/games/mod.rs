@@ -195,6 +195,13 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether the rest of the game is small enough for the exact endgame solver
+    /// ([`crate::search::endgame`]) to take the position over within a move's time, as
+    /// measured for the game (Ataxx and Virus: few empty squares). The default: never.
+    fn in_solver_reach(&self) -> bool {
+        false
+    }
+
     /// Actions played so far.
     fn ply(&self) -> u32;
 

@@ -17,7 +17,8 @@ pub struct BatchStats {
 /// Runs `sims` more simulations on every tree (on top of what a reused tree already
 /// holds), evaluating the leaves of all trees together (up to `params.leaves_per_tree`
 /// per tree per batch), so the trees advance in step and batches stay full. `stop(trees)`
-/// is asked between batches (time limits, a settled move). Trees whose root is terminal are left alone.
+/// is asked between batches (time limits, a settled move). Trees whose root is finished
+/// or proven ([`Tree::settled`]) are left alone.
 /// `on_root_ready(t, tree)` is called once for each tree whose root is expanded: at
 /// once for a reused tree, else as soon as its first simulation expands it (where
 /// [`Tree::begin`] prepares a search).
@@ -57,7 +58,7 @@ pub fn search_batched_each<G: Game>(
     loop {
         let mut leaves: Vec<(usize, Leaf<G>)> = Vec::new();
         for (t, tree) in trees.iter_mut().enumerate() {
-            if tree.root().outcome().is_some() {
+            if tree.settled() {
                 continue;
             }
             let mut budget = targets[t].saturating_sub(tree.root_visits());
@@ -77,7 +78,7 @@ pub fn search_batched_each<G: Game>(
             // Every simulation ended in a finished game (backed up, nothing to evaluate):
             // the clock is still asked, or an endgame would search to its full budget.
             let done = (trees.iter().zip(&targets))
-                .all(|(t, &target)| t.root().outcome().is_some() || t.root_visits() >= target);
+                .all(|(t, &target)| t.settled() || t.root_visits() >= target);
             if done || stop(trees) {
                 return stats;
             }

@@ -2,12 +2,15 @@
 //!
 //! - [`alphabeta`]: minimax and alpha-beta (paranoid for more than two players) with
 //!   iterative deepening, node and time limits, over a [`Heuristic`].
+//! - [`endgame`]: exact solving of two-player endgames (result, then margin).
 //! - [`maxn`]: max^n search (each player maximises their own score), for N players.
-//! - [`mcts`]: PUCT Monte Carlo tree search for N players; [`batch`] drives many trees
-//!   at once through one evaluator; [`parallel`] drives one tree on several threads.
+//! - [`mcts`]: PUCT Monte Carlo tree search for N players, with proven results;
+//!   [`gumbel`] its Gumbel root search; [`batch`] drives many trees at once through one
+//!   evaluator; [`parallel`] drives one tree on several threads.
 
 pub mod alphabeta;
 pub mod batch;
+pub mod endgame;
 pub mod gumbel;
 pub mod maxn;
 pub mod mcts;

@@ -33,7 +33,7 @@ pub fn search_parallel<G: Game, E: Evaluator<G> + Send>(
     mut on_root_ready: impl FnMut(&mut Tree<G>),
     stop: impl FnMut(&Tree<G>) -> bool + Send,
 ) {
-    if tree.root().outcome().is_some() || sims == 0 || evaluators.is_empty() {
+    if tree.settled() || sims == 0 || evaluators.is_empty() {
         return;
     }
     let target = tree.root_visits().saturating_add(sims);
@@ -91,7 +91,7 @@ fn take<G: Game, S: FnMut(&Tree<G>) -> bool>(
 ) -> Option<Vec<Leaf<G>>> {
     let mut guard = shared.lock().expect("search lock");
     let s = &mut *guard;
-    if s.stopped || s.tree.root_visits() >= target || (s.stop)(s.tree) {
+    if s.stopped || s.tree.root_visits() >= target || s.tree.settled() || (s.stop)(s.tree) {
         s.stopped = true;
         return None;
     }

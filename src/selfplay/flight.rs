@@ -2,16 +2,22 @@
 //! ([`Turn`]: a full search recorded as a target, a fast one that is not, or the fixed
 //! opponent's move), one batched search runs over all the games' trees, then every game
 //! plays its move ([`Flight::play`]); a game that ends is recorded ([`Flight::finish`])
-//! and replaced by the next one.
+//! and replaced by the next one. A position in the endgame solver's reach is handed to
+//! it before the move is chosen; a solved one is played and recorded as proven.
 
 use super::resign::{ResignWatch, Verdict, resigned_outcome};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, draw_outcome, mix_score};
+use crate::agents::mcts::SOLVER_NODES_PER_SIM;
 use crate::agents::{Agent, Baselines, Limits};
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched_each;
+use crate::search::endgame::{SolveLimits, Solver};
 use crate::search::mcts::Tree;
+
+/// The endgame solver's transposition table per self-play thread: `2^bits` entries.
+const SOLVER_TABLE_BITS: u32 = 16;
 
 /// What a game does this round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +38,7 @@ struct InFlight<G: Game> {
     moves: Vec<Action>,
     targets: Vec<Vec<(Action, u32)>>,
     values: Vec<[f32; MAX_PLAYERS]>,
+    proven: Vec<u32>,
     seed: u64,
     rng: Rng,
     watch: ResignWatch,
@@ -43,6 +50,7 @@ struct Flight<'a, G: Baselines> {
     settings: &'a SelfPlaySettings,
     seed: u64,
     eval: NetEvaluator<G>,
+    solver: Solver<G>,
     stats: SelfPlayStats,
     on_game: &'a dyn Fn(SelfPlayGame),
 }
@@ -62,6 +70,7 @@ pub(super) fn run<G: Baselines>(
         settings,
         seed,
         eval: NetEvaluator::new(net.clone(), settings.cache_size),
+        solver: Solver::new(SOLVER_TABLE_BITS),
         stats: SelfPlayStats::default(),
         on_game,
     };
@@ -113,6 +122,7 @@ impl<G: Baselines> Flight<'_, G> {
             moves: Vec::new(),
             targets: Vec::new(),
             values: Vec::new(),
+            proven: Vec::new(),
             seed,
             rng,
             watch: ResignWatch::new(checking),
@@ -159,6 +169,29 @@ impl<G: Baselines> Flight<'_, G> {
         turns
     }
 
+    /// Hands `g`'s position to the endgame solver when it is in its reach, with
+    /// [`SOLVER_NODES_PER_SIM`] nodes per simulation of the turn's search; a solved
+    /// position's root is proven with the solver's move.
+    fn solve(&mut self, g: &mut InFlight<G>, turn: Turn) {
+        let root = g.tree.root();
+        if !root.in_solver_reach() || g.tree.root_proof().is_some() {
+            return;
+        }
+        let sims = match turn {
+            Turn::Fast => self.settings.fast_sims,
+            _ => self.settings.sims,
+        };
+        let limits = SolveLimits {
+            nodes: Some(sims as u64 * SOLVER_NODES_PER_SIM),
+            ..SolveLimits::default()
+        };
+        let root = root.clone();
+        if let Some(solution) = self.solver.solve(&root, &g.tree.root_by_prior(), limits) {
+            g.tree
+                .prove_root(solution.best, solution.proof(root.to_move()));
+        }
+    }
+
     /// Plays game `g`'s move this round (the opponent's, a resignation, or the searched
     /// move, recorded), or cuts it at the move limit. Returns its recorded result once
     /// it has ended.
@@ -168,6 +201,9 @@ impl<G: Baselines> Flight<'_, G> {
         turn: Turn,
     ) -> anyhow::Result<Option<[f32; MAX_PLAYERS]>> {
         let s = self.settings;
+        if turn != Turn::Opponent {
+            self.solve(g, turn);
+        }
         let (players, mover) = (g.tree.root().num_players(), g.tree.root().to_move());
         let values = g.tree.root_values();
         let played = match (turn, &mut g.opponent) {
@@ -201,6 +237,9 @@ impl<G: Baselines> Flight<'_, G> {
             },
         };
         if let Some((action, target, root)) = played {
+            if turn != Turn::Opponent && g.tree.root_proof().is_some() {
+                g.proven.push(g.moves.len() as u32);
+            }
             g.targets.push(target);
             g.moves.push(action);
             g.values.push(root);
@@ -247,6 +286,7 @@ impl<G: Baselines> Flight<'_, G> {
             sims: self.settings.sims,
             seed: g.seed,
             values: g.values,
+            proven: g.proven,
         });
     }
 }

@@ -57,6 +57,10 @@ pub struct SelfPlayGame {
     /// targets mixed with the search's estimate); empty in games stored before shard
     /// format 3.
     pub values: Vec<[f32; MAX_PLAYERS]>,
+    /// The moves whose position the search proved (ascending): there `values[i]` is the
+    /// exact outcome, and it is the position's value target; empty in games stored
+    /// before shard format 4.
+    pub proven: Vec<u32>,
 }
 
 impl SelfPlayGame {

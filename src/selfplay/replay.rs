@@ -27,8 +27,9 @@ use crate::store::Store;
 /// A shard file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZSHARD\0";
 /// Version 2 added the worker, model and origin fields, version 3 each game's root
-/// values; versions 1 and 2 still load (their games without root values).
-pub const VERSION: u32 = 3;
+/// values, version 4 its proven positions; versions 1 to 3 still load (their games
+/// without what came later).
+pub const VERSION: u32 = 4;
 /// Where replay shards live in a run's store.
 pub const PREFIX: &str = "replay/shard-";
 /// Where self-play workers upload shards for the trainer to take in.
@@ -76,8 +77,44 @@ impl From<GameV2> for SelfPlayGame {
             sims: g.sims,
             seed: g.seed,
             values: Vec::new(),
+            proven: Vec::new(),
         }
     }
+}
+
+/// A game as shard format 3 stored it (no proven positions).
+#[derive(bincode::Decode)]
+struct GameV3 {
+    moves: Vec<Action>,
+    targets: Vec<Vec<(Action, u32)>>,
+    outcome: [f32; MAX_PLAYERS],
+    sims: u32,
+    seed: u64,
+    values: Vec<[f32; MAX_PLAYERS]>,
+}
+
+impl From<GameV3> for SelfPlayGame {
+    fn from(g: GameV3) -> SelfPlayGame {
+        SelfPlayGame {
+            moves: g.moves,
+            targets: g.targets,
+            outcome: g.outcome,
+            sims: g.sims,
+            seed: g.seed,
+            values: g.values,
+            proven: Vec::new(),
+        }
+    }
+}
+
+#[derive(bincode::Decode)]
+struct ShardV3 {
+    game: String,
+    iteration: u32,
+    games: Vec<GameV3>,
+    worker: String,
+    model: u32,
+    origin: String,
 }
 
 #[derive(bincode::Decode)]
@@ -106,7 +143,7 @@ impl Shard {
 
     /// Checks (header, checksum, game) and decodes a shard; `what` names it.
     pub fn from_bytes(bytes: &[u8], game: &str, what: &str) -> anyhow::Result<Shard> {
-        let shard = match framing::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
+        let shard = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, VERSION], what)? {
             (1, payload) => {
                 let v1: ShardV1 = framing::decode(payload, what)?;
                 Shard {
@@ -127,6 +164,17 @@ impl Shard {
                     worker: v2.worker,
                     model: v2.model,
                     origin: v2.origin,
+                }
+            }
+            (3, payload) => {
+                let v3: ShardV3 = framing::decode(payload, what)?;
+                Shard {
+                    game: v3.game,
+                    iteration: v3.iteration,
+                    games: v3.games.into_iter().map(Into::into).collect(),
+                    worker: v3.worker,
+                    model: v3.model,
+                    origin: v3.origin,
                 }
             }
             (_, payload) => framing::decode(payload, what)?,
@@ -189,7 +237,8 @@ pub struct ValueTargets {
 }
 
 /// The positions of one game, each with its policy target and its value target (see
-/// [`ValueTargets`]; the result alone for games stored without root values).
+/// [`ValueTargets`]; the result alone for games stored without root values; the exact
+/// outcome where the search proved the position).
 pub fn positions<G: Game>(
     start: &G,
     game: &SelfPlayGame,
@@ -213,6 +262,10 @@ pub fn positions<G: Game>(
     {
         bail!("a root value lies outside [-1, 1]");
     }
+    let n = game.moves.len();
+    if game.proven.iter().any(|&i| i as usize >= game.values.len()) {
+        bail!("a proven position has no root value");
+    }
     // Every position of the game, replayed once: `states[i]` is the one before move `i`.
     let mut states = Vec::with_capacity(game.moves.len() + 1);
     states.push(start.clone());
@@ -222,7 +275,7 @@ pub fn positions<G: Game>(
             .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
         states.push(next);
     }
-    let (n, h) = (game.moves.len(), targets.horizon as usize);
+    let h = targets.horizon as usize;
     let mut out = Vec::with_capacity(n);
     for (i, (state, visits)) in states.iter().zip(&game.targets).enumerate() {
         if visits.is_empty() {
@@ -239,7 +292,9 @@ pub fn positions<G: Game>(
         // A horizon target where the game goes on past it (and the game has a score).
         let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
         let target = later.flatten().map_or(game.outcome, |s| s.0);
+        let proven = game.proven.binary_search(&(i as u32)).is_ok();
         let outcome = match game.values.get(i) {
+            Some(&exact) if proven => exact,
             Some(root) if targets.root_mix > 0.0 => super::blend(target, root, targets.root_mix),
             _ => target,
         };

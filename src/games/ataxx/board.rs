@@ -198,6 +198,13 @@ impl Ataxx {
         self.cells[cell]
     }
 
+    /// The empty squares.
+    pub fn empties(&self) -> u32 {
+        (0..self.cells())
+            .filter(|&c| self.cells[c] == EMPTY)
+            .count() as u32
+    }
+
     /// The pieces `player` has on the board.
     pub fn pieces(&self, player: usize) -> u32 {
         self.count[player] as u32
@@ -240,15 +247,17 @@ impl Ataxx {
         (0..n).contains(&c).then(|| (r * n + c) as usize)
     }
 
-    /// Whether `player` has a clone or a jump.
+    /// Whether `player` has a clone or a jump: some empty square lies within two
+    /// squares of one of its pieces. Scanned from the empty squares, which an endgame
+    /// has few of (the relation is symmetric: the offsets come in opposite pairs).
     pub fn can_move(&self, player: usize) -> bool {
         let me = piece(player);
         (0..self.cells()).any(|c| {
-            self.cells[c] == me
+            self.cells[c] == EMPTY
                 && NEIGHBOURS
                     .iter()
                     .chain(JUMPS.iter())
-                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == EMPTY))
+                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == me))
         })
     }
 

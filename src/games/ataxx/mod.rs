@@ -30,6 +30,11 @@ pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
 const PLANES: usize = 6;
 
+/// The most empty squares at which the exact endgame solver takes a position over:
+/// measured by `contagion bench endgame` (docs/engine.md), where nearly every position
+/// is solved well within a 100 ms move.
+pub const SOLVER_EMPTIES: u32 = 3;
+
 /// The 8 symmetries of the square on `(r, c)` in an `n`-board: identity, three
 /// rotations, two mirrors, two diagonal reflections.
 fn map_rc(sym: usize, n: i32, r: i32, c: i32) -> (i32, i32) {
@@ -158,6 +163,11 @@ impl Game for Ataxx {
     /// Each player's share of the pieces, as a lead: `(n₀ - n₁) / (n₀ + n₁)`.
     fn score_vector(&self) -> Option<Outcome> {
         Some(Outcome::share(self.pieces(0), self.pieces(1)))
+    }
+
+    /// At most [`SOLVER_EMPTIES`] empty squares.
+    fn in_solver_reach(&self) -> bool {
+        self.empties() <= SOLVER_EMPTIES
     }
 
     fn ply(&self) -> u32 {

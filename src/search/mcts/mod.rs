@@ -12,10 +12,19 @@
 //!   with a virtual loss, so several leaves of one tree (and leaves of many trees) can
 //!   be evaluated as one network batch; [`Tree::expand`] puts the evaluation in and
 //!   backs it up. Terminal leaves are scored by the true outcome straight away.
-//! - **Tree reuse**: [`Tree::advance`] keeps the subtree under the move played.
+//! - **Proven results**: finished games in the tree carry their exact outcome and settle
+//!   their ancestors where they can ([`proof`]); selection passes over proven losses and
+//!   stops at proven nodes, and [`Tree::choose`] plays a proven win at once.
+//! - **Tree reuse**: [`Tree::advance`] and [`Tree::reroot`] keep the subtree under the
+//!   moves played ([`reroot`]).
 //!
 //! [`super::batch::search_batched`] drives many trees to a simulation count with one
 //! evaluator.
+
+pub mod proof;
+mod reroot;
+
+pub use proof::Proven;
 
 use super::gumbel::{ChildView, RootPlan, Sigma, improved_policy, select_interior};
 use crate::games::{Action, Game, MAX_PLAYERS};
@@ -129,6 +138,8 @@ struct Node {
     first_child: u32,
     num_children: u16,
     expanded: bool,
+    /// The exact result, once proven ([`proof`]).
+    proof: Option<Proven>,
 }
 
 impl Node {
@@ -143,6 +154,7 @@ impl Node {
             first_child: NONE,
             num_children: 0,
             expanded: false,
+            proof: None,
         }
     }
 }
@@ -211,7 +223,8 @@ impl<G: Game> Tree<G> {
         self.nodes.len()
     }
 
-    /// The root's mean value for each player (zeros before the first simulation).
+    /// The root's mean value for each player (zeros before the first simulation; the
+    /// exact outcome once the root is proven).
     pub fn root_values(&self) -> [f32; MAX_PLAYERS] {
         mean(&self.nodes[0])
     }
@@ -224,7 +237,8 @@ impl<G: Game> Tree<G> {
         n.first_child as usize..n.first_child as usize + n.num_children as usize
     }
 
-    /// `(action, visits, mean value for the player to move)` of each root child.
+    /// `(action, visits, mean value for the player to move)` of each root child (a
+    /// proven child's value is its exact one).
     pub fn root_children(&self) -> Vec<(Action, u32, f32)> {
         let me = self.root.to_move();
         self.children(0)
@@ -293,28 +307,39 @@ impl<G: Game> Tree<G> {
                 ChildView {
                     logit: logit(c),
                     visits: n,
-                    q: (n > 0).then(|| (c.value_sum[me] - c.pending as f32) / n as f32),
+                    q: match c.proof {
+                        Some(p) => Some(p.outcome[me]),
+                        None => (n > 0).then(|| (c.value_sum[me] - c.pending as f32) / n as f32),
+                    },
                     prior: c.prior,
                 }
             })
             .collect()
     }
 
-    /// Walks down by PUCT to a leaf. Returns `None` when the leaf was terminal (its
-    /// outcome is already backed up); otherwise the leaf to evaluate, its path marked
-    /// with a virtual loss until [`Tree::expand`].
+    /// Walks down by PUCT to a leaf. Returns `None` when the leaf was terminal or proven
+    /// (its exact outcome is already backed up); otherwise the leaf to evaluate, its path
+    /// marked with a virtual loss until [`Tree::expand`].
     pub fn select_leaf(&mut self, params: &MctsParams) -> Option<Leaf<G>> {
         let mut state = self.root.clone();
         let mut path = vec![0u32];
+        let mut movers = Vec::new();
         let mut node = 0u32;
         loop {
+            if let Some(p) = self.nodes[node as usize].proof {
+                self.backup(&path, &p.outcome, false);
+                return None;
+            }
             if let Some(outcome) = state.outcome() {
+                self.nodes[node as usize].proof = Some(Proven::terminal(outcome));
+                self.propagate_proof(&path, &movers);
                 self.backup(&path, &outcome.0, false);
                 return None;
             }
             if !self.nodes[node as usize].expanded {
                 break;
             }
+            movers.push(state.to_move() as u8);
             let child = self.select_child(node, state.to_move(), params);
             state
                 .apply(self.nodes[child as usize].action)
@@ -365,14 +390,21 @@ impl<G: Game> Tree<G> {
         let fpu = parent_q - params.fpu_reduction;
         let scale = params.c_puct * parent_n.max(1.0).sqrt();
         let mut best = (f32::NEG_INFINITY, NONE);
+        // Proven losses for the mover are passed over while any move is not one.
+        let all_lost = self
+            .children(node)
+            .all(|i| Self::avoided(&self.nodes[i], me));
         for i in self.children(node) {
             let c = &self.nodes[i];
+            if Self::avoided(c, me) && !all_lost {
+                continue;
+            }
             let n = c.visits + c.pending;
             // A pending visit counts as a loss for the mover (virtual loss).
-            let q = if n == 0 {
-                fpu
-            } else {
-                (c.value_sum[me] - c.pending as f32) / n as f32
+            let q = match c.proof {
+                Some(p) => p.outcome[me],
+                None if n == 0 => fpu,
+                None => (c.value_sum[me] - c.pending as f32) / n as f32,
             };
             let u = q + scale * c.prior / (1.0 + n as f32);
             if u > best.0 {
@@ -452,29 +484,64 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
-    /// The move to play, the one rule for every caller: under Gumbel search the plan's
-    /// choice (the best `g + logit + σ(q̂)` among the most visited; `sample` is ignored,
-    /// the Gumbel draw already explores); under PUCT sampled in proportion to visits
-    /// when `sample`, else the most visited (ties to the higher prior). `None` before
+    /// The move to play, the one rule for every caller: a proven win for the mover at
+    /// once (the quickest); at a root proven otherwise, its best proven move; else under
+    /// Gumbel search the plan's choice (the best `g + logit + σ(q̂)` among the most
+    /// visited; `sample` is ignored, the Gumbel draw already explores), under PUCT
+    /// sampled in proportion to visits when `sample`, else the most visited (ties to the
+    /// higher prior); never a proven loss while another move is not one. `None` before
     /// the root is expanded.
     pub fn choose(&self, sample: bool, rng: &mut Rng) -> Option<Action> {
+        let me = self.root.to_move();
+        let proven = self.children(0).filter(|&i| self.nodes[i].proof.is_some());
+        let best_proven = proven.max_by(|&a, &b| {
+            let (pa, pb) = (self.nodes[a].proof, self.nodes[b].proof);
+            pa.expect("proven").cmp_for(&pb.expect("proven"), me)
+        });
+        if let Some(i) = best_proven
+            && let Some(p) = self.nodes[i].proof
+            && (p.wins(me) || self.nodes[0].proof.is_some())
+        {
+            return Some(self.nodes[i].action);
+        }
+        let pick = self.unproven_choice(sample, rng)?;
+        if !Self::avoided(&self.nodes[pick], me) {
+            return Some(self.nodes[pick].action);
+        }
+        // The usual choice is a proven loss: the most visited move that is not one.
+        let open = self
+            .children(0)
+            .filter(|&i| !Self::avoided(&self.nodes[i], me));
+        let i = open.max_by(|&a, &b| {
+            let (a, b) = (&self.nodes[a], &self.nodes[b]);
+            a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
+        });
+        Some(self.nodes[i.unwrap_or(pick)].action)
+    }
+
+    /// [`Tree::choose`]'s rule before proofs: the node index of the root child chosen.
+    fn unproven_choice(&self, sample: bool, rng: &mut Rng) -> Option<usize> {
         if let Some(plan) = &self.plan {
             let views = self.views(0, self.root.to_move());
             let i = plan.root.best(&views, self.nodes[0].net_value, plan.sigma);
-            return self.children(0).nth(i).map(|c| self.nodes[c].action);
+            return self.children(0).nth(i);
         }
-        let children = self.children(0).map(|i| &self.nodes[i]);
-        let total: u64 = children.clone().map(|n| n.visits as u64).sum();
+        let me = self.root.to_move();
+        let children = self
+            .children(0)
+            .filter(|&i| !Self::avoided(&self.nodes[i], me));
+        let total: u64 = children.clone().map(|i| self.nodes[i].visits as u64).sum();
         if sample && total > 0 {
             let mut pick = (rng.unit() * total as f64) as u64;
-            for n in children {
-                if pick < n.visits as u64 {
-                    return Some(n.action);
+            for i in children {
+                let n = self.nodes[i].visits as u64;
+                if pick < n {
+                    return Some(i);
                 }
-                pick -= n.visits as u64;
+                pick -= n;
             }
         }
-        self.most_visited(0).map(|i| self.nodes[i].action)
+        self.most_visited(0)
     }
 
     /// The child of `node` with the most visits (ties to the higher prior).
@@ -500,91 +567,6 @@ impl<G: Game> Tree<G> {
         }
         pv
     }
-
-    /// Re-roots the tree at the position after `action`, keeping that subtree.
-    pub fn advance(&mut self, action: Action) {
-        let mut next = self.root.clone();
-        next.apply(action).expect("advance: a legal action");
-        let child = self.root_child(action);
-        self.keep(child, next);
-    }
-
-    /// Re-roots at `state` if it is the root, a position one move below it, or a position
-    /// two moves below it through `played` (the move chosen here: ours, then the reply);
-    /// otherwise starts a fresh tree. Two moves down only `played`'s replies are tried:
-    /// every child's would apply each grandchild's move, hundreds of thousands of them in
-    /// a tree grown over a game (up to 70 ms of a 100 ms Infexion move).
-    pub fn reroot(&mut self, state: &G, played: Option<Action>) {
-        if self.root == *state {
-            self.plan = None; // a new search plans anew
-            return;
-        }
-        let mut node = self.child_reaching(0, &self.root, state);
-        if node.is_none()
-            && let Some(a) = played
-            && let Some(child) = self.root_child(a)
-        {
-            let mut ours = self.root.clone();
-            ours.apply(a).expect("tree actions are legal");
-            node = self.child_reaching(child, &ours, state);
-        }
-        self.keep(node, state.clone());
-    }
-
-    /// The root child reached by `action`, if the tree has it.
-    fn root_child(&self, action: Action) -> Option<usize> {
-        self.children(0).find(|&i| self.nodes[i].action == action)
-    }
-
-    /// The child of `node` (whose position is `from`) whose position is `target`.
-    fn child_reaching(&self, node: usize, from: &G, target: &G) -> Option<usize> {
-        self.children(node as u32).find(|&i| {
-            let mut s = from.clone();
-            s.apply(self.nodes[i].action)
-                .expect("tree actions are legal");
-            s == *target
-        })
-    }
-
-    /// Makes `root` the root, keeping the subtree of `node` (the node holding `root`, if
-    /// the tree has one; else the tree starts afresh). The subtree is copied into the
-    /// spare buffer and the old nodes' buffer, emptied, becomes the spare: once a game's
-    /// trees have grown, moves allocate nothing, so no move waits on fresh pages.
-    fn keep(&mut self, node: Option<usize>, root: G) {
-        let mut nodes = std::mem::take(&mut self.spare);
-        match node {
-            None => nodes.push(Node::new(0, 1.0)),
-            Some(node) => {
-                // Kept nodes have no leaves in flight: their virtual loss goes.
-                nodes.push(Node {
-                    first_child: NONE,
-                    pending: 0,
-                    ..self.nodes[node].clone()
-                });
-                // Copy the subtree breadth-first, children kept contiguous.
-                let mut queue = vec![(node as u32, 0u32)];
-                while let Some((old, new)) = queue.pop() {
-                    let range = self.children(old);
-                    if range.is_empty() {
-                        continue;
-                    }
-                    let first = nodes.len() as u32;
-                    nodes[new as usize].first_child = first;
-                    for (k, i) in range.enumerate() {
-                        nodes.push(Node {
-                            first_child: NONE,
-                            pending: 0,
-                            ..self.nodes[i].clone()
-                        });
-                        queue.push((i as u32, first + k as u32));
-                    }
-                }
-            }
-        }
-        self.spare = std::mem::replace(&mut self.nodes, nodes);
-        self.spare.clear();
-        (self.root, self.noised, self.plan) = (root, false, None);
-    }
 }
 
 /// A child's prior as a logit (log-probability; the softmax's shift does not matter).
@@ -593,6 +575,9 @@ fn logit(n: &Node) -> f32 {
 }
 
 fn mean(n: &Node) -> [f32; MAX_PLAYERS] {
+    if let Some(p) = n.proof {
+        return p.outcome;
+    }
     let mut v = [0.0; MAX_PLAYERS];
     if n.visits > 0 {
         for (x, s) in v.iter_mut().zip(n.value_sum) {

@@ -1,0 +1,369 @@
+//! Exact endgame solving for two-player games: alpha-beta over the game's own result.
+//!
+//! The value of a finished game for a player is its result first (win > draw > loss, by
+//! the game's rules: Ataxx's 100-half-move rule included, since the position carries its
+//! clock) and its margin second (the player's share of the game's score,
+//! [`Game::score_vector`], in thousandths). A position is *solved* when its value is
+//! known exactly.
+//!
+//! Games here need not end within a fixed number of plies (an Ataxx jump fills no
+//! square), so the solver deepens iteratively and, at each depth, runs two alpha-beta
+//! searches that differ only in how they score a position at the depth limit: as lost
+//! for the root player (a lower bound on the true value) and as won (an upper bound).
+//! When the two meet, the value is exact and the lower-bound search's move achieves it.
+//! The result is solved first (a narrow window of three values), then, time allowing,
+//! the margin within it.
+//!
+//! Moves are ordered by the transposition table's best move, then by the caller's order
+//! at the root (the network's policy), then by the mover's score after the move. The
+//! table holds bounds keyed by the position's hash, the depth and the search's kind.
+
+use std::time::Instant;
+
+use super::Stop;
+use super::mcts::Proven;
+use crate::games::{Action, Game, Outcome};
+
+/// Deepest iteration the solver tries.
+pub const MAX_DEPTH: u32 = 64;
+
+/// A won position's value at the scale of margins (results dominate margins).
+const RESULT: i32 = 10_000;
+/// Beyond every exact value: a position at the depth limit, counted as won or lost.
+const UNKNOWN: i32 = 100_000;
+
+/// When to give up.
+#[derive(Debug, Clone, Default)]
+pub struct SolveLimits {
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Stop when asked to.
+    pub stop: Stop,
+}
+
+/// An exact result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// A move that achieves the value.
+    pub best: Action,
+    /// The exact result for the player to move: +1 a win, 0 a draw, −1 a loss.
+    pub result: i32,
+    /// The exact margin for the player to move (thousandths of its score share), when
+    /// the time allowed solving it too.
+    pub margin: Option<i32>,
+    /// The depth at which the result was proven (an upper bound on the plies to the end
+    /// under best play, of the lines that decide it).
+    pub depth: u32,
+    /// Nodes searched in all.
+    pub nodes: u64,
+}
+
+impl Solution {
+    /// The result as the tree's proofs write it, for a root where `player` moves (the
+    /// depth stands for the plies to the end: an upper bound).
+    pub fn proof(&self, player: usize) -> Proven {
+        let outcome = match self.result {
+            1 => Outcome::win(player, 2),
+            -1 => Outcome::win(1 - player, 2),
+            _ => Outcome::draw(),
+        };
+        Proven {
+            outcome: outcome.0,
+            plies: self.depth,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u64,
+    value: i32,
+    depth: u8,
+    bound: Bound,
+    best: Action,
+}
+
+/// Which values the search computes and how it counts the depth limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Kind {
+    /// Margins as well as results.
+    margin: bool,
+    /// Positions at the depth limit count as won by the root player (else lost).
+    optimistic: bool,
+}
+
+impl Kind {
+    fn salt(self) -> u64 {
+        0x9E37_79B9_7F4A_7C15u64.wrapping_mul(1 + self.margin as u64 * 2 + self.optimistic as u64)
+    }
+}
+
+/// A reusable solver with its transposition table.
+pub struct Solver<G: Game> {
+    table: Vec<Option<Entry>>,
+    buffers: Vec<Vec<(i32, Action)>>,
+    nodes: u64,
+    limits: SolveLimits,
+    next_check: u64,
+    aborted: bool,
+    root_player: usize,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<G: Game> Solver<G> {
+    /// A solver with a table of `2^bits` entries (bits clamped to 10..=26).
+    pub fn new(bits: u32) -> Solver<G> {
+        Solver {
+            table: vec![None; 1 << bits.clamp(10, 26)],
+            buffers: Vec::new(),
+            nodes: 0,
+            limits: SolveLimits::default(),
+            next_check: 0,
+            aborted: false,
+            root_player: 0,
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    /// Solves `root` (a two-player position that is not over) within `limits`; `order`
+    /// lists root moves to try first (the network's preference). `None` if the limits
+    /// ran out first or the game is not a two-player one.
+    pub fn solve(&mut self, root: &G, order: &[Action], limits: SolveLimits) -> Option<Solution> {
+        if root.num_players() != 2 || root.outcome().is_some() {
+            return None;
+        }
+        self.nodes = 0;
+        self.limits = limits;
+        self.next_check = 0;
+        self.aborted = false;
+        self.root_player = root.to_move();
+        self.table.fill(None);
+        let results = Kind {
+            margin: false,
+            optimistic: false,
+        };
+        let (result, best, depth) = self.deepen(root, order, results, -1, 1)?;
+        let mut solution = Solution {
+            best,
+            result,
+            margin: None,
+            depth,
+            nodes: self.nodes,
+        };
+        let margins = Kind {
+            margin: true,
+            optimistic: false,
+        };
+        let (lo, hi) = (result * RESULT - RESULT / 2, result * RESULT + RESULT / 2);
+        if let Some((value, best, _)) = self.deepen(root, order, margins, lo, hi) {
+            solution.best = best;
+            solution.margin = Some(value - result * RESULT);
+        }
+        solution.nodes = self.nodes;
+        Some(solution)
+    }
+
+    /// Deepens until the lower and upper bounds of the root's value (for the mover),
+    /// searched in `[lo, hi]`, meet: the exact value, a move achieving it, the depth.
+    fn deepen(
+        &mut self,
+        root: &G,
+        order: &[Action],
+        kind: Kind,
+        lo: i32,
+        hi: i32,
+    ) -> Option<(i32, Action, u32)> {
+        for depth in 1..=MAX_DEPTH {
+            let pessimistic = Kind {
+                optimistic: false,
+                ..kind
+            };
+            let (low, best) = self.root(root, order, depth, pessimistic, lo - 1, hi + 1)?;
+            let optimistic = Kind {
+                optimistic: true,
+                ..kind
+            };
+            let (high, _) = self.root(root, order, depth, optimistic, lo - 1, hi + 1)?;
+            if low == high && (lo..=hi).contains(&low) {
+                return Some((low, best, depth));
+            }
+        }
+        None
+    }
+
+    /// One search of the root: its value for the mover and the best move; `None` when
+    /// aborted.
+    fn root(
+        &mut self,
+        root: &G,
+        order: &[Action],
+        depth: u32,
+        kind: Kind,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<(i32, Action)> {
+        let v = self.node(root, depth, alpha, beta, 0, kind, order);
+        if self.aborted {
+            return None;
+        }
+        let entry = self.table[self.slot(root.hash() ^ kind.salt())]?;
+        Some((v, entry.best))
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.table.len() - 1)
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + 1024;
+            let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
+            let over_time = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            self.aborted |= over_nodes || over_time || self.limits.stop.requested();
+        }
+        self.aborted
+    }
+
+    /// The value of a finished game for `player`.
+    fn terminal(&self, state: &G, outcome: Outcome, player: usize, kind: Kind) -> i32 {
+        let v = outcome.value(player);
+        let result = if v > 0.0 {
+            1
+        } else if v < 0.0 {
+            -1
+        } else {
+            0
+        };
+        if !kind.margin {
+            return result;
+        }
+        let share = state.score_vector().map_or(0.0, |s| s.value(player));
+        result * RESULT + (share * 1000.0).round() as i32
+    }
+
+    /// Negamax: the value of `state` for its mover within `(alpha, beta)`.
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        state: &G,
+        depth: u32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        kind: Kind,
+        order: &[Action],
+    ) -> i32 {
+        self.nodes += 1;
+        let mover = state.to_move();
+        if let Some(outcome) = state.outcome() {
+            return self.terminal(state, outcome, mover, kind);
+        }
+        let mine = mover == self.root_player;
+        if depth == 0 {
+            // Counted as won by the root player when optimistic, lost when pessimistic.
+            return if mine == kind.optimistic {
+                UNKNOWN
+            } else {
+                -UNKNOWN
+            };
+        }
+        if self.out_of_budget() {
+            return 0;
+        }
+        let key = state.hash() ^ kind.salt();
+        let slot = self.slot(key);
+        let mut tt_move = None;
+        if let Some(e) = self.table[slot].filter(|e| e.key == key) {
+            tt_move = Some(e.best);
+            if e.depth as u32 >= depth {
+                match e.bound {
+                    Bound::Exact => return e.value,
+                    Bound::Lower => alpha = alpha.max(e.value),
+                    Bound::Upper => beta = beta.min(e.value),
+                }
+                if alpha >= beta {
+                    return e.value;
+                }
+            }
+        }
+        let mut moves = self.ordered(state, ply, tt_move, if ply == 0 { order } else { &[] });
+        let (alpha0, mut best) = (alpha, (-UNKNOWN - 1, moves[0].1));
+        for &(_, a) in &moves {
+            let mut child = state.clone();
+            child.apply(a).expect("a legal move");
+            let v = -self.node(&child, depth - 1, -beta, -alpha, ply + 1, kind, &[]);
+            if self.aborted {
+                break;
+            }
+            if v > best.0 {
+                best = (v, a);
+            }
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        moves.clear();
+        self.buffers[ply] = moves;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best.0 <= alpha0 {
+            Bound::Upper
+        } else if best.0 >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.table[slot] = Some(Entry {
+            key,
+            value: best.0,
+            depth: depth.min(255) as u8,
+            bound,
+            best: best.1,
+        });
+        best.0
+    }
+
+    /// The legal moves of `state`, best first: the table's move, then `first` (in its
+    /// order), then by the mover's score after the move.
+    fn ordered(
+        &mut self,
+        state: &G,
+        ply: usize,
+        tt_move: Option<Action>,
+        first: &[Action],
+    ) -> Vec<(i32, Action)> {
+        if self.buffers.len() <= ply {
+            self.buffers.resize_with(ply + 1, Vec::new);
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        let mut legal = Vec::new();
+        state.legal_actions(&mut legal);
+        let mover = state.to_move();
+        moves.extend(legal.iter().map(|&a| {
+            let rank = if Some(a) == tt_move {
+                i32::MAX
+            } else if let Some(k) = first.iter().position(|&f| f == a) {
+                i32::MAX - 1 - k as i32
+            } else {
+                let mut child = state.clone();
+                child.apply(a).expect("a legal move");
+                let share = child.score_vector().map_or(0.0, |s| s.value(mover));
+                (share * 1e6) as i32
+            };
+            (rank, a)
+        }));
+        moves.sort_by_key(|&(rank, _)| std::cmp::Reverse(rank));
+        moves
+    }
+}
