@@ -120,7 +120,14 @@ fn check_solver<G: Game>(positions: &[G]) {
     for s in positions {
         let exact = brute(s, &mut memo);
         let solution = solver
-            .solve(s, &[], SolveLimits::default())
+            .solve(
+                s,
+                &[],
+                SolveLimits {
+                    margin: true,
+                    ..SolveLimits::default()
+                },
+            )
             .unwrap_or_else(|| panic!("unsolved: {}", s.to_notation()));
         let at = s.to_notation();
         assert_eq!(solution.result, result(exact), "the result of {at}");

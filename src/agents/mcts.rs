@@ -160,6 +160,7 @@ impl<G: Game> MctsAgent<G> {
                 .is_none()
                 .then(|| simulations(limits, self.sims) as u64 * SOLVER_NODES_PER_SIM),
             stop: limits.stop.clone(),
+            margin: true,
         };
         let solver = self
             .solver

@@ -43,6 +43,23 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 20)]
         positions: usize,
     },
+    /// The exact endgame solver against plain minimax (its reference) on the last
+    /// positions of alpha-beta games: solved and median time by endgame size (Ataxx,
+    /// Virus: empty squares).
+    Endgame {
+        /// The largest endgame size measured (from 1).
+        #[arg(long, default_value_t = 6)]
+        size: u32,
+        /// Positions per size.
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+        /// Time per position, in milliseconds.
+        #[arg(long, default_value_t = 100)]
+        ms: u64,
+        /// Also run the reference on every position.
+        #[arg(long)]
+        reference: bool,
+    },
     /// Network inference: positions per second by batch size.
     Nn {
         /// Residual blocks of the network measured.
@@ -151,6 +168,12 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             anyhow::ensure!(positions >= 1, "--positions must be at least 1");
             bench::search(&start, depth, positions, args.rounds)
         }
+        BenchKind::Endgame {
+            size,
+            positions,
+            ms,
+            reference,
+        } => return endgame(&start, args, size, positions, ms, reference),
         BenchKind::Nn {
             blocks,
             channels,
@@ -276,6 +299,58 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
         } else {
             println!("{r}");
         }
+    }
+    Ok(())
+}
+
+/// `bench endgame`: the solver (and its reference) by endgame size.
+fn endgame<G: crate::agents::Baselines>(
+    start: &G,
+    args: &BenchArgs,
+    size: u32,
+    positions: usize,
+    ms: u64,
+    reference: bool,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        start.endgame_size().is_some(),
+        "the endgame solver takes no position of {} over",
+        start.name()
+    );
+    anyhow::ensure!((1..=20).contains(&size), "--size must be 1-20");
+    anyhow::ensure!(
+        (1..=1000).contains(&positions),
+        "--positions must be 1-1000"
+    );
+    anyhow::ensure!((1..=600_000).contains(&ms), "--ms must be 1-600000");
+    let sizes = bench::endgame::positions(start, size, positions);
+    let limit = std::time::Duration::from_millis(ms);
+    for f in bench::endgame::endgame(&sizes, limit, reference) {
+        if args.json {
+            println!("{}", serde_json::to_string(&f)?);
+            continue;
+        }
+        let plain = match (f.reference_solved, f.reference_median_ms) {
+            (Some(n), Some(t)) => format!(
+                "; plain minimax {n}/{} (median {t:.1} ms){}",
+                f.positions,
+                if f.agree {
+                    ", every result agrees"
+                } else {
+                    ", RESULTS DIFFER"
+                }
+            ),
+            _ => String::new(),
+        };
+        println!(
+            "{} size {:>2}: solved {:>3}/{} within {ms} ms (median {:.1} ms, slowest {:.1} ms){plain}",
+            start.name(),
+            f.size,
+            f.solved,
+            f.positions,
+            f.median_ms,
+            f.max_ms
+        );
     }
     Ok(())
 }

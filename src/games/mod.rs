@@ -195,11 +195,23 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// Whether the rest of the game is small enough for the exact endgame solver
-    /// ([`crate::search::endgame`]) to take the position over within a move's time, as
-    /// measured for the game (Ataxx and Virus: few empty squares). The default: never.
+    /// How much game is left as the exact endgame solver ([`crate::search::endgame`])
+    /// sees it (Ataxx and Virus: the empty squares); `None` (the default) for a game it
+    /// takes no position of.
+    fn endgame_size(&self) -> Option<u32> {
+        None
+    }
+
+    /// The largest [`Game::endgame_size`] the solver takes over within a move's time, as
+    /// measured for the game by `contagion bench endgame`.
+    fn endgame_reach(&self) -> u32 {
+        0
+    }
+
+    /// Whether the solver takes this position over: its endgame size is within reach.
     fn in_solver_reach(&self) -> bool {
-        false
+        self.endgame_size()
+            .is_some_and(|n| n <= self.endgame_reach())
     }
 
     /// Actions played so far.

@@ -16,7 +16,8 @@
 //!
 //! Moves are ordered by the transposition table's best move, then by the caller's order
 //! at the root (the network's policy), then by the mover's score after the move. The
-//! table holds bounds keyed by the position's hash, the depth and the search's kind.
+//! table holds bounds keyed by the position's hash, the search's kind and the root
+//! player, with the depth they hold to; it is kept from one solve to the next.
 
 use std::time::Instant;
 
@@ -24,8 +25,9 @@ use super::Stop;
 use super::mcts::Proven;
 use crate::games::{Action, Game, Outcome};
 
-/// Deepest iteration the solver tries.
-pub const MAX_DEPTH: u32 = 64;
+/// Deepest iteration the solver tries (Ataxx's 100-half-move rule can take a game of
+/// jumps that far).
+pub const MAX_DEPTH: u32 = 250;
 
 /// A won position's value at the scale of margins (results dominate margins).
 const RESULT: i32 = 10_000;
@@ -41,6 +43,8 @@ pub struct SolveLimits {
     pub nodes: Option<u64>,
     /// Stop when asked to.
     pub stop: Stop,
+    /// Solve the margin too, once the result is proven (time and nodes allowing).
+    pub margin: bool,
 }
 
 /// An exact result.
@@ -102,14 +106,23 @@ struct Kind {
 }
 
 impl Kind {
-    fn salt(self) -> u64 {
-        0x9E37_79B9_7F4A_7C15u64.wrapping_mul(1 + self.margin as u64 * 2 + self.optimistic as u64)
+    /// The table key's salt for this kind of search by `root_player` (a position's
+    /// bounds depend on both, never on where the search began, so entries stay good
+    /// from one solve to the next).
+    fn salt(self, root_player: usize) -> u64 {
+        let k = 1 + self.margin as u64 * 2 + self.optimistic as u64 + 4 * root_player as u64;
+        0x9E37_79B9_7F4A_7C15u64.wrapping_mul(k)
     }
 }
 
 /// A reusable solver with its transposition table.
 pub struct Solver<G: Game> {
     table: Vec<Option<Entry>>,
+    /// Cut-offs and the table; without them ([`Solver::reference`]): plain minimax over
+    /// the same bounds, the reference the solver is measured against.
+    pruning: bool,
+    /// The best move of the last root search.
+    root_best: Option<Action>,
     buffers: Vec<Vec<(i32, Action)>>,
     nodes: u64,
     limits: SolveLimits,
@@ -124,6 +137,8 @@ impl<G: Game> Solver<G> {
     pub fn new(bits: u32) -> Solver<G> {
         Solver {
             table: vec![None; 1 << bits.clamp(10, 26)],
+            pruning: true,
+            root_best: None,
             buffers: Vec::new(),
             nodes: 0,
             limits: SolveLimits::default(),
@@ -131,6 +146,15 @@ impl<G: Game> Solver<G> {
             aborted: false,
             root_player: 0,
             _game: std::marker::PhantomData,
+        }
+    }
+
+    /// The reference: the same deepening and bounds by plain minimax (no cut-offs, no
+    /// table), far slower, for measuring the solver and checking it.
+    pub fn reference() -> Solver<G> {
+        Solver {
+            pruning: false,
+            ..Solver::new(0)
         }
     }
 
@@ -146,12 +170,7 @@ impl<G: Game> Solver<G> {
         self.next_check = 0;
         self.aborted = false;
         self.root_player = root.to_move();
-        self.table.fill(None);
-        let results = Kind {
-            margin: false,
-            optimistic: false,
-        };
-        let (result, best, depth) = self.deepen(root, order, results, -1, 1)?;
+        let (result, best, depth) = self.prove_result(root, order)?;
         let mut solution = Solution {
             best,
             result,
@@ -159,6 +178,9 @@ impl<G: Game> Solver<G> {
             depth,
             nodes: self.nodes,
         };
+        if !self.limits.margin {
+            return Some(solution);
+        }
         let margins = Kind {
             margin: true,
             optimistic: false,
@@ -170,6 +192,35 @@ impl<G: Game> Solver<G> {
         }
         solution.nodes = self.nodes;
         Some(solution)
+    }
+
+    /// Deepens until the result is proven, with null-window tests of the root player's
+    /// lower bound (a win: it reaches +1; a draw: it reaches 0) and upper bound (a loss:
+    /// it falls to −1; a draw: it falls to 0): the result, a move achieving it, the depth.
+    fn prove_result(&mut self, root: &G, order: &[Action]) -> Option<(i32, Action, u32)> {
+        let low = Kind {
+            margin: false,
+            optimistic: false,
+        };
+        let high = Kind {
+            optimistic: true,
+            ..low
+        };
+        for depth in 1..=MAX_DEPTH {
+            let (v, win) = self.root(root, order, depth, low, 0, 1)?;
+            if v >= 1 {
+                return Some((1, win, depth));
+            }
+            let (v, any) = self.root(root, order, depth, high, -1, 0)?;
+            if v <= -1 {
+                return Some((-1, any, depth));
+            }
+            let (v, draw) = self.root(root, order, depth, low, -1, 0)?;
+            if v >= 0 && self.root(root, order, depth, high, 0, 1)?.0 <= 0 {
+                return Some((0, draw, depth));
+            }
+        }
+        None
     }
 
     /// Deepens until the lower and upper bounds of the root's value (for the mover),
@@ -211,12 +262,18 @@ impl<G: Game> Solver<G> {
         alpha: i32,
         beta: i32,
     ) -> Option<(i32, Action)> {
+        self.root_best = None;
         let v = self.node(root, depth, alpha, beta, 0, kind, order);
         if self.aborted {
             return None;
         }
-        let entry = self.table[self.slot(root.hash() ^ kind.salt())]?;
-        Some((v, entry.best))
+        if self.pruning {
+            // A root cut off by the table kept its best move there.
+            let key = root.hash() ^ kind.salt(self.root_player);
+            let entry = self.table[self.slot(key)].filter(|e| e.key == key);
+            self.root_best = entry.map(|e| e.best).or(self.root_best);
+        }
+        Some((v, self.root_best?))
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -279,10 +336,11 @@ impl<G: Game> Solver<G> {
         if self.out_of_budget() {
             return 0;
         }
-        let key = state.hash() ^ kind.salt();
+        let key = state.hash() ^ kind.salt(self.root_player);
         let slot = self.slot(key);
         let mut tt_move = None;
-        if let Some(e) = self.table[slot].filter(|e| e.key == key) {
+        let entry = self.table[slot].filter(|e| self.pruning && e.key == key);
+        if let Some(e) = entry {
             tt_move = Some(e.best);
             if e.depth as u32 >= depth {
                 match e.bound {
@@ -308,7 +366,7 @@ impl<G: Game> Solver<G> {
                 best = (v, a);
             }
             alpha = alpha.max(v);
-            if alpha >= beta {
+            if alpha >= beta && self.pruning {
                 break;
             }
         }
@@ -316,6 +374,12 @@ impl<G: Game> Solver<G> {
         self.buffers[ply] = moves;
         if self.aborted {
             return 0;
+        }
+        if ply == 0 {
+            self.root_best = Some(best.1);
+        }
+        if !self.pruning {
+            return best.0;
         }
         let bound = if best.0 <= alpha0 {
             Bound::Upper

@@ -183,6 +183,7 @@ impl<G: Baselines> Flight<'_, G> {
         };
         let limits = SolveLimits {
             nodes: Some(sims as u64 * SOLVER_NODES_PER_SIM),
+            margin: true,
             ..SolveLimits::default()
         };
         let root = root.clone();

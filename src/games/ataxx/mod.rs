@@ -165,9 +165,13 @@ impl Game for Ataxx {
         Some(Outcome::share(self.pieces(0), self.pieces(1)))
     }
 
-    /// At most [`SOLVER_EMPTIES`] empty squares.
-    fn in_solver_reach(&self) -> bool {
-        self.empties() <= SOLVER_EMPTIES
+    /// The empty squares.
+    fn endgame_size(&self) -> Option<u32> {
+        Some(self.empties())
+    }
+
+    fn endgame_reach(&self) -> u32 {
+        SOLVER_EMPTIES
     }
 
     fn ply(&self) -> u32 {

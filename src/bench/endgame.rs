@@ -1,0 +1,117 @@
+//! `contagion bench endgame`: the exact endgame solver against its reference (plain
+//! minimax over the same bounds) on the last positions of real games, by endgame size.
+//!
+//! The games are alpha-beta's (depth 2, the game's baseline evaluation) from seeded
+//! random openings. Each position is given to the solver, then to the reference, with
+//! the same time limit, to prove its result (win, draw or loss; the margin is not
+//! timed); the figures are how many each solved, the median time, and whether every
+//! result both found agrees.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::sample_positions;
+use crate::agents::Baselines;
+use crate::games::Game;
+use crate::search::alphabeta::{AlphaBeta, SearchLimits};
+use crate::search::endgame::{SolveLimits, Solver};
+
+/// The figures for one endgame size.
+#[derive(Debug, Clone, Serialize)]
+pub struct EndgameFigure {
+    /// [`Game::endgame_size`] of the positions (Ataxx: empty squares).
+    pub size: u32,
+    /// Positions measured.
+    pub positions: usize,
+    /// Solved by the solver within the limit.
+    pub solved: usize,
+    /// The solver's median time over the positions (an unsolved one counts as the limit).
+    pub median_ms: f64,
+    /// The solver's slowest position (an unsolved one counts as the limit).
+    pub max_ms: f64,
+    /// Solved by the reference within the limit (when measured).
+    pub reference_solved: Option<usize>,
+    /// The reference's median time (an unsolved one counts as the limit).
+    pub reference_median_ms: Option<f64>,
+    /// Whether every position both solved has the same result.
+    pub agree: bool,
+}
+
+/// `per_size` positions of each endgame size `1..=max_size`, from the ends of games
+/// between depth-2 alpha-beta players.
+pub fn positions<G: Baselines>(start: &G, max_size: u32, per_size: usize) -> Vec<Vec<G>> {
+    let heuristic = G::Heuristic::default();
+    let mut search = AlphaBeta::new(&heuristic, true);
+    let mut out = vec![Vec::new(); max_size as usize];
+    let full = |out: &[Vec<G>]| out.iter().all(|v| v.len() >= per_size);
+    for mut s in sample_positions(start, 4 * per_size + 8, 6, 4141) {
+        if full(&out) {
+            break;
+        }
+        let mut taken = vec![false; max_size as usize];
+        while s.outcome().is_none() {
+            if let Some(n) = s.endgame_size().filter(|&n| (1..=max_size).contains(&n)) {
+                let k = n as usize - 1;
+                if !taken[k] && out[k].len() < per_size {
+                    (taken[k], _) = (true, out[k].push(s.clone()));
+                }
+            }
+            let Some(r) = search.search(&s, SearchLimits::depth(2)) else {
+                break;
+            };
+            s.apply(r.best).expect("a legal move");
+        }
+    }
+    out
+}
+
+/// Solves every position of `sizes` with `limit` each, and with the reference when
+/// `reference`; one figure per size.
+pub fn endgame<G: Game>(sizes: &[Vec<G>], limit: Duration, reference: bool) -> Vec<EndgameFigure> {
+    let mut solver = Solver::new(20);
+    let mut plain = Solver::reference();
+    let mut figures = Vec::new();
+    for (k, positions) in sizes.iter().enumerate() {
+        let (mut times, mut plain_times) = (Vec::new(), Vec::new());
+        let (mut solved, mut plain_solved, mut agree) = (0, 0, true);
+        for s in positions {
+            let run = |solver: &mut Solver<G>| {
+                let t0 = Instant::now();
+                let limits = SolveLimits {
+                    deadline: Some(t0 + limit),
+                    ..SolveLimits::default()
+                };
+                let solution = solver.solve(s, &[], limits);
+                (solution, t0.elapsed().as_secs_f64() * 1e3)
+            };
+            let (solution, ms) = run(&mut solver);
+            solved += usize::from(solution.is_some());
+            times.push(ms);
+            if reference {
+                let (exact, ms) = run(&mut plain);
+                plain_solved += usize::from(exact.is_some());
+                plain_times.push(ms);
+                if let (Some(a), Some(b)) = (&solution, &exact) {
+                    agree &= a.result == b.result;
+                }
+            }
+        }
+        figures.push(EndgameFigure {
+            size: k as u32 + 1,
+            positions: positions.len(),
+            solved,
+            median_ms: median(&mut times),
+            max_ms: times.iter().copied().fold(0.0, f64::max),
+            reference_solved: reference.then_some(plain_solved),
+            reference_median_ms: reference.then(|| median(&mut plain_times)),
+            agree,
+        });
+    }
+    figures
+}
+
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
