@@ -146,7 +146,8 @@ impl<G: Game> MctsAgent<G> {
     }
 
     /// The exact endgame solver's move, when the position is in its reach and it solves
-    /// it within half the move's time (or [`SOLVER_NODES_PER_SIM`] nodes per simulation).
+    /// it as a win or a draw within half the move's time (or [`SOLVER_NODES_PER_SIM`]
+    /// nodes per simulation). A lost position goes to the search.
     fn solve(&mut self, state: &G, limits: &Limits, start: Instant) -> Option<Action> {
         let tree = self.tree.as_mut()?;
         if !self.endgame || !state.in_solver_reach() || tree.root_proof().is_some() {
@@ -166,6 +167,11 @@ impl<G: Game> MctsAgent<G> {
             .solver
             .get_or_insert_with(|| Solver::new(SOLVER_TABLE_BITS));
         let solution = solver.solve(state, &tree.root_by_prior(), solve_limits)?;
+        if solution.result < 0 {
+            // Lost against perfect play: every move loses, and the search's choice
+            // leaves a fallible opponent the most chances to go wrong.
+            return None;
+        }
         let me = state.to_move();
         tree.prove_root(solution.best, solution.proof(me));
         self.last = Some(solved_summary(state, &solution, start));

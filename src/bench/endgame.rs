@@ -1,5 +1,6 @@
 //! `contagion bench endgame`: the exact endgame solver against its reference (plain
-//! minimax over the same bounds) on the last positions of real games, by endgame size.
+//! minimax over the same bounds) on the last positions of real games, by endgame size;
+//! and how often an agent's move keeps a position's exact result ([`accuracy`]).
 //!
 //! The games are alpha-beta's (depth 2, the game's baseline evaluation) from seeded
 //! random openings. Each position is given to the solver, then to the reference, with
@@ -36,6 +37,32 @@ pub struct EndgameFigure {
     pub reference_median_ms: Option<f64>,
     /// Whether every position both solved has the same result.
     pub agree: bool,
+}
+
+/// `per_size` positions of each endgame size `1..=max_size` from the recorded `games`
+/// (each game's positions, earliest first, at most one of each size a game).
+pub fn recorded_positions<G: Game>(
+    start: &G,
+    games: &[crate::arena::record::RecordedGame],
+    max_size: u32,
+    per_size: usize,
+) -> anyhow::Result<Vec<Vec<G>>> {
+    let mut out = vec![Vec::new(); max_size as usize];
+    for game in games {
+        let mut taken = vec![false; max_size as usize];
+        for (_, s) in game.replay(start)? {
+            if s.outcome().is_some() {
+                continue;
+            }
+            if let Some(n) = s.endgame_size().filter(|&n| (1..=max_size).contains(&n)) {
+                let k = n as usize - 1;
+                if !taken[k] && out[k].len() < per_size {
+                    (taken[k], _) = (true, out[k].push(s));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `per_size` positions of each endgame size `1..=max_size`, from the ends of games
@@ -114,4 +141,75 @@ pub fn endgame<G: Game>(sizes: &[Vec<G>], limit: Duration, reference: bool) -> V
 fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// How one agent's moves keep exact results, for one endgame size.
+#[derive(Debug, Clone, Serialize)]
+pub struct AccuracyFigure {
+    /// [`Game::endgame_size`] of the positions.
+    pub size: u32,
+    /// Positions measured.
+    pub positions: usize,
+    /// Positions whose result the solver proved within the exact limit (the others are
+    /// left out).
+    pub solved: usize,
+    /// Of those, positions where the agent's move keeps the result.
+    pub kept: usize,
+    /// Of those, positions where the move's result could not be proven in the limit.
+    pub unknown: usize,
+}
+
+/// For every position: its exact result by the solver within `exact` (positions it
+/// does not solve are left out), the `agent`'s move at `movetime`, and whether the
+/// position after the move has the same result for the mover (also solved within
+/// `exact`). One figure per size.
+pub fn accuracy<G: Game>(
+    sizes: &[Vec<G>],
+    agent: &mut dyn crate::agents::Agent<G>,
+    movetime: Duration,
+    exact: Duration,
+) -> anyhow::Result<Vec<AccuracyFigure>> {
+    let mut solver = Solver::new(22);
+    // The exact result (+1, 0, −1) of `s` for `player`, if proven within `exact`.
+    let mut result_for = |s: &G, player: usize| match s.outcome() {
+        Some(o) => Some(o.value(player).total_cmp(&0.0) as i32),
+        None => {
+            let limits = SolveLimits {
+                deadline: Some(Instant::now() + exact),
+                ..SolveLimits::default()
+            };
+            let r = solver.solve(s, &[], limits)?.result;
+            Some(if s.to_move() == player { r } else { -r })
+        }
+    };
+    let mut figures = Vec::new();
+    for (k, positions) in sizes.iter().enumerate() {
+        let mut f = AccuracyFigure {
+            size: k as u32 + 1,
+            positions: positions.len(),
+            solved: 0,
+            kept: 0,
+            unknown: 0,
+        };
+        for s in positions {
+            let me = s.to_move();
+            let Some(result) = result_for(s, me) else {
+                continue;
+            };
+            f.solved += 1;
+            let limits = crate::agents::Limits {
+                movetime: Some(movetime),
+                ..Default::default()
+            };
+            let action = agent.select(s, &limits)?;
+            let mut child = s.clone();
+            child.apply(action)?;
+            match result_for(&child, me) {
+                Some(r) => f.kept += usize::from(r == result),
+                None => f.unknown += 1,
+            }
+        }
+        figures.push(f);
+    }
+    Ok(figures)
 }

@@ -22,6 +22,11 @@ pub struct NnFigure {
     pub rounds: usize,
     /// burn's forward (`Net::infer_burn`), one thread.
     pub burn_positions_per_s: Option<f64>,
+    /// Which forward [`NnFigure::positions_per_s`] timed (see [`Net::forward_kind`]).
+    pub forward: &'static str,
+    /// The other of the fp32 and int8 fast forwards on the same inputs (int8 where the
+    /// CPU has AVX-512 VNNI).
+    pub other_positions_per_s: Option<(&'static str, f64)>,
 }
 
 /// Network forward passes of `net`: positions per second for each batch size.
@@ -35,6 +40,11 @@ pub fn nn<G: Game>(
 ) -> Vec<NnFigure> {
     let len = net.shape.input_len();
     let positions = sample_positions(start, 64, 20, 7);
+    let other = match net.forward_kind() {
+        "int8" => Some(net.clone().fp32()),
+        "fp32" if crate::nn::quant::available() => Some(net.clone().int8()),
+        _ => None,
+    };
     let time = |b: usize, input: &[f32], f: &dyn Fn(Vec<f32>)| -> Rate {
         // At least ~4096 positions per round so small batches are timed fairly.
         let reps = (4096 / b).max(1);
@@ -62,6 +72,12 @@ pub fn nn<G: Game>(
                 })
                 .median
             });
+            let other = other.as_ref().map(|f| {
+                let rate = time(b, &input, &|x| {
+                    std::hint::black_box(f.infer(x, b));
+                });
+                (f.forward_kind(), rate.median)
+            });
             NnFigure {
                 batch: b,
                 threads,
@@ -70,6 +86,8 @@ pub fn nn<G: Game>(
                 max: fast.max,
                 rounds,
                 burn_positions_per_s: burn,
+                forward: net.forward_kind(),
+                other_positions_per_s: other,
             }
         })
         .collect()

@@ -59,6 +59,16 @@ pub enum BenchKind {
         /// Also run the reference on every position.
         #[arg(long)]
         reference: bool,
+        /// Take the positions from the games in this record (PGN) instead.
+        #[arg(long, value_name = "FILE")]
+        pgn: Option<std::path::PathBuf>,
+        /// Instead of timing the solver: how often this agent's move (at `--ms` a move)
+        /// keeps the exact result of positions the solver proves within `--exact-ms`.
+        #[arg(long, value_name = "SPEC")]
+        agent: Option<String>,
+        /// The solver's time per position for the exact results `--agent` is held to.
+        #[arg(long, default_value_t = 10_000)]
+        exact_ms: u64,
     },
     /// Network inference: positions per second by batch size.
     Nn {
@@ -168,12 +178,7 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             anyhow::ensure!(positions >= 1, "--positions must be at least 1");
             bench::search(&start, depth, positions, args.rounds)
         }
-        BenchKind::Endgame {
-            size,
-            positions,
-            ms,
-            reference,
-        } => return endgame(&start, args, size, positions, ms, reference),
+        BenchKind::Endgame { .. } => return endgame(&start, args),
         BenchKind::Nn {
             blocks,
             channels,
@@ -227,8 +232,12 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
                         f.positions_per_s / b
                     )
                 });
+                let other = f.other_positions_per_s.map_or(String::new(), |(k, b)| {
+                    format!("; {k} forward {b:.0}/s ({:.2}x)", b / f.positions_per_s)
+                });
                 println!(
-                    "forward {}x{} ({mflop:.2} MFLOP/position), batch {:>4}, {} thread(s): {:>9.0} positions/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}",
+                    "{} forward {}x{} ({mflop:.2} MFLOP/position), batch {:>4}, {} thread(s): {:>9.0} positions/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}{other}",
+                    f.forward,
                     s.blocks,
                     s.channels,
                     f.batch,
@@ -303,28 +312,65 @@ fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
     Ok(())
 }
 
-/// `bench endgame`: the solver (and its reference) by endgame size.
-fn endgame<G: crate::agents::Baselines>(
-    start: &G,
-    args: &BenchArgs,
-    size: u32,
-    positions: usize,
-    ms: u64,
-    reference: bool,
-) -> anyhow::Result<()> {
+/// `bench endgame`: the solver (and its reference) by endgame size, or an agent's
+/// accuracy against its exact results.
+fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
+    let BenchKind::Endgame {
+        size,
+        positions,
+        ms,
+        reference,
+        pgn,
+        agent,
+        exact_ms,
+    } = args.what.clone()
+    else {
+        unreachable!("called for bench endgame")
+    };
     anyhow::ensure!(
         start.endgame_size().is_some(),
         "the endgame solver takes no position of {} over",
         start.name()
     );
-    anyhow::ensure!((1..=20).contains(&size), "--size must be 1-20");
+    anyhow::ensure!((1..=50).contains(&size), "--size must be 1-50");
     anyhow::ensure!(
         (1..=1000).contains(&positions),
         "--positions must be 1-1000"
     );
     anyhow::ensure!((1..=600_000).contains(&ms), "--ms must be 1-600000");
-    let sizes = bench::endgame::positions(start, size, positions);
+    anyhow::ensure!(
+        (1..=600_000).contains(&exact_ms),
+        "--exact-ms must be 1-600000"
+    );
+    let sizes = match &pgn {
+        Some(path) => {
+            let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
+            let games = crate::arena::record::read_games(&text)?;
+            bench::endgame::recorded_positions(start, &games, size, positions)?
+        }
+        None => bench::endgame::positions(start, size, positions),
+    };
     let limit = std::time::Duration::from_millis(ms);
+    if let Some(spec) = agent {
+        let mut agent = spec.parse::<crate::agents::AgentSpec>()?.build(start, 1)?;
+        let exact = std::time::Duration::from_millis(exact_ms);
+        for f in bench::endgame::accuracy(&sizes, agent.as_mut(), limit, exact)? {
+            if args.json {
+                println!("{}", serde_json::to_string(&f)?);
+                continue;
+            }
+            println!(
+                "{} size {:>2}: {} positions, {} solved within {exact_ms} ms; {spec} at {ms} ms kept the result in {} of them ({} unproven after its move)",
+                start.name(),
+                f.size,
+                f.positions,
+                f.solved,
+                f.kept,
+                f.unknown
+            );
+        }
+        return Ok(());
+    }
     for f in bench::endgame::endgame(&sizes, limit, reference) {
         if args.json {
             println!("{}", serde_json::to_string(&f)?);

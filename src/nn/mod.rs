@@ -4,8 +4,9 @@
 //! - [`evaluator`]: [`NetEvaluator`], the MCTS evaluator that runs many positions as one
 //!   batch and caches results by position hash.
 //! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
-//!   im2col into one GEMM per convolution: [`conv`]); burn's forward stays the reference
-//!   and the path on CUDA.
+//!   im2col into one GEMM per convolution: [`conv`]; the residual blocks' convolutions
+//!   in int8 where the CPU has AVX-512 VNNI: [`quant`]); burn's forward stays the
+//!   reference and the path on CUDA.
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
 //!   burn's autodiff stays the reference and the path on CUDA.
@@ -26,6 +27,7 @@ pub mod fast;
 pub mod manifest;
 pub mod network;
 pub mod onnx;
+pub mod quant;
 pub mod safetensors;
 pub mod train_step;
 
@@ -92,7 +94,8 @@ impl Net {
         let model = model.valid();
         let fast = (!cfg!(feature = "cuda")).then(|| {
             let tensors = bundle::folded_tensors(&shape, &model);
-            std::sync::Arc::new(fast::FastNet::new(&shape, &tensors))
+            let f = fast::FastNet::new(&shape, &tensors);
+            std::sync::Arc::new(if quant::enabled() { f.int8() } else { f })
         });
         Net {
             shape,
@@ -107,6 +110,30 @@ impl Net {
     pub fn burn_only(mut self) -> Net {
         self.fast = None;
         self
+    }
+
+    /// This network with its residual blocks' convolutions in int8 ([`quant`]); the CPU
+    /// must have AVX-512 VNNI ([`quant::available`]).
+    pub fn int8(mut self) -> Net {
+        self.fast = self.fast.map(|f| std::sync::Arc::new(f.int8()));
+        self
+    }
+
+    /// This network with every product of its fast forward in floats (the default, the
+    /// reference and fallback of the int8 convolutions, [`quant`]).
+    pub fn fp32(mut self) -> Net {
+        self.fast = self.fast.map(|f| std::sync::Arc::new(f.fp32()));
+        self
+    }
+
+    /// Which forward runs: `"int8"` (the blocks' convolutions on AVX-512 VNNI),
+    /// `"fp32"` (the fast forward in floats) or `"burn"`.
+    pub fn forward_kind(&self) -> &'static str {
+        match &self.fast {
+            Some(f) if f.is_int8() => "int8",
+            Some(_) => "fp32",
+            None => "burn",
+        }
     }
 
     /// This network with each forward split over `threads` threads (by positions). Self-

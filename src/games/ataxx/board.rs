@@ -247,17 +247,24 @@ impl Ataxx {
         (0..n).contains(&c).then(|| (r * n + c) as usize)
     }
 
-    /// Whether `player` has a clone or a jump: some empty square lies within two
-    /// squares of one of its pieces. Scanned from the empty squares, which an endgame
-    /// has few of (the relation is symmetric: the offsets come in opposite pairs).
+    /// Whether `player` has a clone or a jump: some empty square lies within two squares
+    /// of one of its pieces. Scanned from whichever is likely fewer, the player's pieces
+    /// or the empty squares (an endgame has few of these); the offsets come in opposite
+    /// pairs, so either way finds the same.
     pub fn can_move(&self, player: usize) -> bool {
-        let me = piece(player);
+        let (me, pieces) = (piece(player), self.count[player] as usize);
+        let empties_at_most = self.cells() - self.count[0] as usize - self.count[1] as usize;
+        let (from, to) = if pieces <= empties_at_most {
+            (me, EMPTY)
+        } else {
+            (EMPTY, me)
+        };
         (0..self.cells()).any(|c| {
-            self.cells[c] == EMPTY
+            self.cells[c] == from
                 && NEIGHBOURS
                     .iter()
                     .chain(JUMPS.iter())
-                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == me))
+                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == to))
         })
     }
 

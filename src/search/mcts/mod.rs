@@ -186,6 +186,8 @@ pub struct Tree<G: Game> {
     /// The Gumbel root plan of the current search (Gumbel search only).
     plan: Option<Plan>,
     scratch: Vec<Action>,
+    /// The movers along a selection's path (kept to save allocations).
+    movers: Vec<u8>,
     /// An empty buffer for the next re-rooting's nodes (see `Tree::keep`).
     spare: Vec<Node>,
 }
@@ -199,6 +201,7 @@ impl<G: Game> Tree<G> {
             noised: false,
             plan: None,
             scratch: Vec::new(),
+            movers: Vec::new(),
             spare: Vec::new(),
         }
     }
@@ -323,17 +326,20 @@ impl<G: Game> Tree<G> {
     pub fn select_leaf(&mut self, params: &MctsParams) -> Option<Leaf<G>> {
         let mut state = self.root.clone();
         let mut path = vec![0u32];
-        let mut movers = Vec::new();
+        let mut movers = std::mem::take(&mut self.movers);
+        movers.clear();
         let mut node = 0u32;
         loop {
             if let Some(p) = self.nodes[node as usize].proof {
                 self.backup(&path, &p.outcome, false);
+                self.movers = movers;
                 return None;
             }
             if let Some(outcome) = state.outcome() {
                 self.nodes[node as usize].proof = Some(Proven::terminal(outcome));
                 self.propagate_proof(&path, &movers);
                 self.backup(&path, &outcome.0, false);
+                self.movers = movers;
                 return None;
             }
             if !self.nodes[node as usize].expanded {
@@ -347,6 +353,7 @@ impl<G: Game> Tree<G> {
             path.push(child);
             node = child;
         }
+        self.movers = movers;
         for &i in &path {
             self.nodes[i as usize].pending += 1;
         }
@@ -389,16 +396,10 @@ impl<G: Game> Tree<G> {
         };
         let fpu = parent_q - params.fpu_reduction;
         let scale = params.c_puct * parent_n.max(1.0).sqrt();
-        let mut best = (f32::NEG_INFINITY, NONE);
         // Proven losses for the mover are passed over while any move is not one.
-        let all_lost = self
-            .children(node)
-            .all(|i| Self::avoided(&self.nodes[i], me));
+        let (mut best, mut best_lost) = ((f32::NEG_INFINITY, NONE), (f32::NEG_INFINITY, NONE));
         for i in self.children(node) {
             let c = &self.nodes[i];
-            if Self::avoided(c, me) && !all_lost {
-                continue;
-            }
             let n = c.visits + c.pending;
             // A pending visit counts as a loss for the mover (virtual loss).
             let q = match c.proof {
@@ -407,11 +408,16 @@ impl<G: Game> Tree<G> {
                 None => (c.value_sum[me] - c.pending as f32) / n as f32,
             };
             let u = q + scale * c.prior / (1.0 + n as f32);
-            if u > best.0 {
-                best = (u, i as u32);
+            let slot = if Self::avoided(c, me) {
+                &mut best_lost
+            } else {
+                &mut best
+            };
+            if u > slot.0 {
+                *slot = (u, i as u32);
             }
         }
-        best.1
+        if best.1 == NONE { best_lost.1 } else { best.1 }
     }
 
     /// Puts the evaluation of `leaf` in (children with their priors) and backs up its
