@@ -130,6 +130,70 @@ fn bench_prints_positive_rates() {
 }
 
 #[test]
+fn bench_endgame_solves_ataxx_endgames_and_scores_an_agent() {
+    let o = contagion(&[
+        "bench",
+        "--game",
+        "ataxx",
+        "endgame",
+        "--size",
+        "2",
+        "--positions",
+        "3",
+        "--ms",
+        "2000",
+        "--reference",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let figures: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(figures.len(), 2);
+    for f in &figures {
+        assert_eq!(f["positions"], 3);
+        assert!(f["solved"].as_u64().unwrap() >= 2, "{f}");
+        assert_eq!(f["agree"], true, "the solver and plain minimax agree: {f}");
+    }
+    // The solver's own moves keep every result it proves.
+    let o = contagion(&[
+        "bench",
+        "--game",
+        "ataxx",
+        "endgame",
+        "--size",
+        "2",
+        "--positions",
+        "3",
+        "--ms",
+        "50",
+        "--agent",
+        "alphabeta:depth=4",
+        "--exact-ms",
+        "2000",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for line in stdout(&o).lines() {
+        let f: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(f["solved"].as_u64().unwrap() >= 2, "{f}");
+        assert!(f["kept"].as_u64().unwrap() + f["unknown"].as_u64().unwrap() <= 3);
+    }
+    // Games the solver takes no position of, and bad values, are refused clearly.
+    let o = contagion(&["bench", "endgame"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("takes no position of infexion"),
+        "{}",
+        stderr(&o)
+    );
+    let o = contagion(&["bench", "--game", "ataxx", "endgame", "--size", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--size"), "{}", stderr(&o));
+}
+
+#[test]
 fn play_shows_the_moves_and_the_result() {
     let o = contagion(&["play", "--a", "greedy", "--b", "random", "--seed", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));

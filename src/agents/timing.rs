@@ -72,7 +72,9 @@ impl TimePlan {
             hard: hard.and_then(|d| start.checked_add(d)),
             settle,
             banked: fixed.is_none(),
-            last_ask: start,
+            // Batches are timed from now: time spent before the search (the endgame
+            // solver's) is no batch.
+            last_ask: Instant::now(),
             longest_batch: Duration::ZERO,
         }
     }
@@ -230,6 +232,14 @@ mod tests {
         let p = plan(&clock, None, 0);
         let hard = p.hard.unwrap().duration_since(p.start);
         assert!(hard <= Duration::from_millis(100), "{hard:?}");
+    }
+
+    #[test]
+    fn time_spent_before_the_search_is_no_batch() {
+        // The endgame solver took 60 ms of a 100 ms move: the search has the rest.
+        let start = Instant::now() - Duration::from_millis(60);
+        let mut p = TimePlan::new(&Ataxx::standard(), &movetime(100), None, start, true);
+        assert!(!p.stop(&[(1, 0.0), (0, 0.0)], 1, 1000));
     }
 
     #[test]
