@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use contagion::agents::Baselines;
-use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
