@@ -95,6 +95,15 @@ fn bad_arguments_are_clear_errors() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// The JSON objects a successful `--json` run printed, one a line.
+fn json_lines(o: &std::process::Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", stderr(o));
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn bench_prints_positive_rates() {
     let o = contagion(&[
@@ -108,11 +117,7 @@ fn bench_prints_positive_rates() {
         "2",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let rates: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rates = json_lines(&o);
     assert_eq!(rates.len(), 3);
     assert!(rates.iter().all(|r| r["median"].as_f64().unwrap() > 0.0));
     let o = contagion(&[
@@ -131,54 +136,24 @@ fn bench_prints_positive_rates() {
 
 #[test]
 fn bench_endgame_solves_ataxx_endgames_and_scores_an_agent() {
-    let o = contagion(&[
-        "bench",
-        "--game",
-        "ataxx",
-        "endgame",
-        "--size",
-        "2",
-        "--positions",
-        "3",
-        "--ms",
-        "2000",
-        "--reference",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let figures: Vec<serde_json::Value> = stdout(&o)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let endgame = |more: &str| {
+        let line = format!("bench --game ataxx endgame --size 2 --positions 3 --json {more}");
+        contagion(&line.split_whitespace().collect::<Vec<_>>())
+    };
+    let figures = json_lines(&endgame("--ms 2000 --reference"));
     assert_eq!(figures.len(), 2);
     for f in &figures {
         assert_eq!(f["positions"], 3);
         assert!(f["solved"].as_u64().unwrap() >= 2, "{f}");
         assert_eq!(f["agree"], true, "the solver and plain minimax agree: {f}");
     }
-    // The solver's own moves keep every result it proves.
-    let o = contagion(&[
-        "bench",
-        "--game",
-        "ataxx",
-        "endgame",
-        "--size",
-        "2",
-        "--positions",
-        "3",
-        "--ms",
-        "50",
-        "--agent",
-        "alphabeta:depth=4",
-        "--exact-ms",
-        "2000",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    for line in stdout(&o).lines() {
-        let f: serde_json::Value = serde_json::from_str(line).unwrap();
-        assert!(f["solved"].as_u64().unwrap() >= 2, "{f}");
-        assert!(f["kept"].as_u64().unwrap() + f["unknown"].as_u64().unwrap() <= 3);
+    // An agent's moves, scored against the exact results.
+    for f in json_lines(&endgame(
+        "--ms 50 --agent alphabeta:depth=4 --exact-ms 2000",
+    )) {
+        let (solved, kept) = (f["solved"].as_u64().unwrap(), f["kept"].as_u64().unwrap());
+        assert!(solved >= 2 && kept >= 1, "{f}");
+        assert!(kept + f["unknown"].as_u64().unwrap() <= solved, "{f}");
     }
     // Games the solver takes no position of, and bad values, are refused clearly.
     let o = contagion(&["bench", "endgame"]);
