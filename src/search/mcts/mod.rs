@@ -16,7 +16,7 @@
 //!   their ancestors where they can ([`proof`]); selection passes over proven losses and
 //!   stops at proven nodes, and [`Tree::choose`] plays a proven win at once.
 //! - **Tree reuse**: [`Tree::advance`] and [`Tree::reroot`] keep the subtree under the
-//!   moves played ([`reroot`]).
+//!   moves played (`mcts/reroot.rs`).
 //!
 //! [`super::batch::search_batched`] drives many trees to a simulation count with one
 //! evaluator.
