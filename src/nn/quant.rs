@@ -11,10 +11,10 @@
 //! - The product sums `u · q` exactly in 32 bits, then scales by `s · scale[o]`.
 //!
 //! The float forward ([`super::fast`]) is the default and the reference: on the
-//! project's machines this path is 1.2–1.3× as fast and keeps the float forward's best
-//! move in 97.8–99.7% of positions (docs/performance.md, "Network inference"), short of
-//! the 99% in every game it would need to be the default. `CONTAGION_FORWARD=int8` turns
-//! it on where the CPU has AVX-512 VNNI ([`enabled`]).
+//! project's machine this path is 1.2–1.4× as fast and keeps the float forward's best
+//! move in 97.8% (Infexion) to 99.7% (Virus) of positions (docs/performance.md, "Network
+//! inference"), short of the 99% in every game it would need to be the default.
+//! `CONTAGION_FORWARD=int8` turns it on where the CPU has AVX-512 VNNI ([`enabled`]).
 
 /// The environment variable that picks the forward: `int8` asks for this one.
 pub const FORWARD_ENV: &str = "CONTAGION_FORWARD";
