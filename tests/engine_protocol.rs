@@ -435,6 +435,23 @@ fn a_forced_win_is_reported_as_mate() {
 }
 
 #[test]
+fn a_model_reports_a_proven_endgame_as_mate() {
+    // Two empty squares; o wins by taking a2 (the solver proves it in under a
+    // millisecond, the tree within a few hundred simulations).
+    let fen = "xxoooxo/xxxxxxo/oxxoooo/oxxxxoo/ooxxxxx/1oooxxx/1ooooxx o 0 50";
+    for option in ["0", "1"] {
+        let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle-166min,sims=5000");
+        e.silent(&format!("setoption name Endgame value {option}"));
+        e.silent(&format!("position fen {fen}"));
+        let (info, best) = e.go("go nodes 5000");
+        let last = info.last().unwrap();
+        assert_eq!(field(last, "mate"), "2", "Endgame {option}: {last}");
+        assert_eq!(best, "a2", "Endgame {option}");
+        e.quit();
+    }
+}
+
+#[test]
 fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
     for agent in [
         "alphabeta:depth=2",
