@@ -267,6 +267,28 @@ fn value_targets_mix_the_result_with_the_root_value() {
     assert!(err(&game(1, vec![[2.0, 0.0, 0.0]])).contains("outside [-1, 1]"));
 }
 
+#[test]
+fn proven_positions_take_their_exact_value_as_the_target() {
+    let start = Board::new();
+    let mut g = game(
+        3,
+        vec![[0.2, -0.2, 0.0], [-1.0, 1.0, 0.0], [0.4, -0.4, 0.0]],
+    );
+    g.proven = vec![1];
+    for targets in [mix(0.0), mix(0.5)] {
+        let samples = positions(&start, &g, targets).unwrap();
+        assert_eq!(
+            samples[1].outcome,
+            [-1.0, 1.0, 0.0],
+            "the proof, whatever the mix"
+        );
+        assert_ne!(samples[0].outcome, [0.2, -0.2, 0.0]);
+    }
+    g.proven = vec![3];
+    let err = positions(&start, &g, mix(0.0)).unwrap_err().to_string();
+    assert!(err.contains("proven position has no root value"), "{err}");
+}
+
 fn mix(root_mix: f32) -> ValueTargets {
     ValueTargets {
         root_mix,
@@ -314,11 +336,11 @@ fn value_targets_look_a_horizon_ahead() {
     assert!(long.iter().all(|s| s.outcome == g.outcome));
 }
 
-/// Shards of format 2 (before root values) still load, their games without values.
-/// The format-2 structs are declared here again on purpose: the test writes the old
+/// Shards of formats 2 (before root values) and 3 (before proven positions) still load,
+/// their games without what came later. The old structs are declared here again on purpose: the test writes the old
 /// layout with its own encoder, independent of the reader it checks.
 #[test]
-fn format_2_shards_still_load() {
+fn format_2_and_3_shards_still_load() {
     #[derive(bincode::Encode)]
     struct GameV2 {
         moves: Vec<u16>,
@@ -359,9 +381,50 @@ fn format_2_shards_still_load() {
         (7, "w1", 3)
     );
     assert_eq!(shard.games, vec![g]);
-    // And the current format round-trips root values.
+    // Format 3 (root values, no proven positions) loads with its values.
+    #[derive(bincode::Encode)]
+    struct GameV3 {
+        moves: Vec<u16>,
+        targets: Vec<Vec<(u16, u32)>>,
+        outcome: [f32; 3],
+        sims: u32,
+        seed: u64,
+        values: Vec<[f32; 3]>,
+    }
+    #[derive(bincode::Encode)]
+    struct ShardV3 {
+        game: String,
+        iteration: u32,
+        games: Vec<GameV3>,
+        worker: String,
+        model: u32,
+        origin: String,
+    }
+    let g3 = game(4, vec![[0.5, -0.5, 0.0]; 4]);
+    let v3 = ShardV3 {
+        game: "infexion".into(),
+        iteration: 8,
+        games: vec![GameV3 {
+            moves: g3.moves.clone(),
+            targets: g3.targets.clone(),
+            outcome: g3.outcome,
+            sims: g3.sims,
+            seed: g3.seed,
+            values: g3.values.clone(),
+        }],
+        worker: "w2".into(),
+        model: 4,
+        origin: String::new(),
+    };
+    let payload = bincode::encode_to_vec(&v3, bincode::config::standard()).unwrap();
+    let bytes = contagion::framing::frame(MAGIC, 3, &payload);
+    let shard3 = Shard::from_bytes(&bytes, "infexion", "test shard").unwrap();
+    assert_eq!((shard3.iteration, shard3.model), (8, 4));
+    assert_eq!(shard3.games, vec![g3]);
+    // And the current format round-trips root values and proven positions.
     let mut now = shard.clone();
     now.games[0].values = vec![[0.5, -0.5, 0.0]; 4];
+    now.games[0].proven = vec![2, 3];
     let back = Shard::from_bytes(&now.to_bytes().unwrap(), "infexion", "test").unwrap();
     assert_eq!(back.games, now.games);
 }

@@ -26,11 +26,7 @@ fn brute<G: Game>(s: &G, memo: &mut Memo<G>) -> i32 {
     let me = s.to_move();
     let v = match s.outcome() {
         Some(o) => {
-            let result = match o.value(me) {
-                v if v > 0.0 => 1,
-                v if v < 0.0 => -1,
-                _ => 0,
-            };
+            let result = o.result(me);
             let share = s.score_vector().map_or(0.0, |v| v.value(me));
             result * 10_000 + (share * 1000.0).round() as i32
         }

@@ -49,48 +49,43 @@ pub fn recorded_positions<G: Game>(
 ) -> anyhow::Result<Vec<Vec<G>>> {
     let mut out = vec![Vec::new(); max_size as usize];
     for game in games {
-        let mut taken = vec![false; max_size as usize];
-        for (_, s) in game.replay(start)? {
-            if s.outcome().is_some() {
-                continue;
-            }
-            if let Some(n) = s.endgame_size().filter(|&n| (1..=max_size).contains(&n)) {
-                let k = n as usize - 1;
-                if !taken[k] && out[k].len() < per_size {
-                    (taken[k], _) = (true, out[k].push(s));
-                }
-            }
-        }
+        let line = game.replay(start)?.into_iter().map(|(_, s)| s);
+        take_from_game(&mut out, per_size, line);
     }
     Ok(out)
 }
 
 /// `per_size` positions of each endgame size `1..=max_size`, from the ends of games
-/// between depth-2 alpha-beta players.
+/// between depth-2 alpha-beta players (at most one of each size a game).
 pub fn positions<G: Baselines>(start: &G, max_size: u32, per_size: usize) -> Vec<Vec<G>> {
     let heuristic = G::Heuristic::default();
     let mut search = AlphaBeta::new(&heuristic, true);
     let mut out = vec![Vec::new(); max_size as usize];
-    let full = |out: &[Vec<G>]| out.iter().all(|v| v.len() >= per_size);
     for mut s in sample_positions(start, 4 * per_size + 8, 6, 4141) {
-        if full(&out) {
+        if out.iter().all(|v| v.len() >= per_size) {
             break;
         }
-        let mut taken = vec![false; max_size as usize];
-        while s.outcome().is_none() {
-            if let Some(n) = s.endgame_size().filter(|&n| (1..=max_size).contains(&n)) {
-                let k = n as usize - 1;
-                if !taken[k] && out[k].len() < per_size {
-                    (taken[k], _) = (true, out[k].push(s.clone()));
-                }
-            }
-            let Some(r) = search.search(&s, SearchLimits::depth(2)) else {
-                break;
-            };
+        let mut line = vec![s.clone()];
+        while let Some(r) = search.search(&s, SearchLimits::depth(2)) {
             s.apply(r.best).expect("a legal move");
+            line.push(s.clone());
         }
+        take_from_game(&mut out, per_size, line.into_iter());
     }
     out
+}
+
+/// From one game's positions (in order), the first unfinished one of each endgame size
+/// `1..=out.len()`, into `out[size - 1]` while it holds fewer than `per_size`.
+fn take_from_game<G: Game>(out: &mut [Vec<G>], per_size: usize, line: impl Iterator<Item = G>) {
+    let mut taken = vec![false; out.len()];
+    for s in line.filter(|s| s.outcome().is_none()) {
+        let size = s.endgame_size().unwrap_or(0) as usize;
+        if (1..=out.len()).contains(&size) && !taken[size - 1] && out[size - 1].len() < per_size {
+            taken[size - 1] = true;
+            out[size - 1].push(s);
+        }
+    }
 }
 
 /// Solves every position of `sizes` with `limit` each, and with the reference when
@@ -172,7 +167,7 @@ pub fn accuracy<G: Game>(
     let mut solver = Solver::new(22);
     // The exact result (+1, 0, −1) of `s` for `player`, if proven within `exact`.
     let mut result_for = |s: &G, player: usize| match s.outcome() {
-        Some(o) => Some(o.value(player).total_cmp(&0.0) as i32),
+        Some(o) => Some(o.result(player)),
         None => {
             let limits = SolveLimits {
                 deadline: Some(Instant::now() + exact),

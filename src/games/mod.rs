@@ -107,6 +107,13 @@ impl Outcome {
         self.0[player]
     }
 
+    /// `player`'s result: +1 for a positive value (a win), −1 for a negative one, 0 for
+    /// a draw.
+    pub fn result(&self, player: usize) -> i32 {
+        let v = self.0[player];
+        i32::from(v > 0.0) - i32::from(v < 0.0)
+    }
+
     /// The winning player, if there is exactly one with a positive value.
     pub fn winner(&self) -> Option<usize> {
         let mut winners = self.0.iter().enumerate().filter(|(_, v)| **v > 0.0);

@@ -123,7 +123,10 @@ pub struct Solver<G: Game> {
     pruning: bool,
     /// The best move of the last root search.
     root_best: Option<Action>,
-    buffers: Vec<Vec<(i32, Action)>>,
+    /// Per ply: the moves, their rank and the position after each.
+    buffers: Vec<Vec<(i32, Action, G)>>,
+    /// The legal moves of the node being ordered.
+    legal: Vec<Action>,
     nodes: u64,
     limits: SolveLimits,
     next_check: u64,
@@ -140,6 +143,7 @@ impl<G: Game> Solver<G> {
             pruning: true,
             root_best: None,
             buffers: Vec::new(),
+            legal: Vec::new(),
             nodes: 0,
             limits: SolveLimits::default(),
             next_check: 0,
@@ -267,12 +271,6 @@ impl<G: Game> Solver<G> {
         if self.aborted {
             return None;
         }
-        if self.pruning {
-            // A root cut off by the table kept its best move there.
-            let key = root.hash() ^ kind.salt(self.root_player);
-            let entry = self.table[self.slot(key)].filter(|e| e.key == key);
-            self.root_best = entry.map(|e| e.best).or(self.root_best);
-        }
         Some((v, self.root_best?))
     }
 
@@ -292,14 +290,7 @@ impl<G: Game> Solver<G> {
 
     /// The value of a finished game for `player`.
     fn terminal(&self, state: &G, outcome: Outcome, player: usize, kind: Kind) -> i32 {
-        let v = outcome.value(player);
-        let result = if v > 0.0 {
-            1
-        } else if v < 0.0 {
-            -1
-        } else {
-            0
-        };
+        let result = outcome.result(player);
         if !kind.margin {
             return result;
         }
@@ -344,21 +335,24 @@ impl<G: Game> Solver<G> {
             tt_move = Some(e.best);
             if e.depth as u32 >= depth {
                 match e.bound {
-                    Bound::Exact => return e.value,
+                    Bound::Exact => {}
                     Bound::Lower => alpha = alpha.max(e.value),
                     Bound::Upper => beta = beta.min(e.value),
                 }
-                if alpha >= beta {
+                if e.bound == Bound::Exact || alpha >= beta {
+                    // A root settled by the table has its best move there.
+                    if ply == 0 {
+                        self.root_best = Some(e.best);
+                    }
                     return e.value;
                 }
             }
         }
         let mut moves = self.ordered(state, ply, tt_move, if ply == 0 { order } else { &[] });
         let (alpha0, mut best) = (alpha, (-UNKNOWN - 1, moves[0].1));
-        for &(_, a) in &moves {
-            let mut child = state.clone();
-            child.apply(a).expect("a legal move");
-            let v = -self.node(&child, depth - 1, -beta, -alpha, ply + 1, kind, &[]);
+        for (_, a, child) in &moves {
+            let a = *a;
+            let v = -self.node(child, depth - 1, -beta, -alpha, ply + 1, kind, &[]);
             if self.aborted {
                 break;
             }
@@ -398,36 +392,38 @@ impl<G: Game> Solver<G> {
         best.0
     }
 
-    /// The legal moves of `state`, best first: the table's move, then `first` (in its
-    /// order), then by the mover's score after the move.
+    /// The legal moves of `state` with the position after each (each move applied
+    /// once), best first: the table's move, then `first` (in its order), then by the
+    /// mover's score after the move.
     fn ordered(
         &mut self,
         state: &G,
         ply: usize,
         tt_move: Option<Action>,
         first: &[Action],
-    ) -> Vec<(i32, Action)> {
+    ) -> Vec<(i32, Action, G)> {
         if self.buffers.len() <= ply {
             self.buffers.resize_with(ply + 1, Vec::new);
         }
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        let mut legal = Vec::new();
+        let mut legal = std::mem::take(&mut self.legal);
         state.legal_actions(&mut legal);
         let mover = state.to_move();
         moves.extend(legal.iter().map(|&a| {
+            let mut child = state.clone();
+            child.apply(a).expect("a legal move");
             let rank = if Some(a) == tt_move {
                 i32::MAX
             } else if let Some(k) = first.iter().position(|&f| f == a) {
                 i32::MAX - 1 - k as i32
             } else {
-                let mut child = state.clone();
-                child.apply(a).expect("a legal move");
                 let share = child.score_vector().map_or(0.0, |s| s.value(mover));
                 (share * 1e6) as i32
             };
-            (rank, a)
+            (rank, a, child)
         }));
-        moves.sort_by_key(|&(rank, _)| std::cmp::Reverse(rank));
+        self.legal = legal;
+        moves.sort_by_key(|m| std::cmp::Reverse(m.0));
         moves
     }
 }

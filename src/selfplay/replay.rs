@@ -70,15 +70,15 @@ struct GameV2 {
 
 impl From<GameV2> for SelfPlayGame {
     fn from(g: GameV2) -> SelfPlayGame {
-        SelfPlayGame {
+        GameV3 {
             moves: g.moves,
             targets: g.visits,
             outcome: g.outcome,
             sims: g.sims,
             seed: g.seed,
             values: Vec::new(),
-            proven: Vec::new(),
         }
+        .into()
     }
 }
 
@@ -108,30 +108,34 @@ impl From<GameV3> for SelfPlayGame {
 }
 
 #[derive(bincode::Decode)]
-struct ShardV3 {
-    game: String,
-    iteration: u32,
-    games: Vec<GameV3>,
-    worker: String,
-    model: u32,
-    origin: String,
-}
-
-#[derive(bincode::Decode)]
 struct ShardV1 {
     game: String,
     iteration: u32,
     games: Vec<GameV2>,
 }
 
+/// A shard as formats 2 and 3 stored it, with that format's games.
 #[derive(bincode::Decode)]
-struct ShardV2 {
+struct ShardOf<G> {
     game: String,
     iteration: u32,
-    games: Vec<GameV2>,
+    games: Vec<G>,
     worker: String,
     model: u32,
     origin: String,
+}
+
+impl<G: Into<SelfPlayGame>> From<ShardOf<G>> for Shard {
+    fn from(s: ShardOf<G>) -> Shard {
+        Shard {
+            game: s.game,
+            iteration: s.iteration,
+            games: s.games.into_iter().map(Into::into).collect(),
+            worker: s.worker,
+            model: s.model,
+            origin: s.origin,
+        }
+    }
 }
 
 impl Shard {
@@ -155,28 +159,8 @@ impl Shard {
                     origin: String::new(),
                 }
             }
-            (2, payload) => {
-                let v2: ShardV2 = framing::decode(payload, what)?;
-                Shard {
-                    game: v2.game,
-                    iteration: v2.iteration,
-                    games: v2.games.into_iter().map(Into::into).collect(),
-                    worker: v2.worker,
-                    model: v2.model,
-                    origin: v2.origin,
-                }
-            }
-            (3, payload) => {
-                let v3: ShardV3 = framing::decode(payload, what)?;
-                Shard {
-                    game: v3.game,
-                    iteration: v3.iteration,
-                    games: v3.games.into_iter().map(Into::into).collect(),
-                    worker: v3.worker,
-                    model: v3.model,
-                    origin: v3.origin,
-                }
-            }
+            (2, payload) => framing::decode::<ShardOf<GameV2>>(payload, what)?.into(),
+            (3, payload) => framing::decode::<ShardOf<GameV3>>(payload, what)?.into(),
             (_, payload) => framing::decode(payload, what)?,
         };
         if shard.game != game {
@@ -262,7 +246,6 @@ pub fn positions<G: Game>(
     {
         bail!("a root value lies outside [-1, 1]");
     }
-    let n = game.moves.len();
     if game.proven.iter().any(|&i| i as usize >= game.values.len()) {
         bail!("a proven position has no root value");
     }
@@ -275,7 +258,7 @@ pub fn positions<G: Game>(
             .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
         states.push(next);
     }
-    let h = targets.horizon as usize;
+    let (n, h) = (game.moves.len(), targets.horizon as usize);
     let mut out = Vec::with_capacity(n);
     for (i, (state, visits)) in states.iter().zip(&game.targets).enumerate() {
         if visits.is_empty() {

@@ -499,13 +499,10 @@ impl<G: Game> Tree<G> {
     /// the root is expanded.
     pub fn choose(&self, sample: bool, rng: &mut Rng) -> Option<Action> {
         let me = self.root.to_move();
-        let proven = self.children(0).filter(|&i| self.nodes[i].proof.is_some());
-        let best_proven = proven.max_by(|&a, &b| {
-            let (pa, pb) = (self.nodes[a].proof, self.nodes[b].proof);
-            pa.expect("proven").cmp_for(&pb.expect("proven"), me)
-        });
-        if let Some(i) = best_proven
-            && let Some(p) = self.nodes[i].proof
+        let best_proven = (self.children(0))
+            .filter_map(|i| self.nodes[i].proof.map(|p| (i, p)))
+            .max_by(|(_, a), (_, b)| a.cmp_for(b, me));
+        if let Some((i, p)) = best_proven
             && (p.wins(me) || self.nodes[0].proof.is_some())
         {
             return Some(self.nodes[i].action);
@@ -515,14 +512,8 @@ impl<G: Game> Tree<G> {
             return Some(self.nodes[pick].action);
         }
         // The usual choice is a proven loss: the most visited move that is not one.
-        let open = self
-            .children(0)
-            .filter(|&i| !Self::avoided(&self.nodes[i], me));
-        let i = open.max_by(|&a, &b| {
-            let (a, b) = (&self.nodes[a], &self.nodes[b]);
-            a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
-        });
-        Some(self.nodes[i.unwrap_or(pick)].action)
+        let open = (self.children(0)).filter(|&i| !Self::avoided(&self.nodes[i], me));
+        Some(self.nodes[self.most_visited_of(open).unwrap_or(pick)].action)
     }
 
     /// [`Tree::choose`]'s rule before proofs: the node index of the root child chosen.
@@ -552,7 +543,12 @@ impl<G: Game> Tree<G> {
 
     /// The child of `node` with the most visits (ties to the higher prior).
     fn most_visited(&self, node: u32) -> Option<usize> {
-        self.children(node).max_by(|&a, &b| {
+        self.most_visited_of(self.children(node))
+    }
+
+    /// The node of `nodes` with the most visits (ties to the higher prior).
+    fn most_visited_of(&self, nodes: impl Iterator<Item = usize>) -> Option<usize> {
+        nodes.max_by(|&a, &b| {
             let (a, b) = (&self.nodes[a], &self.nodes[b]);
             a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
         })
