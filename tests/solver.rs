@@ -308,3 +308,39 @@ fn the_mcts_solver_never_plays_into_a_proven_loss() {
     }
     assert!(checked >= 10, "{checked} positions with a losing move");
 }
+
+#[test]
+fn a_tree_plays_on_after_the_solver_proved_the_move_it_played() {
+    // The solver's proof sits on a root child the search never expanded; once that
+    // move is played the new root has moves to choose from again.
+    let mut checked = 0;
+    for s in small_ataxx(true, 4, 60, 13) {
+        let mut tree = search(&s, 16, false);
+        let Some(solution) =
+            Solver::new(12).solve(&s, &tree.root_by_prior(), SolveLimits::default())
+        else {
+            continue;
+        };
+        tree.prove_root(solution.best, solution.proof(s.to_move()));
+        assert_eq!(tree.choose(false, &mut Rng::new(1)), Some(solution.best));
+        tree.advance(solution.best);
+        if tree.root().outcome().is_some() {
+            continue;
+        }
+        checked += 1;
+        let params = MctsParams::default();
+        search_batched(
+            &mut [&mut tree],
+            16,
+            &params,
+            &mut UniformEvaluator,
+            |_, t| t.begin(&params, 16, &mut Rng::new(3), false),
+            |_| false,
+        );
+        let reply = tree
+            .choose(false, &mut Rng::new(1))
+            .expect("a move after the proof");
+        assert!(tree.root().is_legal(reply));
+    }
+    assert!(checked > 10, "{checked} positions played on");
+}

@@ -84,6 +84,11 @@ impl<G: Game> Tree<G> {
                 }
             }
         }
+        // A proof the solver left on an unexpanded node names no move to play from it:
+        // the root is searched (and proven) again.
+        if !nodes[0].expanded {
+            nodes[0].proof = None;
+        }
         self.spare = std::mem::replace(&mut self.nodes, nodes);
         self.spare.clear();
         (self.root, self.noised, self.plan) = (root, false, None);
