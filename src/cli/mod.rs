@@ -2,6 +2,7 @@
 //! struct and a `run` function. `main.rs` only parses and dispatches.
 
 pub mod bench;
+pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod export;
@@ -32,6 +33,8 @@ pub struct Cli {
 pub enum Command {
     /// Train a network by self-play from a config (resumes an existing run).
     Train(train::TrainArgs),
+    /// The config reference (every field, default, range), or a config's resolved values.
+    Config(config::ConfigArgs),
     /// Play self-play games for a run in a store and upload them for its trainer.
     Selfplay(selfplay::SelfplayArgs),
     /// Learning curves (SVG and PNG) and a summary table from a run's metrics.
@@ -82,6 +85,7 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args),
+        Command::Config(args) => config::run(args),
         Command::Selfplay(args) => selfplay::run(args),
         Command::Report(args) => report::run(args),
         Command::Eval(args) => eval::run(args),

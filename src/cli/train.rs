@@ -11,7 +11,7 @@ use crate::train::run::{TrainOptions, train};
 /// `contagion train`'s arguments.
 #[derive(Debug, Args)]
 pub struct TrainArgs {
-    /// The TOML config (see configs/infexion.toml for every field).
+    /// The TOML config (`contagion config` prints every field).
     #[arg(long)]
     pub config: PathBuf,
     /// Override one config field, validated like the file: `--set mcts.simulations=64`

@@ -1,9 +1,10 @@
 //! The training configuration: TOML, typed and validated.
 //!
-//! Every section and field is documented in `configs/infexion.toml`. Unknown fields are
-//! refused by serde (the message names the field and lists the known ones); numbers out
-//! of range are refused by [`Config::validate`] with the field, the value and the range.
-//! A missing field takes the default shown in [`Config::default`].
+//! Every field's meaning and allowed values are declared once, in [`fields::FIELDS`]
+//! (which `contagion config` prints and `docs/configuration.md` is made from); its
+//! default is the section's `Default` here. Unknown fields are refused by serde (the
+//! message names the field and lists the known ones); values out of range are refused by
+//! [`Config::validate`] with the field, the value and the range.
 
 use std::path::Path;
 
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::games::GameKind;
 use crate::search::mcts::{GumbelParams, MctsParams};
 
+pub mod fields;
 mod validate;
 
 /// `mcts.root`: the rule at the root of the search.
@@ -68,9 +70,7 @@ pub struct Config {
     pub baseline: BaselineConfig,
 }
 
-/// The `[run]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[run]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -78,20 +78,13 @@ pub struct RunConfig {
     pub name: String,
     pub game: GameKind,
     pub seed: u64,
-    /// Stop after this many iterations in all (resumes count the earlier ones).
     pub iterations: u32,
-    /// Stop starting new iterations after this many minutes in all (resumes count the
-    /// earlier ones, as for `iterations`; 0: none).
     pub max_minutes: f64,
-    /// Numbered checkpoints kept (older ones are deleted; `best` always stays).
     pub keep_checkpoints: u32,
-    /// Write TensorBoard event files beside `metrics.jsonl`.
     pub tensorboard: bool,
 }
 
-/// The `[network]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[network]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -101,9 +94,7 @@ pub struct NetworkConfig {
     pub value_hidden: usize,
 }
 
-/// The `[mcts]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[mcts]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -113,139 +104,89 @@ pub struct MctsConfig {
     pub fpu_reduction: f32,
     pub dirichlet_alpha: f32,
     pub dirichlet_fraction: f32,
-    /// Moves sampled in proportion to visits for this many plies, then the best.
     pub temperature_plies: u32,
-    /// Leaves each self-play tree adds to a batch (virtual loss keeps them apart):
-    /// more fill the network's batches with fewer games in flight.
     pub leaves_per_tree: u32,
     pub root: Root,
-    /// Gumbel search: root actions sampled (k).
     pub gumbel_actions: u32,
-    /// Gumbel search: σ's c_visit and c_scale.
     pub gumbel_c_visit: f32,
     pub gumbel_c_scale: f32,
-    /// Playout-cap randomisation (KataGo): the share of moves searched with
-    /// `simulations` and recorded as policy targets; the rest get `fast_simulations`.
     pub full_search_fraction: f64,
     pub fast_simulations: u32,
 }
 
-/// The `[selfplay]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[selfplay]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
-    /// Which network plays the self-play games: "latest" (the trainer's current
-    /// network, as AlphaZero) or "best" (the gated best, as AlphaGo Zero).
     pub network: Generator,
     pub games_per_iteration: u32,
     pub workers: usize,
     pub concurrent_games: usize,
     pub cache_size: usize,
-    /// Resignation (two-player games): a player whose root value stays below
-    /// `resign_threshold` for `resign_moves` own moves resigns (0 moves: never);
-    /// `resign_check_fraction` of games are played out to measure false resignations.
     pub resign_threshold: f32,
     pub resign_moves: u32,
     pub resign_check_fraction: f64,
-    /// Cut a self-play game at this many plies and record it with the result the game's
-    /// score gives (`Game::adjudicate`: power, pieces, the Chexers race), so capped games still
-    /// teach; 0: no cap (games end by their rules).
     pub max_plies: u32,
-    /// The cap holds for iterations 1 to this one only; later games end by their rules,
-    /// so a run learns the opening fast and the endgame later (0: every iteration).
     pub max_plies_iterations: u32,
-    /// Value targets mix the result with each seat's standing on the game's score
-    /// (`Game::score_vector`, e.g. the Chexers race lead): `(1 - w) · result + w · score`;
-    /// 0: the result alone (games with no score vector always use the result).
     pub score_weight: f64,
-    /// A share of games is played against a fixed agent (an [`AgentSpec`](crate::agents::AgentSpec): a baseline or
-    /// `model:PATH`): the network plays one seat, the agent the others (0: pure self-play).
     pub opponent: String,
     pub opponent_fraction: f64,
-    /// When not 0, a game drawn by its rules is recorded as this for every seat (the
-    /// score vector aside): below 0 no seat learns to play for a draw.
     pub draw_value: f64,
 }
 
-/// The `[replay]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[replay]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReplayConfig {
-    /// Positions kept (the most recent).
     pub window: usize,
-    /// No training before the buffer holds this many positions.
     pub min_positions: usize,
 }
 
-/// The `[train]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[train]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
     pub batch_size: usize,
-    /// Samples trained per new self-play position; sets the steps per iteration.
     pub replay_ratio: f64,
     pub max_steps_per_iteration: u32,
     pub optimizer: Optimizer,
     pub learning_rate: f64,
-    /// Cosine decay from `learning_rate` to `lr_min` over `lr_decay_steps` (0: constant).
     pub lr_min: f64,
     pub lr_decay_steps: u64,
     pub momentum: f64,
     pub weight_decay: f64,
     pub value_weight: f64,
-    /// Value targets `(1 - m) · result + m · the search's root value` at each position
-    /// (0: the game's result alone, as AlphaZero).
     pub value_target_mix: f64,
-    /// Value targets from the score vector this many plies later (0: the game's end).
     pub value_horizon: u32,
-    /// Threads one training step is split over (0: every core).
     pub threads: usize,
 }
 
-/// The `[gating]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[gating]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatingConfig {
-    /// Candidate-vs-best games per iteration (0: always promote).
     pub games: u32,
     pub threshold: f64,
     pub simulations: u32,
     pub opening_plies: u32,
-    /// Stop gating early with a sequential probability ratio test.
     pub sprt: bool,
-    /// The SPRT's hypotheses (Elo) and error rates; `sprt_elo1 = 0` takes the Elo of
-    /// `threshold`.
     pub sprt_elo0: f64,
     pub sprt_elo1: f64,
     pub sprt_alpha: f64,
     pub sprt_beta: f64,
-    /// The baseline gate: the candidate and the best each play `baseline_games` against
-    /// `baseline.spec` (same openings); a candidate scoring more than `baseline_margin`
-    /// below the best is refused even if it beat the best (0 games: no baseline gate).
     pub baseline_games: u32,
     pub baseline_margin: f64,
 }
 
-/// The `[baseline]` section. Its fields are config keys, documented once, in
-/// `configs/infexion.toml` and `docs/configuration.md` (`tests/docs.rs` holds that table
-/// to these structs).
+/// The `[baseline]` section: its fields are documented in [`fields::FIELDS`].
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BaselineConfig {
-    /// Measure the best against the baselines every this many iterations (0: never).
     pub every: u32,
     pub spec: String,
     pub games: u32,

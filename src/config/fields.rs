@@ -1,0 +1,359 @@
+//! The config reference: every field's key, meaning and allowed values, declared once.
+//!
+//! [`FIELDS`] is the one table. [`Config::validate`] checks the numeric ranges from it,
+//! `contagion config` prints it with each field's default (from [`Config::default`]),
+//! and `docs/configuration.md`'s tables are generated from it ([`reference_markdown`];
+//! `tests/docs.rs` holds the file to it).
+
+use std::fmt::Write as _;
+
+use super::Config;
+use crate::games::GameKind;
+
+/// One end of a numeric range: a number, or another field's value.
+#[derive(Debug, Clone, Copy)]
+pub enum Bound {
+    /// A fixed number.
+    Num(f64),
+    /// The value of another field (`section.key`).
+    Field(&'static str),
+}
+
+/// What a field accepts.
+#[derive(Debug, Clone, Copy)]
+pub enum Allowed {
+    /// A number in `lo ..= hi`.
+    Range(Bound, Bound),
+    /// One of these words.
+    OneOf(&'static [&'static str]),
+    /// A game's name ([`GameKind::all`]).
+    Game,
+    /// `true` or `false`.
+    Bool,
+    /// Text of this form (checked by [`Config::validate`]).
+    Text(&'static str),
+}
+
+/// A config field: its dotted key, what it does and what it accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// `section.key`, as in `--set`.
+    pub key: &'static str,
+    /// What the field does, in a line.
+    pub doc: &'static str,
+    /// What it accepts.
+    pub allowed: Allowed,
+}
+
+const fn num(key: &'static str, lo: f64, hi: f64, doc: &'static str) -> Field {
+    Field {
+        key,
+        doc,
+        allowed: Allowed::Range(Bound::Num(lo), Bound::Num(hi)),
+    }
+}
+
+const fn one_of(key: &'static str, words: &'static [&'static str], doc: &'static str) -> Field {
+    Field {
+        key,
+        doc,
+        allowed: Allowed::OneOf(words),
+    }
+}
+
+const fn text(key: &'static str, form: &'static str, doc: &'static str) -> Field {
+    Field {
+        key,
+        doc,
+        allowed: Allowed::Text(form),
+    }
+}
+
+/// An integer with no useful upper bound but a sane one.
+const MANY: f64 = 1e6;
+/// The spec of an agent: see `docs/evaluate.md`.
+const SPEC: &str = "an agent spec";
+
+/// Every config field, section by section, in the order of [`Config`]'s sections.
+#[rustfmt::skip]
+pub const FIELDS: &[Field] = &[
+    text("run.name", "letters, digits, '-', '_', '.'", "the run directory: `checkpoints/<name>`"),
+    Field { key: "run.game", doc: "the game to train", allowed: Allowed::Game },
+    text("run.seed", "an integer ≥ 0", "fixes self-play, sampling and match openings"),
+    num("run.iterations", 1.0, MANY, "stop after this many iterations in all (a resume counts the earlier ones)"),
+    num("run.max_minutes", 0.0, MANY, "stop starting iterations after this many minutes in all, resumes included, like `iterations` and `minutes` in `metrics.jsonl` (0: no limit)"),
+    num("run.keep_checkpoints", 1.0, 1000.0, "numbered checkpoints kept (older ones are deleted; `best.ckpt` always stays)"),
+    Field { key: "run.tensorboard", doc: "TensorBoard event files in `tensorboard/` beside `metrics.jsonl`", allowed: Allowed::Bool },
+    num("network.blocks", 0.0, 40.0, "residual blocks in the trunk"),
+    num("network.channels", 4.0, 512.0, "channels per convolution"),
+    num("network.value_hidden", 4.0, 1024.0, "hidden units in the value head"),
+    num("mcts.simulations", 1.0, 100_000.0, "self-play simulations per move"),
+    num("mcts.c_puct", 0.0, 100.0, "exploration constant in PUCT"),
+    num("mcts.fpu_reduction", 0.0, 2.0, "an unvisited child's value is its parent's minus this (0: explore by prior alone)"),
+    num("mcts.dirichlet_alpha", 0.001, 100.0, "root noise concentration (about 10 / typical legal moves)"),
+    num("mcts.dirichlet_fraction", 0.0, 1.0, "root noise weight (0: none)"),
+    num("mcts.temperature_plies", 0.0, 10_000.0, "moves sampled by visit count for this many plies, then the most visited"),
+    num("mcts.leaves_per_tree", 1.0, 64.0, "leaves each self-play tree adds to a batch, kept apart by virtual loss (more: bigger batches, fewer games in flight)"),
+    one_of("mcts.root", &["puct", "gumbel"], "the root rule: `puct` (AlphaZero) or `gumbel` (Gumbel-top-k with sequential halving, improved-policy targets; no noise, no temperature) (see the training guide)"),
+    num("mcts.gumbel_actions", 1.0, 4096.0, "gumbel: root actions sampled per search (k)"),
+    num("mcts.gumbel_c_visit", 0.0, 10_000.0, "gumbel: σ(q) = (c_visit + max visits) · c_scale · q"),
+    num("mcts.gumbel_c_scale", 0.001, 1000.0, "gumbel: see `gumbel_c_visit`"),
+    num("mcts.full_search_fraction", 0.01, 1.0, "playout caps (KataGo): the share of moves searched with `simulations` and recorded as policy targets"),
+    Field {
+        key: "mcts.fast_simulations",
+        doc: "playout caps: the simulations of the other moves (no noise, no target; checked when `full_search_fraction` < 1)",
+        allowed: Allowed::Range(Bound::Num(1.0), Bound::Field("mcts.simulations")),
+    },
+    one_of("selfplay.network", &["latest", "best"], "who plays self-play: `latest` (the trainer's newest network, AlphaZero) or `best` (the gated best, AlphaGo Zero)"),
+    num("selfplay.games_per_iteration", 1.0, MANY, "self-play games per iteration"),
+    num("selfplay.workers", 0.0, 256.0, "self-play threads (0: the trainer plays no games and waits for `contagion selfplay` workers; its matches then use every core)"),
+    num("selfplay.concurrent_games", 1.0, 4096.0, "games in flight per worker (their leaves form one batch)"),
+    num("selfplay.cache_size", 0.0, 1e8, "evaluation cache entries per worker (0: no cache)"),
+    num("selfplay.resign_threshold", -1.0, 0.0, "two-player games: a player resigns when its root value stays below this ..."),
+    num("selfplay.resign_moves", 0.0, 1000.0, "... for this many own moves in a row (0: never resign)"),
+    num("selfplay.resign_check_fraction", 0.0, 1.0, "the share of games played out anyway, to measure false resignations"),
+    num("selfplay.max_plies", 0.0, MANY, "games are cut here and adjudicated by the game's score (power, pieces, the Chexers race; 0: no cap)"),
+    num("selfplay.max_plies_iterations", 0.0, MANY, "the cap holds for iterations 1 to this one, later games end by their rules (0: every iteration)"),
+    num("selfplay.score_weight", 0.0, 1.0, "value target = (1 - w) · result + w · the game's score vector (power or piece share; Chexers: 0.8 tanh(race lead in moves / 14))"),
+    text("selfplay.opponent", SPEC, "a fixed agent (a baseline or `model:PATH`) that plays every seat but the network's ..."),
+    num("selfplay.opponent_fraction", 0.0, 1.0, "... in this share of games (0: pure self-play)"),
+    num("selfplay.draw_value", -1.0, 1.0, "a game drawn by its rules is recorded as this for every seat (0: like any result; below 0 no seat plays for a draw)"),
+    num("replay.window", 1.0, 1e8, "positions kept (the most recent)"),
+    Field {
+        key: "replay.min_positions",
+        doc: "no training before the buffer holds this many positions",
+        allowed: Allowed::Range(Bound::Num(1.0), Bound::Field("replay.window")),
+    },
+    num("train.batch_size", 1.0, 65_536.0, "samples per step"),
+    num("train.replay_ratio", 0.0, 1000.0, "samples trained per new self-play position: steps = positions × ratio / batch"),
+    num("train.max_steps_per_iteration", 0.0, 1e7, "at most this many steps an iteration"),
+    one_of("train.optimizer", &["adam", "sgd"], "`adam` (with `weight_decay`) or `sgd` (with `momentum`)"),
+    num("train.learning_rate", 1e-7, 10.0, "the peak learning rate"),
+    Field {
+        key: "train.lr_min",
+        doc: "the floor of the cosine decay",
+        allowed: Allowed::Range(Bound::Num(0.0), Bound::Field("train.learning_rate")),
+    },
+    num("train.lr_decay_steps", 0.0, 1e12, "steps of cosine decay from `learning_rate` to `lr_min` (0: a constant rate)"),
+    num("train.momentum", 0.0, 0.999, "sgd's momentum"),
+    num("train.weight_decay", 0.0, 1.0, "L2 on every parameter"),
+    num("train.value_weight", 0.0, 100.0, "the value loss's weight against the policy cross-entropy"),
+    num("train.value_target_mix", 0.0, 1.0, "value target = (1 - m) · the target from the game + m · the search's root value (0: the game alone, AlphaZero)"),
+    num("train.value_horizon", 0.0, 100_000.0, "value targets from the score vector this many plies later (the result if the game ends sooner; 0: the game's end)"),
+    num("train.threads", 0.0, crate::limits::MAX_THREADS as f64, "threads one training step is split over (0: every core)"),
+    num("gating.games", 0.0, 100_000.0, "candidate-against-best games per iteration, a multiple of the players (0: always promote)"),
+    num("gating.threshold", 0.0, 1.0, "the score the candidate needs to become the best (with `sprt`: strictly between 0.5 and 1)"),
+    num("gating.simulations", 1.0, 100_000.0, "simulations per move in gating games"),
+    num("gating.opening_plies", 0.0, 40.0, "random plies before each set of games (every seat plays each opening)"),
+    Field { key: "gating.sprt", doc: "play in rounds and stop early when a sequential probability ratio test decides", allowed: Allowed::Bool },
+    num("gating.sprt_elo0", -1000.0, 1000.0, "SPRT: H0's Elo (the candidate no better)"),
+    num("gating.sprt_elo1", -1000.0, 1000.0, "SPRT: H1's Elo, above `sprt_elo0` (0: the Elo of `threshold`)"),
+    num("gating.sprt_alpha", 0.001, 0.5, "SPRT: the false-promotion rate"),
+    num("gating.sprt_beta", 0.001, 0.5, "SPRT: the missed-promotion rate"),
+    num("gating.baseline_games", 0.0, 100_000.0, "the baseline gate: the candidate and the best each play `baseline.spec` this many games, a multiple of the players (0: off) ..."),
+    num("gating.baseline_margin", 0.0, 1.0, "... and a candidate scoring more than this below the best is refused"),
+    num("baseline.every", 0.0, MANY, "measure the best against the baseline and greedy every this many iterations (0: never)"),
+    text("baseline.spec", SPEC, "the fixed baseline (measured against, never trained against)"),
+    num("baseline.games", 0.0, 100_000.0, "games against each, a multiple of the players"),
+    num("baseline.simulations", 1.0, 100_000.0, "the network's simulations per move in these games"),
+    num("baseline.opening_plies", 0.0, 40.0, "random plies before each set of games"),
+];
+
+/// The field with this key.
+pub fn field(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// `config`'s fields as TOML values, by `section.key`.
+pub(super) fn values(config: &Config) -> toml::Table {
+    let table: toml::Table = toml::from_str(&config.to_toml()).expect("a config's TOML parses");
+    let mut out = toml::Table::new();
+    for (section, fields) in table {
+        for (key, value) in fields.as_table().cloned().unwrap_or_default() {
+            out.insert(format!("{section}.{key}"), value);
+        }
+    }
+    out
+}
+
+/// A TOML number as `f64`.
+pub(super) fn number(v: &toml::Value) -> Option<f64> {
+    v.as_integer().map(|i| i as f64).or_else(|| v.as_float())
+}
+
+/// A number as written in a config: integers bare, an `f32` field's value at `f32`
+/// precision (0.3, not 0.30000001192092896).
+pub(super) fn show(v: f64) -> String {
+    if (v as f32) as f64 == v {
+        format!("{}", v as f32)
+    } else {
+        format!("{v}")
+    }
+}
+
+impl Bound {
+    fn text(self) -> String {
+        match self {
+            Bound::Num(n) if n >= 1e6 && n.fract() == 0.0 => format!("{n:.0}"),
+            Bound::Num(n) => show(n),
+            Bound::Field(key) => format!("`{}`", key.split_once('.').map_or(key, |(_, k)| k)),
+        }
+    }
+
+    /// The bound's value in `values`.
+    pub(super) fn value(self, values: &toml::Table) -> f64 {
+        match self {
+            Bound::Num(n) => n,
+            Bound::Field(key) => values.get(key).and_then(number).expect("a numeric field"),
+        }
+    }
+}
+
+impl Allowed {
+    /// What is allowed, in words.
+    pub fn text(&self) -> String {
+        match self {
+            Allowed::Range(lo, hi) => format!("{} ..= {}", lo.text(), hi.text()),
+            Allowed::OneOf(words) => words.join(", "),
+            Allowed::Game => GameKind::names(),
+            Allowed::Bool => "true, false".into(),
+            Allowed::Text(form) => (*form).into(),
+        }
+    }
+}
+
+/// A TOML value as the reference shows it.
+fn shown(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("\"{s}\""),
+        v => number(v).map_or_else(|| v.to_string(), show),
+    }
+}
+
+/// The sections in order, each with its fields.
+fn sections() -> Vec<(&'static str, Vec<&'static Field>)> {
+    let mut out: Vec<(&str, Vec<&Field>)> = Vec::new();
+    for f in FIELDS {
+        let section = f.key.split_once('.').expect("section.key").0;
+        match out.last_mut() {
+            Some((s, fields)) if *s == section => fields.push(f),
+            _ => out.push((section, vec![f])),
+        }
+    }
+    out
+}
+
+/// The reference as Markdown, one table per section: what `docs/configuration.md` holds.
+pub fn reference_markdown() -> String {
+    let defaults = values(&Config::default());
+    let mut out = String::new();
+    for (section, fields) in sections() {
+        let _ = writeln!(out, "### `[{section}]`\n");
+        out.push_str("| field | default | allowed | what |\n|---|---|---|---|\n");
+        for f in fields {
+            let (_, key) = f.key.split_once('.').expect("section.key");
+            let default = shown(&defaults[f.key]);
+            let allowed = f.allowed.text();
+            let _ = writeln!(out, "| `{key}` | `{default}` | {allowed} | {} |", f.doc);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `config` as TOML, every field with its meaning, what it accepts and its default as a
+/// comment: what `contagion config --config FILE` prints.
+pub fn annotated(config: &Config) -> String {
+    let defaults = values(&Config::default());
+    let ours = values(config);
+    let mut out = String::new();
+    for (section, fields) in sections() {
+        let _ = writeln!(out, "[{section}]");
+        for f in fields {
+            let (_, key) = f.key.split_once('.').expect("section.key");
+            let value = ours[f.key].to_string();
+            let default = defaults[f.key].to_string();
+            let note = if value == default {
+                String::new()
+            } else {
+                format!("; default {}", shown(&defaults[f.key]))
+            };
+            let doc = f.doc.replace('`', "");
+            let allowed = f.allowed.text().replace('`', "");
+            let _ = writeln!(out, "{key} = {value}  # {doc} [{allowed}{note}]");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_lists_every_field_of_the_config_once_in_its_order() {
+        let code: Vec<String> = values(&Config::default()).keys().cloned().collect();
+        let mut table: Vec<String> = FIELDS.iter().map(|f| f.key.to_string()).collect();
+        let sections: Vec<&str> = sections().iter().map(|(s, _)| *s).collect();
+        assert_eq!(
+            sections,
+            [
+                "run", "network", "mcts", "selfplay", "replay", "train", "gating", "baseline"
+            ]
+        );
+        table.sort();
+        let mut code = code;
+        code.sort();
+        assert_eq!(table, code);
+        for f in FIELDS {
+            if let Allowed::Range(lo, hi) = f.allowed {
+                let v = values(&Config::default());
+                assert!(lo.value(&v) <= hi.value(&v), "{}", f.key);
+            }
+        }
+    }
+
+    #[test]
+    fn every_range_is_checked_at_both_ends() {
+        let mut checked = 0;
+        for f in FIELDS {
+            let Allowed::Range(lo, hi) = f.allowed else {
+                continue;
+            };
+            let defaults = values(&Config::default());
+            for (bound, step) in [(lo, -1.0), (hi, 1.0)] {
+                let Bound::Num(n) = bound else { continue };
+                let (section, key) = f.key.split_once('.').unwrap();
+                let mut table: toml::Table = toml::from_str(&Config::default().to_toml()).unwrap();
+                let out = if defaults[f.key].is_integer() {
+                    toml::Value::Integer(n as i64 + step as i64)
+                } else {
+                    toml::Value::Float(n + step * n.abs().max(1.0) * 0.5)
+                };
+                table[section]
+                    .as_table_mut()
+                    .unwrap()
+                    .insert(key.into(), out);
+                if f.key == "mcts.fast_simulations" {
+                    table["mcts"]
+                        .as_table_mut()
+                        .unwrap()
+                        .insert("full_search_fraction".into(), 0.5.into());
+                }
+                let text = toml::to_string(&table).unwrap();
+                let Ok(config) = toml::from_str::<Config>(&text) else {
+                    continue; // below an unsigned type's zero: serde refuses it
+                };
+                let err = config.validate().unwrap_err().to_string();
+                assert!(
+                    err.starts_with(&format!("{} = ", f.key)),
+                    "{}: {err}",
+                    f.key
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 60, "{checked}");
+    }
+}
