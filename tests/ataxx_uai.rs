@@ -12,7 +12,7 @@ fn python_ataxx_plays_over_uai_and_reads_our_pgn() {
     let pgn = dir.join("games.pgn");
     let bin = env!("CARGO_BIN_EXE_contagion");
     let root = env!("CARGO_MANIFEST_DIR");
-    let bundle = format!("{root}/models/ataxx-bundle");
+    let bundle = format!("{root}/models/ataxx-4x32-15min");
     let eval = Command::new(bin)
         .args([
             "eval",

@@ -1,6 +1,6 @@
 //! Bundles from earlier versions load: the shipped Infexion bundle as it was at commit
 //! `23b7b6d`, before manifests carried `weights_sha256` (its manifest is kept in
-//! `tests/data/bundle-23b7b6d/`; its weights are today's `models/infexion-bundle-v1`
+//! `tests/data/bundle-23b7b6d/`; its weights are today's `models/infexion-4x32-77min`
 //! byte for byte). It loads with a one-line warning, in Rust and in Python, and runs
 //! exactly as the same weights with today's manifest.
 
@@ -29,7 +29,7 @@ fn old_bundle(tag: &str) -> PathBuf {
     )
     .unwrap();
     std::fs::copy(
-        root().join("models/infexion-bundle-v1/model.safetensors"),
+        root().join("models/infexion-4x32-77min/model.safetensors"),
         dir.join("model.safetensors"),
     )
     .unwrap();
@@ -40,7 +40,7 @@ fn old_bundle(tag: &str) -> PathBuf {
 fn a_bundle_without_a_checksum_loads_and_runs_as_its_weights() {
     let dir = old_bundle("rust");
     let old = contagion::nn::bundle::load(&dir).expect("the old bundle loads");
-    let new = contagion::nn::bundle::load(&root().join("models/infexion-bundle-v1")).unwrap();
+    let new = contagion::nn::bundle::load(&root().join("models/infexion-4x32-77min")).unwrap();
     let n = old.shape.input_len();
     let mut input = Vec::new();
     for p in sample_positions(&Board::new(), 8, 20, 3) {

@@ -187,7 +187,7 @@ fn play_typed(args: &[&str], input: &str) -> Output {
 
 #[test]
 fn a_human_is_told_why_a_move_is_refused_and_may_undo() {
-    let bundle = concat!(env!("CARGO_MANIFEST_DIR"), "/models/infexion-bundle");
+    let bundle = concat!(env!("CARGO_MANIFEST_DIR"), "/models/infexion-4x32-15min");
     let o = play_typed(
         &["--b", &format!("model:{bundle},sims=40"), "--no-color"],
         "nonsense\nSPAWN(3,3)\nSPAWN(3,3)\nSPREAD(0,0,1,0)\nmoves\nundo\nundo\nSPAWN(1,1)\nquit\n",
@@ -262,7 +262,7 @@ fn report_writes_svg_and_png_curves() {
     std::fs::create_dir_all(&dir).unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
     std::fs::copy(
-        format!("{root}/experiments/first-wave/infexion-gumbel32-metrics.jsonl"),
+        format!("{root}/experiments/first-campaign/infexion-gumbel32-metrics.jsonl"),
         dir.join("metrics.jsonl"),
     )
     .unwrap();
@@ -330,7 +330,7 @@ fn ataxx_ladder(extra: &[&str]) -> Output {
         "--game",
         "ataxx",
         "--model",
-        "models/ataxx-bundle",
+        "models/ataxx-4x32-15min",
         "--times",
         "5,20",
     ];

@@ -321,7 +321,7 @@ fn stop_ends_an_endless_search_at_once_with_a_legal_move() {
         ("ataxx", "alphabeta:depth=2", "go depth 1000"),
         (
             "infexion",
-            "model:models/infexion-bundle",
+            "model:models/infexion-4x32-15min",
             "go nodes 10000000000",
         ),
     ] {
@@ -390,9 +390,12 @@ fn pv(info: &str) -> Vec<&str> {
 fn bestmove_is_the_first_move_of_the_reported_pv() {
     for (game, agent) in [
         ("infexion", "alphabeta:depth=3"),
-        ("infexion", "model:models/infexion-bundle,sims=60"),
-        ("infexion", "model:models/infexion-bundle,sims=60,gumbel=8"),
-        ("ataxx", "model:models/ataxx-bundle,sims=60"),
+        ("infexion", "model:models/infexion-4x32-15min,sims=60"),
+        (
+            "infexion",
+            "model:models/infexion-4x32-15min,sims=60,gumbel=8",
+        ),
+        ("ataxx", "model:models/ataxx-4x32-15min,sims=60"),
         ("ataxx", "alphabeta:depth=2"),
         ("chexers", "maxn:depth=2"),
         ("chexers", "alphabeta:depth=2"),
@@ -440,7 +443,7 @@ fn a_model_reports_a_proven_endgame_as_mate() {
     // millisecond, the tree within a few hundred simulations).
     let fen = "xxoooxo/xxxxxxo/oxxoooo/oxxxxoo/ooxxxxx/1oooxxx/1ooooxx o 0 50";
     for option in ["0", "1"] {
-        let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle-166min,sims=5000");
+        let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-166min,sims=5000");
         e.silent(&format!("setoption name Endgame value {option}"));
         e.silent(&format!("position fen {fen}"));
         let (info, best) = e.go("go nodes 5000");
@@ -455,7 +458,7 @@ fn a_model_reports_a_proven_endgame_as_mate() {
 fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
     for agent in [
         "alphabeta:depth=2",
-        "model:models/infexion-bundle,sims=10",
+        "model:models/infexion-4x32-15min,sims=10",
         "greedy",
     ] {
         let mut e = Engine::start(agent);
@@ -483,7 +486,7 @@ fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
 
 #[test]
 fn setoption_sets_the_budget_and_refuses_bad_values() {
-    let mut e = Engine::start("model:models/infexion-bundle,sims=100");
+    let mut e = Engine::start("model:models/infexion-4x32-15min,sims=100");
     let options = e.handshake("uci");
     for name in ["Threads", "Simulations", "Hash"] {
         assert!(
@@ -526,7 +529,7 @@ fn setoption_sets_the_budget_and_refuses_bad_values() {
 /// million simulations under `go movetime 200`).
 #[test]
 fn movetime_is_honoured_when_every_simulation_ends_the_game() {
-    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle,sims=1000000");
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min,sims=1000000");
     e.silent("position fen ooooox1/oooooxx/ooooooo/ooooooo/ooooooo/ooooooo/ooooooo x 0 1");
     let t = std::time::Instant::now();
     let (info, mv) = e.go("go movetime 200");
@@ -545,7 +548,7 @@ fn movetime_is_honoured_when_every_simulation_ends_the_game() {
 
 #[test]
 fn the_tree_is_kept_across_position_moves() {
-    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle");
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min");
     e.silent("position startpos");
     let (info, _) = e.go("go nodes 400");
     assert_eq!(field(&info[0], "nodes"), "400", "{info:?}");
@@ -566,7 +569,7 @@ fn the_tree_is_kept_across_position_moves() {
 
 #[test]
 fn a_search_on_two_threads_is_exact_legal_and_interruptible() {
-    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle");
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min");
     e.silent("setoption name Threads value 2");
     for line in ["position startpos", "position startpos moves f2 a2 e3"] {
         e.silent(line);
@@ -593,7 +596,7 @@ fn a_search_on_two_threads_is_exact_legal_and_interruptible() {
 
 #[test]
 fn a_model_keeps_to_its_clock_and_plays_a_forced_move_at_once() {
-    let mut e = Engine::start_game("ataxx", "model:models/ataxx-bundle,sims=1000000");
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min,sims=1000000");
     e.silent("setoption name Threads value 2");
     // x's only move is the jump a7b5: no reason to think for 10 s.
     e.silent("position fen x--4/---4/-1-4/7/7/7/6o x 0 1");

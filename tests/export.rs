@@ -419,7 +419,10 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
             "--clock",
             "20",
         ])
-        .env("CZERO_BUNDLE", root.join("../../models/infexion-bundle"))
+        .env(
+            "CZERO_BUNDLE",
+            root.join("../../models/infexion-4x32-15min"),
+        )
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");
     let stdout = String::from_utf8_lossy(&out.stdout);

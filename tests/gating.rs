@@ -48,7 +48,7 @@ fn a_candidate_that_regresses_against_the_baseline_is_refused() {
     }
     .save(&candidate)
     .unwrap();
-    let best = std::path::Path::new("models/infexion-bundle");
+    let best = std::path::Path::new("models/infexion-4x32-15min");
     let start = Board::new();
 
     let refused = gate(&start, &c, 1, &candidate, best, 0, false).unwrap();

@@ -87,7 +87,7 @@ fn compare<G: Baselines>(start: &G, model: &str, count: usize) -> (f64, f32, f32
 fn the_int8_forward_keeps_the_float_forwards_moves_and_values() {
     if !contagion::nn::quant::available() {
         // The float forward is the one that runs here: nothing to hold to it.
-        let net = load_net(Path::new("models/ataxx-bundle-166min")).unwrap();
+        let net = load_net(Path::new("models/ataxx-4x32-166min")).unwrap();
         assert_eq!(net.forward_kind(), "fp32");
         return;
     }
@@ -95,19 +95,19 @@ fn the_int8_forward_keeps_the_float_forwards_moves_and_values() {
     let figures = [
         (
             "ataxx",
-            compare(&Ataxx::standard(), "models/ataxx-bundle-166min", n),
+            compare(&Ataxx::standard(), "models/ataxx-4x32-166min", n),
         ),
         (
             "virus",
-            compare(&Ataxx::virus(), "models/virus-bundle-45min", n),
+            compare(&Ataxx::virus(), "models/virus-3x32-45min", n),
         ),
         (
             "infexion",
-            compare(&Board::new(), "models/infexion-bundle-100min", n),
+            compare(&Board::new(), "models/infexion-4x32-100min", n),
         ),
         (
             "chexers",
-            compare(&Chexers::new(), "models/chexers-bundle", n),
+            compare(&Chexers::new(), "models/chexers-4x32-22min", n),
         ),
     ];
     for (game, (top1, p99, worst)) in figures {

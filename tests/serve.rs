@@ -125,7 +125,7 @@ fn bad_requests_get_a_4xx_with_a_message_and_the_server_stays_up() {
         "engine:ls",
         "model:/etc/passwd",
         "model:../../etc",
-        "model:ataxx-bundle",
+        "model:ataxx-4x32-15min",
         "human",
         "alphabeta:depth=40",
         "bogus",

@@ -1,6 +1,6 @@
 """Contagion Zero's fast forward against ONNX Runtime, on the same bundle, in one run.
 
-    python3 bench/onnx/compare.py --model models/infexion-bundle [--game infexion]
+    python3 bench/onnx/compare.py --model models/infexion-4x32-15min [--game infexion]
 
 1. Exports the bundle's ONNX model with ``contagion export --format onnx`` (the one
    place the graph is built, ``src/nn/onnx.rs``) and checks it with ``onnx.checker``.
@@ -61,7 +61,7 @@ def time_ort(sess, x, rounds=5, positions=4096):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", default=os.path.join(ROOT, "models", "infexion-bundle"))
+    ap.add_argument("--model", default=os.path.join(ROOT, "models", "infexion-4x32-15min"))
     ap.add_argument("--game", default="infexion")
     ap.add_argument("--contagion", default=os.path.join(ROOT, "target", "release", "contagion"))
     ap.add_argument("--batch", default="1,8,64,256")

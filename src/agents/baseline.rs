@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use super::{Agent, AgentOption, Baselines, Limits, Score, SearchInfo};
 use crate::games::{Action, Game};
+use crate::limits::{MAX_MOVE_MS, MAX_NODES, MAX_SEARCH_DEPTH};
 use crate::rng::Rng;
 use crate::search::alphabeta::{AlphaBeta, SearchLimits, SearchResult, WIN_SCORE};
 use crate::search::maxn::{MaxnResult, maxn};
@@ -149,9 +150,9 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
             max,
         };
         vec![
-            option("Depth", self.depth.map(u64::from), 64),
-            option("MoveTime", self.ms, 3_600_000),
-            option("Nodes", self.nodes, 1_000_000_000_000),
+            option("Depth", self.depth.map(u64::from), MAX_SEARCH_DEPTH as u64),
+            option("MoveTime", self.ms, MAX_MOVE_MS),
+            option("Nodes", self.nodes, MAX_NODES),
         ]
     }
 

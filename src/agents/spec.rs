@@ -1,18 +1,8 @@
 //! Agent specs: `NAME[:KEY=VALUE,...]`, parsed and validated before anything is built.
 //!
-//! | spec | agent |
-//! |---|---|
-//! | `random` | a uniformly random legal move |
-//! | `greedy` | the seed's greedy player (see `agents::infexion`) |
-//! | `minimax[:depth=D]` | full-width minimax, depth `D` (default 2) |
-//! | `maxn[:depth=D]` | max^n, depth `D` (default 2): each player maximises their own evaluation |
-//! | `alphabeta[:depth=D][,ms=M][,nodes=N]` | alpha-beta; depth only: exactly `D` plies (default 3 when no limit is given); `ms`/`nodes`: iterative deepening within `M` ms or `N` nodes per move |
-//! | `human` | moves typed at the terminal (`contagion play` only) |
-//! | `model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K]` | MCTS with the network in checkpoint `PATH` (or a run directory's best), `N` simulations per move (default 100; with `ms` and no `sims`, as many as `M` ms allow); `threads=T`: each batch of leaves is evaluated on `T` threads (default 1); `gumbel=K`: Gumbel root search over `K` actions (deterministic) instead of PUCT |
-//! | `engine:COMMAND` | an external program speaking the engine protocol (see `agents::external`); `COMMAND` is split like a shell line (quotes group words), e.g. `engine:contagion engine --game ataxx --agent greedy` |
-//!
-//! Every search agent also splits its whole-game clock over the moves left, as the
-//! seed does with `time_remaining / turns_left`.
+//! [`KINDS`] is the one table of agents, their parameters, ranges and defaults: the
+//! parser checks against it, and the CLI's help ([`help`]), the parser's errors and the
+//! table in `docs/evaluate.md` ([`markdown_table`]) are made from it.
 
 use std::fmt;
 use std::str::FromStr;
@@ -76,7 +66,152 @@ pub struct SpecError {
     why: String,
 }
 
-const KINDS: &str = "random, greedy, minimax[:depth=D], maxn[:depth=D], alphabeta[:depth=D,ms=M,nodes=N], human, model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K], engine:COMMAND";
+/// A numeric parameter of an agent: `KEY=N`, `N` in `lo ..= hi`.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// The key.
+    pub key: &'static str,
+    /// The letter standing for its value in the spec's form (`depth=D`).
+    pub letter: &'static str,
+    /// The smallest value allowed.
+    pub lo: u64,
+    /// The largest value allowed.
+    pub hi: u64,
+    /// The value when the key is not given, if one is taken.
+    pub default: Option<u64>,
+}
+
+/// A kind of agent: the spec's name, its argument, its parameters and what it plays.
+#[derive(Debug, Clone, Copy)]
+pub struct Kind {
+    /// The name before the colon.
+    pub name: &'static str,
+    /// The argument right after the colon (`PATH`, `COMMAND`), if the kind takes one.
+    pub arg: Option<&'static str>,
+    /// Its `KEY=VALUE` parameters.
+    pub params: &'static [Param],
+    /// What it plays, in a line.
+    pub doc: &'static str,
+}
+
+const fn param(
+    key: &'static str,
+    letter: &'static str,
+    lo: u64,
+    hi: u64,
+    default: Option<u64>,
+) -> Param {
+    Param {
+        key,
+        letter,
+        lo,
+        hi,
+        default,
+    }
+}
+
+const DEPTH_2: Param = param(
+    "depth",
+    "D",
+    1,
+    crate::limits::MAX_SEARCH_DEPTH as u64,
+    Some(2),
+);
+const MS: Param = param("ms", "M", 1, crate::limits::MAX_MOVE_MS, None);
+
+/// Every agent kind, in the order the help lists them.
+#[rustfmt::skip]
+pub const KINDS: &[Kind] = &[
+    Kind { name: "random", arg: None, params: &[], doc: "a uniformly random legal move" },
+    Kind { name: "greedy", arg: None, params: &[], doc: "the best move one ply ahead by the game's evaluation" },
+    Kind { name: "minimax", arg: None, params: &[DEPTH_2], doc: "full-width minimax to depth D" },
+    Kind { name: "maxn", arg: None, params: &[DEPTH_2], doc: "max^n to depth D: every player maximises their own evaluation" },
+    Kind {
+        name: "alphabeta", arg: None,
+        params: &[param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, Some(3)), MS, param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
+        doc: "alpha-beta (paranoid with three players): depth alone searches exactly D plies (3 when no limit is given); ms and nodes deepen iteratively within M ms or N nodes a move",
+    },
+    Kind { name: "human", arg: None, params: &[], doc: "moves typed at the terminal (`play` only)" },
+    Kind {
+        name: "model", arg: Some("PATH"),
+        params: &[
+            param("sims", "N", 1, crate::limits::MAX_SIMULATIONS, Some(100)),
+            MS,
+            param("threads", "T", 1, crate::limits::MAX_THREADS as u64, Some(1)),
+            param("gumbel", "K", 1, crate::limits::MAX_GUMBEL_ACTIONS, None),
+        ],
+        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT",
+    },
+    Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
+];
+
+impl Kind {
+    /// The spec's form: `alphabeta[:depth=D][,ms=M][,nodes=N]`.
+    pub fn form(&self) -> String {
+        let mut out = self.name.to_string();
+        if let Some(arg) = self.arg {
+            out.push_str(&format!(":{arg}"));
+        }
+        for (i, p) in self.params.iter().enumerate() {
+            let sep = if i == 0 && self.arg.is_none() {
+                ':'
+            } else {
+                ','
+            };
+            out.push_str(&format!("[{sep}{}={}]", p.key, p.letter));
+        }
+        out
+    }
+
+    fn param(&self, key: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.key == key)
+    }
+}
+
+/// Every kind's form, `|`-separated: what an unknown name is told.
+pub fn forms() -> String {
+    let forms: Vec<String> = KINDS.iter().map(Kind::form).collect();
+    forms.join(" | ")
+}
+
+/// The agent specs as the CLI's help shows them under every command that takes one.
+pub fn help() -> String {
+    let mut out = String::from("Agent specs (docs/evaluate.md#agent-specs):\n");
+    for k in KINDS {
+        out.push_str(&format!(
+            "  {}\n      {}\n",
+            k.form(),
+            k.doc.replace('`', "")
+        ));
+    }
+    out.push_str(
+        "Examples: alphabeta:depth=3, alphabeta:ms=100, model:models/infexion,sims=200, \
+'engine:contagion engine --game ataxx --agent greedy'",
+    );
+    out
+}
+
+/// The agent specs as a Markdown table: what `docs/evaluate.md` holds.
+pub fn markdown_table() -> String {
+    let mut out = String::from("| spec | agent | parameters |\n|---|---|---|\n");
+    for k in KINDS {
+        let params: Vec<String> = (k.params.iter())
+            .map(|p| {
+                let default = p
+                    .default
+                    .map_or(String::new(), |d| format!(", default {d}"));
+                format!("`{}`: {} ..= {}{default}", p.key, p.lo, p.hi)
+            })
+            .collect();
+        let params = if params.is_empty() {
+            "none".into()
+        } else {
+            params.join("; ")
+        };
+        out.push_str(&format!("| `{}` | {} | {params} |\n", k.form(), k.doc));
+    }
+    out
+}
 
 impl FromStr for AgentSpec {
     type Err = SpecError;
@@ -116,85 +251,73 @@ impl FromStr for AgentSpec {
             })?;
             pairs.push((key.trim(), value.trim()));
         }
-        let allowed: &[&str] = match kind {
-            "random" | "greedy" | "human" => &[],
-            "minimax" | "maxn" => &["depth"],
-            "alphabeta" => &["depth", "ms", "nodes"],
-            "model" => &["sims", "ms", "threads", "gumbel"],
-            _ => {
-                return Err(err(format!(
-                    "unknown agent '{}'; expected one of: {KINDS}",
-                    crate::limits::clip(kind)
-                )));
-            }
+        if kind == "engine" {
+            return Err(err("engine needs a command: engine:PROGRAM [ARGS…]".into()));
+        }
+        let Some(spec_kind) = KINDS.iter().find(|k| k.name == kind) else {
+            return Err(err(format!(
+                "unknown agent '{}'; expected one of: {}",
+                crate::limits::clip(kind),
+                forms()
+            )));
         };
-        let mut depth = None;
-        let mut ms = None;
-        let mut nodes = None;
-        let mut sims = None;
-        let mut gumbel = 0;
-        let mut threads = 1;
+        let mut given: std::collections::BTreeMap<&str, u64> = Default::default();
         for (key, value) in pairs {
-            if !allowed.contains(&key) {
-                let keys = if allowed.is_empty() {
+            let Some(p) = spec_kind.param(key) else {
+                let keys: Vec<&str> = spec_kind.params.iter().map(|p| p.key).collect();
+                let keys = if keys.is_empty() {
                     "none".to_string()
                 } else {
-                    allowed.join(", ")
+                    keys.join(", ")
                 };
                 return Err(err(format!(
                     "'{kind}' has no parameter '{}' (allowed: {keys})",
                     crate::limits::clip(key)
                 )));
-            }
-            let (lo, hi) = match key {
-                "depth" => (1, 64),
-                "ms" => (1, 3_600_000),
-                "sims" => (1, 1_000_000),
-                "gumbel" => (1, 4096),
-                "threads" => (1, 256),
-                _ => (1, 1_000_000_000_000),
             };
-            let n: u64 = value
-                .parse()
-                .ok()
-                .filter(|n| (lo..=hi).contains(n))
+            let n: u64 = (value.parse().ok())
+                .filter(|n| (p.lo..=p.hi).contains(n))
                 .ok_or_else(|| {
                     err(format!(
-                        "{}: expected an integer {lo}..={hi}",
-                        crate::limits::clip(&format!("{key}={value}"))
+                        "{}: expected an integer {}..={}",
+                        crate::limits::clip(&format!("{key}={value}")),
+                        p.lo,
+                        p.hi
                     ))
                 })?;
-            match key {
-                "depth" => depth = Some(n as u32),
-                "ms" => ms = Some(n),
-                "sims" => sims = Some(n as u32),
-                "gumbel" => gumbel = n as u32,
-                "threads" => threads = n as u32,
-                _ => nodes = Some(n),
-            }
+            given.insert(p.key, n);
         }
+        let get = |key: &str| given.get(key).copied();
+        let default = |key: &str| {
+            spec_kind
+                .param(key)
+                .and_then(|p| p.default)
+                .expect("a default")
+        };
+        let (ms, nodes) = (get("ms"), get("nodes"));
         Ok(match kind {
             "random" => AgentSpec::Random,
             "greedy" => AgentSpec::Greedy,
             "human" => AgentSpec::Human,
             "model" => AgentSpec::Model {
                 path: path.unwrap_or_default().into(),
-                sims: sims.unwrap_or(match ms {
-                    Some(_) => crate::limits::MAX_SIMULATIONS as u32,
-                    None => 100,
-                }),
-                gumbel,
+                sims: get("sims").unwrap_or(match ms {
+                    Some(_) => crate::limits::MAX_SIMULATIONS,
+                    None => default("sims"),
+                }) as u32,
+                gumbel: get("gumbel").unwrap_or(0) as u32,
                 ms,
-                threads,
+                threads: get("threads").unwrap_or(default("threads")) as u32,
             },
             "minimax" => AgentSpec::Minimax {
-                depth: depth.unwrap_or(2),
+                depth: get("depth").unwrap_or(default("depth")) as u32,
             },
             "maxn" => AgentSpec::Maxn {
-                depth: depth.unwrap_or(2),
+                depth: get("depth").unwrap_or(default("depth")) as u32,
             },
             _ => AgentSpec::AlphaBeta {
-                depth: depth.or((ms.is_none() && nodes.is_none()).then_some(3)),
+                depth: (get("depth").map(|d| d as u32))
+                    .or((ms.is_none() && nodes.is_none()).then(|| default("depth") as u32)),
                 ms,
                 nodes,
             },

@@ -8,7 +8,7 @@ use crate::games::{GameKind, with_game};
 
 /// `contagion engine`'s arguments.
 #[derive(Debug, Args)]
-#[command(after_help = super::SPECS_HELP)]
+#[command(after_help = crate::agents::spec::help())]
 pub struct EngineArgs {
     /// The agent that answers `go` (e.g. alphabeta:ms=100).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]

@@ -11,7 +11,7 @@ use crate::games::{GameKind, with_game};
 
 /// `contagion eval`'s arguments.
 #[derive(Debug, Args)]
-#[command(after_help = super::SPECS_HELP)]
+#[command(after_help = crate::agents::spec::help())]
 pub struct EvalArgs {
     /// The agent measured (e.g. alphabeta:depth=3).
     #[arg(long, value_name = "SPEC")]
@@ -46,7 +46,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 180.0)]
     pub time_per_game: f64,
     /// Each agent's time for every move, in milliseconds (`go movetime`; 0: each agent's own).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=crate::limits::MAX_MOVE_MS))]
     pub movetime: u64,
     /// Append every game to this file (PGN; python-ataxx reads the Ataxx ones).
     #[arg(long, value_name = "FILE")]

@@ -60,15 +60,6 @@ pub enum Command {
     Serve(serve::ServeArgs),
 }
 
-/// Shown under the help of every subcommand that takes agent specs.
-pub const SPECS_HELP: &str = "Agent specs: random | greedy | minimax[:depth=D] | \
-alphabeta[:depth=D][,ms=M][,nodes=N] | maxn[:depth=D] | \
-model:PATH[,sims=N][,ms=M][,threads=T][,gumbel=K] (an \
-exported bundle directory, a checkpoint file or a run directory's best, local or s3://) | \
-engine:COMMAND (a program speaking the engine protocol) | human (play only). \
-Examples: alphabeta:depth=3, alphabeta:ms=100, minimax:depth=2, model:models/infexion-bundle,sims=200, \
-'engine:contagion engine --game ataxx --agent greedy'";
-
 /// A per-game clock from a number of seconds: `None` for 0 (no clock); an error for a
 /// negative, non-finite or absurdly large value, never a panic.
 pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>> {

@@ -24,7 +24,7 @@ use crate::games::{GameKind, with_game};
 
 /// `contagion play`'s arguments.
 #[derive(Debug, Args)]
-#[command(after_help = super::SPECS_HELP)]
+#[command(after_help = crate::agents::spec::help())]
 pub struct PlayArgs {
     /// The first player (Red in Infexion and Chexers, x in Ataxx); `human` to type its moves.
     #[arg(long, value_name = "SPEC", default_value = "human")]

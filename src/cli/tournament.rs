@@ -13,7 +13,7 @@ use crate::games::with_game;
 
 /// `contagion tournament`'s arguments.
 #[derive(Debug, Args)]
-#[command(after_help = super::SPECS_HELP)]
+#[command(after_help = crate::agents::spec::help())]
 pub struct TournamentArgs {
     /// An agent; give two or more (`--agent A --agent B …`).
     #[arg(long = "agent", value_name = "SPEC", required = true)]

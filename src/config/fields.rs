@@ -95,7 +95,7 @@ pub const FIELDS: &[Field] = &[
     num("mcts.temperature_plies", 0.0, 10_000.0, "moves sampled by visit count for this many plies, then the most visited"),
     num("mcts.leaves_per_tree", 1.0, 64.0, "leaves each self-play tree adds to a batch, kept apart by virtual loss (more: bigger batches, fewer games in flight)"),
     one_of("mcts.root", &["puct", "gumbel"], "the root rule: `puct` (AlphaZero) or `gumbel` (Gumbel-top-k with sequential halving, improved-policy targets; no noise, no temperature) (see the training guide)"),
-    num("mcts.gumbel_actions", 1.0, 4096.0, "gumbel: root actions sampled per search (k)"),
+    num("mcts.gumbel_actions", 1.0, crate::limits::MAX_GUMBEL_ACTIONS as f64, "gumbel: root actions sampled per search (k)"),
     num("mcts.gumbel_c_visit", 0.0, 10_000.0, "gumbel: σ(q) = (c_visit + max visits) · c_scale · q"),
     num("mcts.gumbel_c_scale", 0.001, 1000.0, "gumbel: see `gumbel_c_visit`"),
     num("mcts.full_search_fraction", 0.01, 1.0, "playout caps (KataGo): the share of moves searched with `simulations` and recorded as policy targets"),

@@ -44,16 +44,9 @@ use std::time::Duration;
 use crate::agents::{Agent, AgentOption, Baselines, Limits, SearchInfo};
 use crate::games::Game;
 use crate::games::perft::perft;
-use crate::limits::clip;
+use crate::limits::{MAX_PERFT, clip};
 use crate::search::Stop;
 use input::{Line, read_line};
-
-/// The deepest `perft` served: depth 5 from the start takes about a second, and each
-/// level multiplies that by about 50, while the engine answers nothing else.
-pub const MAX_PERFT: u32 = 6;
-
-/// The most threads `setoption name Threads` accepts.
-const MAX_ENGINE_THREADS: u64 = 256;
 
 /// The engine's state: a position and the agent that answers `go`.
 pub struct Engine<G: Game> {
@@ -221,7 +214,7 @@ impl<G: Baselines> Engine<G> {
             name: "Threads",
             default: 1,
             min: 1,
-            max: MAX_ENGINE_THREADS,
+            max: crate::limits::MAX_THREADS as u64,
         };
         let agent = self.agent.as_ref().expect("no search is running");
         std::iter::once(threads).chain(agent.options()).collect()

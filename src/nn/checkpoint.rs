@@ -183,8 +183,10 @@ impl Checkpoint {
 }
 
 /// Loads a network for inference from an exported bundle (its directory or manifest),
-/// a checkpoint file, or a run directory (its `best` checkpoint).
+/// a checkpoint file, or a run directory (its `best` checkpoint); in an indexed models
+/// directory also by a game's or a former name ([`super::models::resolve`]).
 pub fn load_net(path: &Path) -> anyhow::Result<Net> {
+    let path = &super::models::resolve(path);
     if super::bundle::is_bundle(path) {
         return super::bundle::load(path);
     }

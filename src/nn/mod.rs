@@ -13,7 +13,8 @@
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
-//!   ends (weights as safetensors, a JSON manifest that describes how to run them).
+//!   ends (weights as safetensors, a JSON manifest that describes how to run them);
+//!   [`models`]: the index of the shipped bundles, which names each game's current one.
 //!
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
 //! with the `cuda` feature): batch norm uses its running statistics.
@@ -25,6 +26,7 @@ pub mod conv;
 pub mod evaluator;
 pub mod fast;
 pub mod manifest;
+pub mod models;
 pub mod network;
 pub mod onnx;
 pub mod quant;

@@ -89,7 +89,7 @@ pub struct AlphaBeta<'h, G: Game> {
     pv: Vec<Vec<Action>>,
 }
 
-const MAX_DEPTH: u32 = 64;
+const MAX_DEPTH: u32 = crate::limits::MAX_SEARCH_DEPTH;
 
 impl<'h, G: Game> AlphaBeta<'h, G> {
     /// A search with `heuristic` at the leaves; `pruning` false gives plain minimax.

@@ -18,12 +18,12 @@
 //! | `GET /api/games/{id}/pgn` | the finished game as a PGN record |
 //! | `GET /api/runs`, `/api/runs/{run}/metrics`, `/api/runs/{run}/games`, `/api/runs/{run}/games/{shard}/{index}` | watching runs |
 //!
-//! Bounds: games are kept apart by unguessable ids, at most [`MAX_GAMES`] at once (the
+//! Bounds: games are kept apart by unguessable ids, at most [`MAX_SERVED_GAMES`] at once (the
 //! longest idle is dropped); a search runs on the blocking pool, never on a request
 //! thread, at most one per core at a time, within the game's time per move (at most
-//! [`MAX_MOVETIME_MS`]) and a simulation cap that bounds its memory (with a 4 MiB
+//! [`MAX_SERVED_MOVE_MS`]) and a simulation cap that bounds its memory (with a 4 MiB
 //! evaluation cache per game); request bodies are
-//! limited to 64 KiB. An opponent is a baseline spec or a model the server lists (the
+//! limited to [`MAX_REQUEST_BYTES`] (bounds from [`crate::limits`]). An opponent is a baseline spec or a model the server lists (the
 //! shipped bundles, the runs it was given): a visitor never names a file or a program.
 
 pub mod runs;
@@ -45,18 +45,13 @@ use serde_json::json;
 
 use crate::agents::{AgentSpec, Baselines};
 use crate::games::{Game, GameKind, with_game};
+use crate::limits::{MAX_REQUEST_BYTES, MAX_SERVED_DEPTH, MAX_SERVED_GAMES, MAX_SERVED_MOVE_MS};
 use session::{Click, GameSession, Session};
 
-/// The most games kept at once.
-pub const MAX_GAMES: usize = 200;
-/// The longest time per move a game may ask for.
-pub const MAX_MOVETIME_MS: u64 = 10_000;
 /// Simulations a model's search may spend on one move (its time ends it sooner).
 const MODEL_SIMS: u32 = 20_000;
 /// MiB of cached network evaluations per game.
 const MODEL_CACHE_MIB: u64 = 4;
-/// The deepest fixed-depth baseline a game may ask for.
-const MAX_DEPTH: u32 = 8;
 
 /// How `contagion serve` was asked to run.
 pub struct Options {
@@ -133,16 +128,25 @@ fn router(server: Arc<Server>) -> Router {
         .route("/api/runs/{run}/games", get(run_games))
         .route("/api/runs/{run}/games/{shard}/{index}", get(run_game))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "no such page") })
-        .layer(DefaultBodyLimit::max(64 * 1024))
+        .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(server)
 }
 
-/// The bundles in `dir` and the watched runs' best networks, as opponents.
+/// The bundles in `dir` (in its index's order: each game's current model first) and the
+/// watched runs' best networks, as opponents.
 fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
+        let index = crate::nn::models::Index::load(dir)?;
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
+        paths.sort_by_cached_key(|p| {
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            (index.as_ref().map_or(0, |i| i.rank(&name)), name)
+        });
         for path in paths
             .into_iter()
             .filter(|p| crate::nn::bundle::is_bundle(p))
@@ -211,7 +215,7 @@ async fn info(State(s): State<Arc<Server>>) -> Json<serde_json::Value> {
         })
         .collect();
     Json(
-        json!({"games": games, "movetimes_ms": [100, 300, 1000, 3000], "max_movetime_ms": MAX_MOVETIME_MS}),
+        json!({"games": games, "movetimes_ms": [100, 300, 1000, 3000], "max_movetime_ms": MAX_SERVED_MOVE_MS}),
     )
 }
 
@@ -233,9 +237,9 @@ fn default_movetime() -> u64 {
 
 async fn new_game(State(s): State<Arc<Server>>, Json(req): Json<NewGame>) -> Reply {
     let kind = GameKind::from_name(&req.game).map_err(|e| ApiError::bad(e.to_string()))?;
-    if !(1..=MAX_MOVETIME_MS).contains(&req.movetime_ms) {
+    if !(1..=MAX_SERVED_MOVE_MS).contains(&req.movetime_ms) {
         return Err(ApiError::bad(format!(
-            "movetime_ms must be 1 to {MAX_MOVETIME_MS}"
+            "movetime_ms must be 1 to {MAX_SERVED_MOVE_MS}"
         )));
     }
     let spec = opponent(&s, &req.opponent, kind)?;
@@ -245,7 +249,7 @@ async fn new_game(State(s): State<Arc<Server>>, Json(req): Json<NewGame>) -> Rep
     let session = Arc::new(Mutex::new(session));
     {
         let mut games = s.games.lock().expect("the game table");
-        if games.len() >= MAX_GAMES {
+        if games.len() >= MAX_SERVED_GAMES {
             let oldest = games
                 .iter()
                 .min_by_key(|(_, e)| e.used)
@@ -317,7 +321,7 @@ fn opponent(s: &Server, text: &str, kind: GameKind) -> Result<AgentSpec, ApiErro
     let spec: AgentSpec = text
         .parse()
         .map_err(|e| ApiError::bad(format!("opponent: {e}")))?;
-    let depth_ok = |d: Option<u32>| d.is_none_or(|d| d <= MAX_DEPTH);
+    let depth_ok = |d: Option<u32>| d.is_none_or(|d| d <= MAX_SERVED_DEPTH);
     let ok = match &spec {
         AgentSpec::Random | AgentSpec::Greedy => true,
         AgentSpec::Minimax { depth } | AgentSpec::Maxn { depth } => depth_ok(Some(*depth)),
@@ -326,7 +330,7 @@ fn opponent(s: &Server, text: &str, kind: GameKind) -> Result<AgentSpec, ApiErro
     };
     if !ok {
         return Err(ApiError::bad(format!(
-            "opponent '{}': choose a listed model or a baseline (random, greedy, minimax, maxn, alphabeta; depth at most {MAX_DEPTH})",
+            "opponent '{}': choose a listed model or a baseline (random, greedy, minimax, maxn, alphabeta; depth at most {MAX_SERVED_DEPTH})",
             crate::limits::clip(text)
         )));
     }

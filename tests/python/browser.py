@@ -166,8 +166,8 @@ def main():
     try:
         d.get(url)
         wait(d, "the page", lambda: d.js("return typeof info !== 'undefined' && info !== null"))
-        report["ataxx"] = play_whole_game(d, "ataxx", "model:ataxx-bundle", os.path.join(out, "play-ataxx.png"), rng, True)
-        report["infexion"] = play_whole_game(d, "infexion", "model:infexion-bundle", os.path.join(out, "play-infexion.png"), rng, True)
+        report["ataxx"] = play_whole_game(d, "ataxx", "model:ataxx-4x32-15min", os.path.join(out, "play-ataxx.png"), rng, True)
+        report["infexion"] = play_whole_game(d, "infexion", "model:infexion-4x32-15min", os.path.join(out, "play-infexion.png"), rng, True)
         # Watch: the run's curves, then a recorded game move by move.
         d.click("#tab-watch")
         count = lambda: d.js("return document.querySelectorAll('#curves svg.chart').length")

@@ -11,10 +11,10 @@ simulations. Memory stays far below the 250 MB limit (a search tree of a few tho
 nodes and a network of under a megabyte).
 
 The bundle is looked for in ``$CZERO_BUNDLE``, then ``agent/bundle/``, then the
-repository's ``models/infexion-bundle-60min/`` (the strongest shipped network: a
-60-minute run that beats the first wave's 77-minute ``infexion-bundle-v1`` 76-8-16).
+repository's current Infexion model, as ``models/index.json`` names it.
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -38,11 +38,23 @@ DEFAULT_SIMS = 200
 MOVES_AHEAD = 60
 
 
+def current_model(models, game):
+    """The directory of ``game``'s current model in the index of ``models``, if any."""
+    try:
+        index = json.loads((models / "index.json").read_text())
+    except (OSError, ValueError):
+        return None
+    for m in index.get("models", []):
+        if m.get("game") == game and m.get("status") == "current":
+            return models / m["name"]
+    return None
+
+
 def find_bundle():
     candidates = [
         os.environ.get("CZERO_BUNDLE"),
         HERE / "bundle",
-        HERE.parent.parent.parent / "models" / "infexion-bundle-60min",
+        current_model(HERE.parent.parent.parent / "models", "infexion"),
     ]
     for c in candidates:
         if c and (Path(c) / "manifest.json").is_file():

@@ -1,0 +1,153 @@
+//! The shipped models' index, `models/index.json`: each bundle's game, size, training,
+//! headline result, status and record, and the names it had before.
+//!
+//! The index is the one place that says which model of a game is current: a path
+//! `models/<game>` loads it, `contagion serve` offers it first, and the Python agent
+//! reads the same file. A model's former name keeps loading ([`resolve`]).
+//! `models/README.md` is made from it ([`Index::markdown`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The index's file name inside a models directory.
+pub const INDEX_FILE: &str = "index.json";
+
+/// Whether a model is the one its game's defaults take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The game's strongest: what `models/<game>` names.
+    Current,
+    /// Kept as a yardstick and for its record.
+    Superseded,
+}
+
+/// One shipped bundle.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Its directory in `models/`.
+    pub name: String,
+    /// The game it plays (its manifest's).
+    pub game: String,
+    /// Blocks × channels, e.g. `4x32` (its manifest's).
+    pub size: String,
+    /// How it was trained.
+    pub training: String,
+    /// Its headline result (Markdown).
+    pub result: String,
+    /// The command that re-measures that result.
+    pub check: String,
+    /// Current or superseded.
+    pub status: Status,
+    /// The record of its training, relative to the repository.
+    pub record: String,
+    /// Names it was shipped under before, which still load.
+    #[serde(default)]
+    pub formerly: Vec<String>,
+}
+
+/// `models/index.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Index {
+    /// What the file is (for a reader of the JSON).
+    pub about: String,
+    /// Every shipped bundle, each game's current one first.
+    pub models: Vec<Entry>,
+}
+
+impl Index {
+    /// The index of the models directory `dir`, if it has one.
+    pub fn load(dir: &Path) -> anyhow::Result<Option<Index>> {
+        let path = dir.join(INDEX_FILE);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = crate::limits::read_text(&path, crate::limits::MAX_TEXT_BYTES)?;
+        let index =
+            serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(Some(index))
+    }
+
+    /// The current model of `game`.
+    pub fn current(&self, game: &str) -> Option<&Entry> {
+        (self.models.iter()).find(|m| m.game == game && m.status == Status::Current)
+    }
+
+    /// The model a name stands for: its own name, a former one, or a game's name (the
+    /// game's current model).
+    pub fn find(&self, name: &str) -> Option<&Entry> {
+        (self.models.iter())
+            .find(|m| m.name == name || m.formerly.iter().any(|f| f == name))
+            .or_else(|| self.current(name))
+    }
+
+    /// The position of `name` in the index (current models first), for ordering lists.
+    pub fn rank(&self, name: &str) -> usize {
+        let mut order: Vec<&Entry> = self.models.iter().collect();
+        order.sort_by_key(|m| m.status != Status::Current);
+        order
+            .iter()
+            .position(|m| m.name == name)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Each game's current model as a Markdown table: what the README shows.
+    pub fn current_markdown(&self) -> String {
+        let mut out = String::from("| game | model | result |\n|---|---|---|\n");
+        for m in self.models.iter().filter(|m| m.status == Status::Current) {
+            out.push_str(&format!("| {} | `{}` | {} |\n", m.game, m.name, m.result));
+        }
+        out
+    }
+
+    /// The index as a Markdown table: what `models/README.md` holds.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "| model | game | trained from nothing | result | status | record |\n|---|---|---|---|---|---|\n",
+        );
+        for m in &self.models {
+            let status = match m.status {
+                Status::Current => format!("**current** (`models/{}`)", m.game),
+                Status::Superseded => "superseded".into(),
+            };
+            let record = m.record.rsplit_once('/').map_or(&*m.record, |(dir, _)| dir);
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {status} | [{}](../{}) |\n",
+                m.name, m.game, m.training, m.result, record, m.record
+            ));
+        }
+        out.push_str("\nEach result re-measured (1–2 minutes on 2 cores):\n\n```sh\n");
+        for m in &self.models {
+            out.push_str(&m.check);
+            out.push('\n');
+        }
+        out.push_str("```\n");
+        out
+    }
+}
+
+/// `path` itself when it exists; otherwise, in a models directory with an index, the
+/// model its last part names (a model, a former name, or a game: its current model).
+pub fn resolve(path: &Path) -> PathBuf {
+    if path.exists() || crate::store::is_remote(path) {
+        return path.to_path_buf();
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.to_path_buf();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    match Index::load(dir) {
+        Ok(Some(index)) => match index.find(&name.to_string_lossy()) {
+            Some(m) => dir.join(&m.name),
+            None => path.to_path_buf(),
+        },
+        _ => path.to_path_buf(),
+    }
+}
