@@ -21,6 +21,21 @@ pub const fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Salts xored into a run's or a match's seed so that each purpose draws its own
+/// streams. Changing one changes every seeded result drawn with it.
+pub mod salt {
+    /// The agents of a match game, per game and seat.
+    pub const MATCH_AGENTS: u64 = 0xA6E7;
+    /// The baseline gate's matches.
+    pub const BASELINE_GATE: u64 = 0x6A7B;
+    /// Candidate-against-best gating matches.
+    pub const GATING: u64 = 0x6A7E;
+    /// The best network's baseline measurements.
+    pub const BASELINE: u64 = 0xBA5E;
+    /// An iteration's training batches.
+    pub const TRAINING: u64 = 0x7EA1;
+}
+
 /// A seeded xoshiro256++ generator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rng(Xoshiro256PlusPlus);

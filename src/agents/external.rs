@@ -39,8 +39,13 @@ pub struct ExternalAgent {
 }
 
 impl ExternalAgent {
-    /// Starts `command` (program and arguments) and greets it for `game`.
-    pub fn start(name: String, command: &[String], game: &str) -> anyhow::Result<ExternalAgent> {
+    /// Starts `command` (program and arguments) and greets it with `protocol` (`uci` or
+    /// `uai`: [`Game::protocol`]).
+    pub fn start(
+        name: String,
+        command: &[String],
+        protocol: &str,
+    ) -> anyhow::Result<ExternalAgent> {
         let (program, args) = command
             .split_first()
             .ok_or_else(|| anyhow::anyhow!("{name}: no command given"))?;
@@ -70,11 +75,7 @@ impl ExternalAgent {
             dead: None,
             last: None,
         };
-        let hello = if matches!(game, "ataxx" | "virus") {
-            "uai"
-        } else {
-            "uci"
-        };
+        let hello = protocol;
         agent.send(hello)?;
         agent.expect(&format!("{hello}ok"), HANDSHAKE)?;
         agent.send("isready")?;

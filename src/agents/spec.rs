@@ -419,7 +419,7 @@ impl AgentSpec {
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
                 name,
                 command,
-                start.name(),
+                start.protocol(),
             )?),
         })
     }

@@ -226,7 +226,7 @@ pub fn plot(rungs: &[Rung], title: &str, out: &Path) -> anyhow::Result<Option<Pa
             .map_err(err)?;
         root.present().map_err(err)?;
     }
-    crate::report::save_svg(&svg, out)
+    crate::figure::save_svg(&svg, out)
 }
 
 #[cfg(test)]

@@ -328,7 +328,10 @@ pub fn play_match<G: Baselines>(
                 let agents: Result<Vec<Box<dyn crate::agents::Agent<G>>>, _> = (0..n as usize)
                     .map(|seat| {
                         let spec = if seat == seat_a { a } else { b };
-                        let seed = Rng::derive(config.seed ^ 0xA6E7, g as u64 * 8 + seat as u64);
+                        let seed = Rng::derive(
+                            config.seed ^ crate::rng::salt::MATCH_AGENTS,
+                            g as u64 * 8 + seat as u64,
+                        );
                         spec.build(start, seed)
                             .map_err(|e| (seat, format!("agent failed to start: {e:#}")))
                     })

@@ -65,16 +65,9 @@ impl RecordedGame {
     }
 }
 
-/// The tag naming `seat` of `game`.
+/// The tag naming `seat` of `game` ([`Game::record_seat`]).
 pub fn seat_tag<G: Game>(game: &G, seat: usize) -> String {
-    if matches!(game.name(), "ataxx" | "virus") {
-        return ["Black", "White"][seat].to_string();
-    }
-    let name = game.player_name(seat);
-    let mut chars = name.chars();
-    chars.next().map_or(String::new(), |c| {
-        c.to_uppercase().chain(chars).collect::<String>()
-    })
+    game.record_seat(seat)
 }
 
 /// The `Result` tag of an outcome: each seat's points, `-`-separated.

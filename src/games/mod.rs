@@ -4,7 +4,7 @@
 //! only through [`Game`]: a state with a player to move, legal actions as indices into a
 //! fixed action space, `apply`, a terminal [`Outcome`] with one value per player, a tensor
 //! encoding, symmetries and a text notation. Nothing here assumes two players or a hex
-//! board; Infexion is the first implementation.
+//! board: Infexion ([`infexion`]), Ataxx and Virus ([`ataxx`]) and Chexers ([`chexers`]) implement it.
 //!
 //! ```
 //! use contagion::games::Game;
@@ -300,6 +300,21 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The engine's `go` key for `player`'s clock (`wtime`, `btime`, `ctime` by seat).
     fn clock_name(&self, player: usize) -> &'static str {
         ["wtime", "btime", "ctime"][player.min(2)]
+    }
+
+    /// The engine protocol's greeting for this game: `uci`, or `uai` for the Ataxx
+    /// family (as Ataxx engines and python-ataxx speak it).
+    fn protocol(&self) -> &'static str {
+        "uci"
+    }
+
+    /// The game-record (PGN) tag naming `player`'s seat: its player name capitalised,
+    /// unless the game's records name seats otherwise.
+    fn record_seat(&self, player: usize) -> String {
+        let mut chars = self.player_name(player).chars();
+        chars.next().map_or(String::new(), |c| {
+            c.to_uppercase().chain(chars).collect::<String>()
+        })
     }
 
     /// The position as a front end draws it ([`view::BoardView`]); empty for a game

@@ -15,6 +15,7 @@
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
 //!   targets, plus `value_weight` × the mean squared value error.
 
+use super::network::BN_EPSILON as EPSILON;
 use rayon::prelude::*;
 
 use super::NetShape;
@@ -132,9 +133,6 @@ pub struct StepResult {
 
 /// im2col rows per slice of a shard's positions.
 const CHUNK_ROWS: usize = 1024;
-
-/// Batch norm's epsilon (burn's default, which the network uses).
-const EPSILON: f64 = 1e-5;
 
 /// One thread's positions and everything the step keeps for them.
 #[derive(Default)]

@@ -39,7 +39,7 @@ pub struct TrainState {
     pub best_iteration: u32,
     /// Training wall time so far, over all sessions.
     pub wall_seconds: f64,
-    /// The digest of the config that fixes the run (game, name, shape, optimizer).
+    /// The digest of the run's whole config ([`crate::config::Config::digest`]).
     pub config_digest: String,
 }
 

@@ -15,8 +15,7 @@ use super::NetShape;
 pub const FORMAT: &str = "contagion-bundle";
 /// The bundle format version this build writes and reads.
 pub const VERSION: u32 = 1;
-/// Batch norm's epsilon, as folded into the convolutions.
-pub const BN_EPSILON: f64 = 1e-5;
+pub use super::network::BN_EPSILON;
 
 /// The network's layer names, which also name its tensors (`<layer>.weight`,
 /// `<layer>.bias`) in a bundle: one place for every reader and writer.

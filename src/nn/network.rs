@@ -21,6 +21,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::Game;
 
+/// Batch norm's epsilon: the network's, the fast training step's and the one folded
+/// into exported convolutions.
+pub const BN_EPSILON: f64 = 1e-5;
+
 /// Everything that fixes the network's shape; saved with every checkpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, bincode::Encode, bincode::Decode)]
 pub struct NetShape {
@@ -118,7 +122,9 @@ impl ConvBn {
                 .with_padding(padding)
                 .with_bias(false)
                 .init(device),
-            bn: BatchNormConfig::new(cout).init(device),
+            bn: BatchNormConfig::new(cout)
+                .with_epsilon(BN_EPSILON)
+                .init(device),
             wraps,
         }
     }
@@ -187,7 +193,9 @@ impl PolicyValueNet {
             value_conv: Conv2dConfig::new([c, shape.value_channels], [1, 1])
                 .with_bias(false)
                 .init(device),
-            value_bn: BatchNormConfig::new(shape.value_channels).init(device),
+            value_bn: BatchNormConfig::new(shape.value_channels)
+                .with_epsilon(BN_EPSILON)
+                .init(device),
             value_hidden: LinearConfig::new(shape.value_channels, shape.value_hidden).init(device),
             value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
             action_order: shape.action_order.iter().map(|&i| i as i64).collect(),

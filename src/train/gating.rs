@@ -17,7 +17,7 @@ use crate::agents::{AgentSpec, Baselines};
 use crate::arena::elo::{Sprt, SprtDecision, Stats, elo_from_score};
 use crate::arena::{MatchConfig, play_sprt_match, run_match};
 use crate::config::Config;
-use crate::rng::Rng;
+use crate::rng::{Rng, salt};
 
 /// The `model:` agent for a checkpoint.
 pub fn model(path: &Path, sims: u32) -> AgentSpec {
@@ -90,7 +90,7 @@ pub fn gate<G: Baselines>(
     let mut baseline = None;
     if promote && g.baseline_games > 0 {
         let spec: AgentSpec = c.baseline.spec.parse()?;
-        let seed = Rng::derive(c.run.seed ^ 0x6A7B, iteration as u64);
+        let seed = Rng::derive(c.run.seed ^ salt::BASELINE_GATE, iteration as u64);
         let config = match_config(c, g.baseline_games, seed, g.opening_plies, progress);
         let cand = run_match(start, &a, &spec, &config)?.overall;
         let prev = run_match(start, &b, &spec, &config)?.overall;
@@ -134,7 +134,7 @@ fn against_best<G: Baselines>(
         alpha: g.sprt_alpha,
         beta: g.sprt_beta,
     };
-    let seed = Rng::derive(c.run.seed ^ 0x6A7E, iteration as u64);
+    let seed = Rng::derive(c.run.seed ^ salt::GATING, iteration as u64);
     let config = match_config(c, g.games, seed, g.opening_plies, progress);
     let test = g.sprt.then_some((sprt, round));
     let (report, _, decision) = play_sprt_match(start, a, b, &config, test)?;
@@ -158,7 +158,7 @@ pub fn measure<G: Baselines>(
 ) -> anyhow::Result<MatchResult> {
     let bl = &c.baseline;
     let spec: AgentSpec = opponent.parse()?;
-    let seed = Rng::derive(c.run.seed ^ 0xBA5E, iteration as u64);
+    let seed = Rng::derive(c.run.seed ^ salt::BASELINE, iteration as u64);
     let config = match_config(c, bl.games, seed, bl.opening_plies, progress);
     let report = run_match(start, &model(best, bl.simulations), &spec, &config)?;
     Ok(MatchResult::new(opponent, report.overall))

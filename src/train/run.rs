@@ -277,7 +277,10 @@ impl<G: Baselines> Run<'_, G> {
         let it = state.iteration + 1;
         // The training batches' generator: fixed by the seed and the iteration, so a
         // resumed run draws what an uninterrupted one would.
-        let mut rng = Rng::new(Rng::derive(c.run.seed ^ 0x7EA1, it as u64));
+        let mut rng = Rng::new(Rng::derive(
+            c.run.seed ^ crate::rng::salt::TRAINING,
+            it as u64,
+        ));
         // 1. Games: uploads from self-play workers, then the trainer's own self-play.
         let t_games = Instant::now();
         let (sp, ingest_seconds) = self.gather(trainer, state, buffer, it)?;

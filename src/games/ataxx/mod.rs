@@ -322,6 +322,14 @@ impl Game for Ataxx {
         ["btime", "wtime"][player]
     }
 
+    fn protocol(&self) -> &'static str {
+        "uai"
+    }
+
+    fn record_seat(&self, player: usize) -> String {
+        ["Black", "White"][player].to_string()
+    }
+
     fn view(&self) -> BoardView {
         let n = self.size();
         let cells = (0..self.cells())
