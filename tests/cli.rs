@@ -262,7 +262,7 @@ fn report_writes_svg_and_png_curves() {
     std::fs::create_dir_all(&dir).unwrap();
     let root = env!("CARGO_MANIFEST_DIR");
     std::fs::copy(
-        format!("{root}/experiments/first-campaign/infexion-gumbel32-metrics.jsonl"),
+        format!("{root}/experiments/first-campaign/infexion-gumbel32/metrics.jsonl"),
         dir.join("metrics.jsonl"),
     )
     .unwrap();

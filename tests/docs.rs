@@ -425,3 +425,47 @@ fn every_module_uses_only_the_layers_below_it_in_lib_rs() {
         "a module uses a layer above it (src/lib.rs lists them bottom up): {wrong:#?}"
     );
 }
+
+#[test]
+fn experiments_keep_one_layout() {
+    // experiments/<campaign>/README.md, and each training run in its own folder with
+    // its files under their plain names (config.toml, metrics.jsonl, train.log,
+    // curves.svg/png), so a record reads and re-runs the same way everywhere.
+    let mut wrong = Vec::new();
+    for campaign in std::fs::read_dir("experiments").unwrap() {
+        let campaign = campaign.unwrap().path();
+        if !campaign.is_dir() {
+            continue;
+        }
+        if !campaign.join("README.md").is_file() {
+            wrong.push(format!("{}: no README.md", campaign.display()));
+        }
+        let mut files = Vec::new();
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else {
+                    out.push(path);
+                }
+            }
+        }
+        walk(&campaign, &mut files);
+        for file in files {
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            let run_file = ["metrics.jsonl", "train.log", "curves.svg", "curves.png"]
+                .iter()
+                .any(|kind| name.ends_with(kind));
+            let plain =
+                ["metrics.jsonl", "train.log", "curves.svg", "curves.png"].contains(&&*name);
+            if run_file && (!plain || file.parent() == Some(&campaign)) {
+                wrong.push(format!(
+                    "{}: a run's file belongs in the run's folder, plainly named",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

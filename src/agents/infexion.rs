@@ -1,4 +1,4 @@
-//! Infexion's baselines, as the seed agent describes them.
+//! Infexion's baselines, as the COMP30024 alpha-beta agent describes them.
 //!
 //! - **Evaluation** (alpha-beta and minimax): the ratio of MAX's total power to MIN's,
 //!   with MAX's total power as the tie-breaker: `1e6 · P_max / max(P_min, 1) + P_max`.
@@ -20,7 +20,7 @@ use crate::games::infexion::{Board, Move};
 use crate::rng::Rng;
 use crate::search::Heuristic;
 
-/// The seed's power-ratio evaluation with SPREAD-first ordering.
+/// The COMP30024 alpha-beta agent's power-ratio evaluation with SPREAD-first ordering.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PowerRatio;
 

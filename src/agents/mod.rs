@@ -51,7 +51,7 @@ pub struct Limits {
 }
 
 /// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,
-/// capped by the whole-game clock at `time_left / turns_left` (as the seed does) plus the
+/// capped by the whole-game clock at `time_left / turns_left` (as the COMP30024 alpha-beta agent does) plus the
 /// increment, and never more than nine tenths of what is left.
 pub fn move_budget<G: Game>(
     state: &G,

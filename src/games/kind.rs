@@ -15,7 +15,7 @@ pub enum GameKind {
     Infexion,
     /// Standard 7×7 Ataxx (libataxx rules).
     Ataxx,
-    /// The seed's Virus: Ataxx rules on 15×15 without passes.
+    /// Generation5's Virus: Ataxx rules on 15×15 without passes.
     Virus,
     /// Chexers (COMP30024 2019): three players race across 37 hexes.
     Chexers,

@@ -275,7 +275,7 @@ impl<G: Baselines> Run<'_, G> {
     ) -> anyhow::Result<IterationMetrics> {
         let c = self.c;
         let it = state.iteration + 1;
-        // The training batches' generator: fixed by the seed and the iteration, so a
+        // The training batches' generator: fixed by `run.seed` and the iteration, so a
         // resumed run draws what an uninterrupted one would.
         let mut rng = Rng::new(Rng::derive(
             c.run.seed ^ crate::rng::salt::TRAINING,

@@ -14,7 +14,6 @@ The bundle is looked for in ``$CZERO_BUNDLE``, then ``agent/bundle/``, then the
 repository's current Infexion model, as ``models/index.json`` names it.
 """
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -29,7 +28,7 @@ try:
 except ImportError:
     sys.path.insert(0, str(HERE.parent))
 
-from czero import Model  # noqa: E402
+from czero import Model, current_model  # noqa: E402
 from czero.infexion import DIRS, MAX_TURNS, SIZE, Board, decode, spawn, spread  # noqa: E402
 from czero.mcts import Search  # noqa: E402
 from referee.game import Action, HexDir, HexPos, PlayerColor, SpawnAction, SpreadAction  # noqa: E402,F401
@@ -38,23 +37,11 @@ DEFAULT_SIMS = 200
 MOVES_AHEAD = 60
 
 
-def current_model(models, game):
-    """The directory of ``game``'s current model in the index of ``models``, if any."""
-    try:
-        index = json.loads((models / "index.json").read_text())
-    except (OSError, ValueError):
-        return None
-    for m in index.get("models", []):
-        if m.get("game") == game and m.get("status") == "current":
-            return models / m["name"]
-    return None
-
-
 def find_bundle():
     candidates = [
         os.environ.get("CZERO_BUNDLE"),
         HERE / "bundle",
-        current_model(HERE.parent.parent.parent / "models", "infexion"),
+        current_model(str(HERE.parent.parent.parent / "models"), "infexion"),
     ]
     for c in candidates:
         if c and (Path(c) / "manifest.json").is_file():

@@ -2,7 +2,8 @@
 
 - ``czero.safetensors``: reads ``model.safetensors`` (float32 tensors).
 - ``czero.model``: :class:`Model` loads a bundle directory and runs the forward pass
-  described by its ``manifest.json`` (no other knowledge of the network).
+  described by its ``manifest.json`` (no other knowledge of the network);
+  :func:`current_model` finds a game's current model in the repository's ``models/``.
 - ``czero.games``: :class:`Game` picks the rules for a manifest's game and maps move
   names to the action space listed in the manifest.
 - ``czero.infexion``, ``czero.ataxx`` (Ataxx and Virus), ``czero.chexers``: each game's
@@ -11,6 +12,6 @@
 """
 
 from .games import Game
-from .model import BundleError, Model
+from .model import BundleError, Model, current_model
 
-__all__ = ["Model", "BundleError", "Game"]
+__all__ = ["Model", "BundleError", "Game", "current_model"]

@@ -19,6 +19,20 @@ FORMAT = "contagion-bundle"
 VERSION = 1
 
 
+def current_model(models, game):
+    """The directory of ``game``'s current model as the index of the models directory
+    ``models`` (``models/index.json``) names it, or None without an index or a model."""
+    try:
+        with open(os.path.join(models, "index.json"), encoding="utf-8") as f:
+            index = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for m in index.get("models", []):
+        if m.get("game") == game and m.get("status") == "current":
+            return os.path.join(models, m["name"])
+    return None
+
+
 class BundleError(ValueError):
     """The bundle is missing, damaged, of another version or inconsistent."""
 

@@ -16,9 +16,9 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 
 
 def manifest(game):
-    """A manifest for ``game``: a shipped bundle's, or one made by the Rust tests."""
+    """A manifest for ``game``: the current shipped bundle's, or one made by the Rust tests."""
     path = os.environ.get(f"CZERO_{game.upper()}_MANIFEST") or os.path.join(
-        ROOT, "models", f"{game}-bundle", "manifest.json"
+        czero.current_model(os.path.join(ROOT, "models"), game), "manifest.json"
     )
     with open(path, encoding="utf-8") as f:
         return json.load(f)

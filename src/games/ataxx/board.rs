@@ -1,6 +1,6 @@
 //! The Ataxx-family state and its rules: clones, jumps, captures, passes and the end.
 //!
-//! One implementation serves standard Ataxx and the seed's Virus game through
+//! One implementation serves standard Ataxx and Generation5's Virus game through
 //! [`Rules`]: the board size (4 to 15), what happens when the mover has no move (pass,
 //! or the game ends) and the half-move limit. The start layout, blocked squares and the
 //! first player come from the start position (see [`super::notation`]). Scoring is by
@@ -70,7 +70,7 @@ pub const JUMPS: [(i8, i8); 16] = {
 /// The rule settings a state carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
-    /// `true` for Ataxx, `false` for the seed's Virus (a name for files and messages).
+    /// `true` for Ataxx, `false` for Generation5's Virus (a name for files and messages).
     pub ataxx: bool,
     /// Side length, 4 to 15.
     pub size: u8,

@@ -1,4 +1,4 @@
-//! The Ataxx family: standard 7×7 Ataxx and the seed's Virus game, one configurable
+//! The Ataxx family: standard 7×7 Ataxx and Generation5's Virus game, one configurable
 //! implementation.
 //!
 //! - [`board`]: the state, the [`Rules`] and the rules themselves.
@@ -7,7 +7,7 @@
 //! Presets: [`Ataxx::standard`] (libataxx's rules from `x5o/7/7/7/7/7/o5x x 0 1`: pass when
 //! only the opponent can move, the 50-move rule at 100 half-moves) and [`Ataxx::virus`]
 //! (15×15, `x` on the top-left and bottom-right corners, `o` on the others, no pass: the
-//! game stops when the mover cannot move or the board is full; and, unlike the seed,
+//! game stops when the mover cannot move or the board is full; and, unlike Generation5's rules,
 //! after 100 half-moves without a clone, so that every game ends). [`Ataxx::custom`] takes
 //! any start FEN (size 4–15, blocked squares `-`, either side first) with either rules.
 //!
@@ -26,7 +26,7 @@ use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
 /// Standard Ataxx's start position (FEN).
 pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
-/// The seed's 15×15 Virus start position (FEN).
+/// Generation5's 15×15 Virus start position (FEN).
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
 const PLANES: usize = 6;
 
@@ -56,7 +56,7 @@ impl Ataxx {
         Ataxx::custom(ATAXX_START, true).expect("the Ataxx start parses")
     }
 
-    /// The seed's Virus game.
+    /// Generation5's Virus game.
     pub fn virus() -> Ataxx {
         Ataxx::custom(VIRUS_START, false).expect("the Virus start parses")
     }
@@ -68,7 +68,7 @@ impl Ataxx {
             ataxx,
             size: 7,
             pass: ataxx,
-            // The seed's Virus has no limit, but a game of jumps could then go on forever.
+            // Generation5's Virus has no limit, but a game of jumps could then go on forever.
             halfmove_limit: 100,
             symmetries: 1,
         };
