@@ -2,7 +2,7 @@
 //! command line, agent specs, the engine protocol and the web server, and the size of
 //! every file it reads. Past a bound the request is refused with an error that names it;
 //! nothing is allocated or read first. [`TABLE`] describes each, and `docs/limits.md`'s
-//! table is made from it ([`markdown_table`]; `tests/docs.rs` holds the file to it).
+//! table is made from it ([`markdown_table`]; `tests/suite/docs.rs` holds the file to it).
 //! Config fields have their own ranges, in `config::fields`.
 
 use std::io::Read;

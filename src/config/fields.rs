@@ -3,7 +3,7 @@
 //! [`FIELDS`] is the one table. [`Config::validate`] checks the numeric ranges from it,
 //! `contagion config` prints it with each field's default (from [`Config::default`]),
 //! and `docs/configuration.md`'s tables are generated from it ([`reference_markdown`];
-//! `tests/docs.rs` holds the file to it).
+//! `tests/suite/docs.rs` holds the file to it).
 
 use std::fmt::Write as _;
 

@@ -10,7 +10,7 @@
 //! - Where the CPU has AVX-512 VNNI the residual blocks' convolutions run in int8
 //!   ([`super::quant`]); [`FastNet::fp32`] keeps every product in floats.
 //!
-//! A test (`tests/fast_forward.rs`) holds the float forward within 1e-4 of burn's for
+//! A test (`tests/suite/fast_forward.rs`) holds the float forward within 1e-4 of burn's for
 //! every game's network, and the int8 one to the float one's moves and values.
 
 use std::cell::RefCell;

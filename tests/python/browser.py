@@ -1,5 +1,5 @@
 """Drives `contagion serve`'s page in headless Chromium, by clicks, as a person would
-(tests/browser.rs). Speaks WebDriver to chromedriver with the standard library alone.
+(tests/suite/browser.rs). Speaks WebDriver to chromedriver with the standard library alone.
 
     python browser.py URL OUT_DIR
 

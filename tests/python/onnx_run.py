@@ -1,4 +1,4 @@
-"""Runs a bundle's model.onnx in ONNX Runtime on encoded positions (tests/onnx_export.rs).
+"""Runs a bundle's model.onnx in ONNX Runtime on encoded positions (tests/suite/onnx_export.rs).
 
     python onnx_run.py MODEL.onnx INPUT.f32 BATCH OUT.json
 

@@ -1,4 +1,4 @@
-"""Reads a run's TensorBoard event files with TensorBoard's own reader (tests/tensorboard.rs).
+"""Reads a run's TensorBoard event files with TensorBoard's own reader (tests/suite/tensorboard.rs).
 
     python tensorboard_read.py RUN_DIR/tensorboard OUT.json
 

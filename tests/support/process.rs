@@ -17,13 +17,13 @@ pub fn contagion(args: &[&str]) -> Output {
     command(args).output().expect("run contagion")
 }
 
-/// An empty scratch directory for this test binary, named `name`.
+/// An empty scratch directory named `name` for the test file that asks (two files may
+/// use the same name: the suite is one binary).
+#[track_caller]
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "contagion-{}-{name}-{}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
+    let caller = std::path::Path::new(std::panic::Location::caller().file());
+    let file = caller.file_stem().unwrap_or_default().to_string_lossy();
+    let dir = std::env::temp_dir().join(format!("contagion-{file}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("creating a scratch directory");
     dir

@@ -4,12 +4,10 @@
 //! click refused with its reason, undo, the PGN download, a run's curves and a recorded
 //! game replayed, the Chexers board; screenshots land in `target/browser-screenshots/`.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{Serve, temp_dir, test_config, text, train};
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::path::Path;
 use std::process::Command;

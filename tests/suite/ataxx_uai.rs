@@ -1,8 +1,7 @@
 //! python-ataxx, a real UAI client, plays full games against `contagion engine` and
 //! reads the PGN that `contagion eval --pgn` wrote (tests/python/ataxx_client.py).
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::process::Command;
 

@@ -4,8 +4,7 @@
 //! metrics line, a renamed checkpoint, a damaged best and a bad baseline, each through
 //! the real binary.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::text;
 
 use std::path::{Path, PathBuf};

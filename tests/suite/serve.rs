@@ -3,8 +3,7 @@
 //! names, raw garbage, and 50 games played at once. Every bad request gets a 4xx with a
 //! message; the server stays up and keeps the games apart.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{Serve, temp_dir, test_config, text, train};
 
 use std::io::{Read, Write};

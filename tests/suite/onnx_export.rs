@@ -4,12 +4,10 @@
 //! games; the manifest names the file; a fresh export from a checkpoint writes it too;
 //! and a bundle without `--format onnx` is still refused.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{contagion, temp_dir, test_config, text, train};
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,8 +1,7 @@
 //! Tournaments with an external engine, game records and their replay, through the
 //! real `contagion` binary.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{contagion, text};
 
 use std::path::PathBuf;

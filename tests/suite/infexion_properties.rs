@@ -2,7 +2,7 @@
 //! suite, power conservation per action type, stack limits, the incremental hash, and
 //! the 588 symmetries.
 
-mod common;
+use crate::common;
 
 use contagion::games::infexion::board::{cell_owner, cell_power};
 use contagion::games::infexion::geometry::{CELLS, NUM_SYMMETRIES, RAYS};

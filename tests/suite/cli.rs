@@ -1,7 +1,6 @@
 //! The `contagion` command line, run as a real process.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::contagion;
 
 use std::process::Output;

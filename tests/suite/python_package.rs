@@ -2,11 +2,9 @@
 //! environment, then its own tests (`frontends/python/tests/test_rules.py`: every
 //! game's rules against the engine's perft counts) run against the installed copy.
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
-#[path = "support/bundle.rs"]
-mod bundle;
+use crate::bundle;
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@ use contagion::games::Game;
 use contagion::games::infexion::Board;
 use contagion::rng::Rng;
 
-mod common;
+use crate::common;
 use common::{junk, mutate};
 
 const NOTATION_BITS: &[&str] = &[

@@ -4,10 +4,8 @@
 //! then replayed by python-ataxx and by our Python front end (`czero.ataxx`); the
 //! results must agree on every game, a third or more of which reach the limit.
 
-#[path = "support/process.rs"]
-mod process;
-#[path = "support/python.rs"]
-mod python;
+use crate::process;
+use crate::python;
 
 use std::process::Command;
 

@@ -2,18 +2,15 @@
 //! (`frontends/python`, numpy alone) computes the same outputs and legal moves from the
 //! manifest alone, `model:BUNDLE` plays, and damaged or foreign bundles are refused.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{contagion, temp_dir};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
-#[path = "support/bundle.rs"]
-mod bundle;
+use crate::bundle;
 
 use contagion::agents::{AgentSpec, Limits};
 use contagion::bench::sample_positions;

@@ -2,8 +2,7 @@
 //! resume with counters and buffer intact, refusal of incompatible configs and damaged
 //! checkpoints, `--fresh`, and the trained network used as an agent.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{contagion, text, train};
 
 use std::path::{Path, PathBuf};

@@ -4,8 +4,7 @@
 //! byte for byte). It loads with a one-line warning, in Rust and in Python, and runs
 //! exactly as the same weights with today's manifest.
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

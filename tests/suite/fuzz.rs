@@ -11,7 +11,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::rng::Rng;
 
-mod common;
+use crate::common;
 use common::{junk, mutate};
 
 /// Pieces every game's fuzzing draws from, beside its own moves and positions.

@@ -2,7 +2,7 @@
 //! draws (the 4th repetition and the 768-turn limit), notation, and the conformance
 //! suite.
 
-mod common;
+use crate::common;
 
 use contagion::games::chexers::Chexers;
 use contagion::games::perft::perft;

@@ -1,7 +1,7 @@
 //! Ataxx and Virus: perft against the published libataxx figures, worked rule cases,
 //! the end of the game, notation, and the shared conformance suite.
 
-mod common;
+use crate::common;
 
 use contagion::games::ataxx::{Ataxx, Move};
 use contagion::games::perft::perft;

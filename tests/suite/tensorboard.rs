@@ -4,12 +4,10 @@
 //! trainer killed with SIGKILL is resumed, after an event file lost in a crash, and when
 //! the run is extended. With `run.tensorboard = false` no event file is written.
 
-#[path = "support/process.rs"]
-mod process;
+use crate::process;
 use process::{command, contagion, temp_dir, test_config, text, train};
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,0 +1,99 @@
+//! The README's commands run as a newcomer types them: every line of its `sh` blocks, in
+//! order, then those of the configuration reference, in a scratch directory that sees
+//! the repository's `configs/` and `models/` (so `checkpoints/` and `exported/` are its
+//! own), and the README's Python block with the test environment's Python. The few lines
+//! run elsewhere are named below with where.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::process::{text, with_input};
+use crate::python::venv_python;
+
+/// Lines checked elsewhere: their start, and where.
+const ELSEWHERE: &[(&str, &str)] = &[
+    ("cargo build", ".ci/run builds the same binary"),
+    ("cargo install", ".ci/run builds the same binary"),
+    ("cargo test", ".ci/run runs the tests"),
+    (
+        "pip install tensorboard",
+        "tests/suite/tensorboard.rs reads the event files with TensorBoard's reader",
+    ),
+    (
+        "contagion serve",
+        "tests/suite/browser.rs and tests/suite/serve.rs drive the page and its API",
+    ),
+];
+
+/// The commands of the README's `sh` blocks, each without its trailing comment.
+fn sh_lines(readme: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            in_sh = line == "```sh";
+            continue;
+        }
+        let command = line.split("  #").next().unwrap_or_default().trim();
+        if in_sh && !command.is_empty() && !command.starts_with('#') {
+            out.push(command.to_string());
+        }
+    }
+    out
+}
+
+/// The README's one `python` block.
+fn python_block(readme: &str) -> String {
+    let start = readme.find("```python\n").expect("a python block") + "```python\n".len();
+    readme[start..][..readme[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_readme_s_commands_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = crate::process::temp_dir("readme");
+    for shared in ["configs", "models"] {
+        std::os::unix::fs::symlink(root.join(shared), dir.join(shared)).unwrap();
+    }
+    let reference = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
+    let mut commands = sh_lines(&readme);
+    assert!(commands.len() >= 10, "{commands:?}");
+    commands.extend(sh_lines(&reference));
+    let mut ran = 0;
+    for line in &commands {
+        if ELSEWHERE.iter().any(|(start, _)| line.starts_with(start)) {
+            continue;
+        }
+        let line = line
+            .strip_prefix("cargo run --release -- ")
+            .map_or(line.clone(), |rest| format!("contagion {rest}"));
+        let words = shlex::split(&line).unwrap_or_else(|| panic!("{line}: unbalanced quotes"));
+        assert_eq!(
+            words[0], "contagion",
+            "a README command this test does not know: {line}"
+        );
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_contagion"));
+        cmd.args(&words[1..]).current_dir(&dir);
+        // The interactive commands get what a person would type first, then leave.
+        let input = match words[1].as_str() {
+            "play" => "help\nquit\n",
+            "engine" => "uai\nisready\ngo movetime 50\nquit\n",
+            _ => "",
+        };
+        let o = with_input(cmd, input);
+        assert!(o.status.success(), "{line}:\n{}", text(&o));
+        ran += 1;
+    }
+    assert!(ran >= 10, "{ran} commands ran");
+    assert!(dir.join("checkpoints/infexion-tiny/best.ckpt").is_file());
+    assert!(dir.join("exported/tiny/model.onnx").is_file());
+
+    let out = Command::new(venv_python())
+        .args(["-c", &python_block(&readme)])
+        .env("PYTHONPATH", root.join("frontends/python"))
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the README's Python:\n{}", text(&out));
+}
