@@ -1,5 +1,5 @@
-//! The README's commands run as a newcomer types them: every line of its `sh` blocks, in
-//! order, then those of the configuration reference, in a scratch directory that sees
+//! The newcomer's path runs as typed: every line of the `sh` blocks of the README, the
+//! training guide and the configuration reference, in that order, in a scratch directory that sees
 //! the repository's `configs/` and `models/` (so `checkpoints/` and `exported/` are its
 //! own), and the README's Python block with the test environment's Python. The few lines
 //! run elsewhere are named below with where.
@@ -22,6 +22,14 @@ const ELSEWHERE: &[(&str, &str)] = &[
     (
         "contagion serve",
         "tests/suite/browser.rs and tests/suite/serve.rs drive the page and its API",
+    ),
+    (
+        "tensorboard --logdir",
+        "tests/suite/tensorboard.rs reads the event files with TensorBoard's reader",
+    ),
+    (
+        "contagion selfplay --config configs/infexion.toml --store s3://",
+        "tests/s3_store.rs runs workers against a real S3 server",
     ),
 ];
 
@@ -56,10 +64,11 @@ fn the_readme_s_commands_run() {
     for shared in ["configs", "models"] {
         std::os::unix::fs::symlink(root.join(shared), dir.join(shared)).unwrap();
     }
-    let reference = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
     let mut commands = sh_lines(&readme);
     assert!(commands.len() >= 10, "{commands:?}");
-    commands.extend(sh_lines(&reference));
+    for doc in ["docs/train.md", "docs/configuration.md"] {
+        commands.extend(sh_lines(&std::fs::read_to_string(root.join(doc)).unwrap()));
+    }
     let mut ran = 0;
     for line in &commands {
         if ELSEWHERE.iter().any(|(start, _)| line.starts_with(start)) {
@@ -85,7 +94,7 @@ fn the_readme_s_commands_run() {
         assert!(o.status.success(), "{line}:\n{}", text(&o));
         ran += 1;
     }
-    assert!(ran >= 10, "{ran} commands ran");
+    assert!(ran >= 16, "{ran} commands ran");
     assert!(dir.join("checkpoints/infexion-tiny/best.ckpt").is_file());
     assert!(dir.join("exported/tiny/model.onnx").is_file());
 
