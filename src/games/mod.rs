@@ -1,4 +1,5 @@
-//! The rules engines, behind one [`Game`] trait.
+//! The rules engines, behind one [`Game`] trait, and the [`conformance`] kit that holds
+//! any implementation to it.
 //!
 //! Everything above this module (agents, search, arena, the engine protocol) sees a game
 //! only through [`Game`]: a state with a player to move, legal actions as indices into a
@@ -24,6 +25,7 @@
 
 pub mod ataxx;
 pub mod chexers;
+pub mod conformance;
 pub mod infexion;
 mod kind;
 pub mod perft;
@@ -149,7 +151,7 @@ impl EncodingShape {
 
 /// A game state and its rules.
 ///
-/// Invariants every implementation keeps (checked by the shared conformance tests):
+/// Invariants every implementation keeps (the [`conformance`] kit checks them):
 /// - `legal_actions` fills the buffer in ascending order, without duplicates, every
 ///   index `< action_space()`; it is empty exactly when `outcome()` is `Some`.
 /// - `apply` of an action from `legal_actions` never fails; any other action returns

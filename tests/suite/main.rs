@@ -20,6 +20,7 @@ mod browser;
 mod bundle_compat;
 mod chexers_rules;
 mod cli;
+mod conformance_kit;
 mod crash_resume;
 mod deploy;
 mod docs;
