@@ -187,24 +187,29 @@ fn every_shipped_config_parses_and_validates() {
     }
 }
 
-/// Every Markdown file of the repository (not under `target/`, builds or hidden folders).
-fn markdown_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if name.starts_with('.') || ["target", "build"].contains(&name.as_str()) {
-                continue;
-            }
-            if path.is_dir() {
-                walk(&path, out);
-            } else if name.ends_with(".md") {
-                out.push(path);
-            }
+/// Every file below `dir`, but in hidden folders, `target/` and `build/`.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with('.') || ["target", "build"].contains(&name.as_str()) {
+            continue;
+        }
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
         }
     }
-    let mut out = Vec::new();
-    walk(Path::new("."), &mut out);
+    out
+}
+
+/// Every Markdown file of the repository (not under `target/`, builds or hidden folders).
+fn markdown_files() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = (files_under(Path::new(".")).into_iter())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
     out.sort();
     out
 }
@@ -395,19 +400,11 @@ fn every_module_uses_only_the_layers_below_it_in_lib_rs() {
     let layers = layers();
     assert!(layers.len() >= 15, "{layers:?}");
     let mut wrong = Vec::new();
-    let mut files = Vec::new();
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    walk(Path::new("src"), &mut files);
-    for file in files {
+    let files = files_under(Path::new("src"));
+    for file in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+    {
         let rel = file.strip_prefix("src").unwrap();
         let top = rel.iter().next().unwrap().to_string_lossy();
         let top = top.trim_end_matches(".rs");
@@ -440,19 +437,7 @@ fn experiments_keep_one_layout() {
         if !campaign.join("README.md").is_file() {
             wrong.push(format!("{}: no README.md", campaign.display()));
         }
-        let mut files = Vec::new();
-        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    walk(&path, out);
-                } else {
-                    out.push(path);
-                }
-            }
-        }
-        walk(&campaign, &mut files);
-        for file in files {
+        for file in files_under(&campaign) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let run_file = ["metrics.jsonl", "train.log", "curves.svg", "curves.png"]
                 .iter()
