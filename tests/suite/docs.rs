@@ -411,7 +411,7 @@ fn every_module_uses_only_the_layers_below_it_in_lib_rs() {
         let Some(&own) = layers.get(top) else {
             continue; // lib.rs, main.rs
         };
-        for used in uses(&std::fs::read_to_string(&file).unwrap(), &layers) {
+        for used in uses(&std::fs::read_to_string(file).unwrap(), &layers) {
             if layers[&used] > own {
                 wrong.push(format!("{} uses {used}", file.display()));
             }
