@@ -7,10 +7,11 @@
 //! [`super::timing`]), collecting 8 leaves per network batch with virtual loss, with no
 //! noise and no sampling: the most visited move is played, a proven win at once, never
 //! a proven loss while another move is not one ([`crate::search::mcts::proof`]); a
-//! proven root ends the search and reports `score mate N`. With `T` threads, `T`
-//! threads search the one tree, each evaluating its own batches
-//! ([`crate::search::parallel`]). The tree is kept between moves when the new position
-//! lies below it.
+//! proven root ends the search and reports `score mate N`. With `T` threads, the
+//! calling thread and `T - 1` threads of a pool that lives with the agent search the one
+//! tree, each evaluating its own batches, and the move is read at its deadline without
+//! waiting for a thread the scheduler set aside ([`crate::search::pool`]). The tree is
+//! kept between moves when the new position lies below it.
 //!
 //! Loaded networks are cached by path and modification (a file's mtime and size, an
 //! object's ETag), so a match that builds an agent per game reads each file once.
@@ -29,7 +30,7 @@ use crate::rng::Rng;
 use crate::search::batch::search_batched;
 use crate::search::endgame::{Solution, SolveLimits, Solver};
 use crate::search::mcts::{GumbelParams, MctsParams, Tree};
-use crate::search::parallel::search_parallel;
+use crate::search::pool::SearchPool;
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
@@ -92,8 +93,8 @@ pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
 /// The `model:PATH` agent: MCTS guided by a network, with an evaluation cache.
 pub struct MctsAgent<G: Game> {
     name: String,
-    /// One evaluator per search thread (each with its share of the cache).
-    evals: Vec<NetEvaluator<G>>,
+    /// The evaluators: one on the calling thread, or a pool of threads.
+    searchers: Searchers<G>,
     /// Cached evaluations in all.
     cache_entries: usize,
     sims: u32,
@@ -108,6 +109,42 @@ pub struct MctsAgent<G: Game> {
     endgame: bool,
     rng: Rng,
     last: Option<Summary>,
+}
+
+/// Who evaluates the leaves, each with its share of the cache.
+enum Searchers<G: Game> {
+    /// The calling thread alone (the search is then deterministic).
+    One(NetEvaluator<G>),
+    /// The calling thread and a pool of helpers.
+    Pool(SearchPool<G, NetEvaluator<G>>),
+}
+
+impl<G: Game> Searchers<G> {
+    fn new(net: &Net, threads: usize, cache_entries: usize) -> Searchers<G> {
+        let each = cache_entries / threads;
+        match threads {
+            1 => Searchers::One(NetEvaluator::new(net.clone(), each)),
+            n => Searchers::Pool(SearchPool::new(
+                (0..n)
+                    .map(|_| NetEvaluator::new(net.clone(), each))
+                    .collect(),
+            )),
+        }
+    }
+
+    fn net(&self) -> &Net {
+        match self {
+            Searchers::One(e) => e.net(),
+            Searchers::Pool(p) => p.evaluator().net(),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        match self {
+            Searchers::One(_) => 1,
+            Searchers::Pool(p) => p.threads(),
+        }
+    }
 }
 
 /// What the last search found.
@@ -127,7 +164,7 @@ impl<G: Game> MctsAgent<G> {
     pub fn new(name: String, net: Net, sims: u32, gumbel: u32, seed: u64) -> MctsAgent<G> {
         MctsAgent {
             name,
-            evals: vec![NetEvaluator::new(net, DEFAULT_CACHE_ENTRIES)],
+            searchers: Searchers::new(&net, 1, DEFAULT_CACHE_ENTRIES),
             cache_entries: DEFAULT_CACHE_ENTRIES,
             sims,
             move_time: None,
@@ -187,11 +224,8 @@ impl<G: Game> MctsAgent<G> {
 
     /// `threads` evaluators sharing the cache's capacity (their caches start empty).
     fn rebuild_evaluators(&mut self, threads: usize) {
-        let net = self.evals[0].net().clone();
-        let each = self.cache_entries / threads;
-        self.evals = (0..threads)
-            .map(|_| NetEvaluator::new(net.clone(), each))
-            .collect();
+        let net = self.searchers.net().clone();
+        self.searchers = Searchers::new(&net, threads, self.cache_entries);
     }
 }
 
@@ -236,7 +270,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
 
     fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
         let start = Instant::now();
-        let shape = &self.evals[0].net().shape;
+        let shape = &self.searchers.net().shape;
         anyhow::ensure!(
             shape.game == state.name() && shape.input_len() == state.encoding_shape().len(),
             "{}: a network for '{}' cannot play '{}'",
@@ -273,12 +307,12 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             limits.stop.requested() || plan.stop(&children, searched, left)
         };
         let mut begin = |tree: &mut Tree<G>| tree.begin(params, sims, rng, false);
-        match &mut self.evals[..] {
-            [one] => {
+        match &mut self.searchers {
+            Searchers::One(one) => {
                 let trees = &mut [&mut *tree];
                 search_batched(trees, sims, params, one, |_, t| begin(t), |t| stop(t[0]));
             }
-            many => search_parallel(tree, sims, params, many, begin, stop),
+            Searchers::Pool(pool) => pool.search(tree, sims, params, begin, stop),
         }
         let action = tree
             .choose(false, &mut self.rng)
@@ -378,7 +412,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             "Endgame" => self.endgame = value != 0,
             "Hash" => {
                 self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
-                self.rebuild_evaluators(self.evals.len());
+                self.rebuild_evaluators(self.searchers.threads());
             }
             _ => anyhow::bail!("{}: no option '{name}'", self.name),
         }

@@ -6,7 +6,7 @@
 //! - [`maxn`]: max^n search (each player maximises their own score), for N players.
 //! - [`mcts`]: PUCT Monte Carlo tree search for N players, with proven results;
 //!   [`gumbel`] its Gumbel root search; [`batch`] drives many trees at once through one
-//!   evaluator; [`parallel`] drives one tree on several threads.
+//!   evaluator; [`pool`] drives one tree on a persistent pool of threads.
 
 pub mod alphabeta;
 pub mod batch;
@@ -14,7 +14,7 @@ pub mod endgame;
 pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
-pub mod parallel;
+pub mod pool;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

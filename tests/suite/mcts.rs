@@ -5,7 +5,9 @@ use contagion::games::infexion::Board;
 use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
 use contagion::rng::Rng;
 use contagion::search::batch::search_batched;
-use contagion::search::mcts::{GumbelParams, MctsParams, Tree, UniformEvaluator};
+use contagion::search::mcts::{
+    Evaluation, Evaluator, GumbelParams, MctsParams, Tree, UniformEvaluator,
+};
 
 fn search<G: Game>(state: &G, sims: u32, leaves: u32) -> Tree<G> {
     let mut tree = Tree::new(state.clone());
@@ -329,7 +331,7 @@ fn gumbel_plays_the_best_completed_q_among_the_most_visited() {
 
 #[test]
 fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win() {
-    use contagion::search::parallel::search_parallel;
+    use contagion::search::pool::SearchPool;
     // A quiet position (one token each, far apart): nothing is proven in 700 simulations.
     let mut board = Board::new();
     for m in ["SPAWN(0,0)", "SPAWN(3,3)"] {
@@ -340,21 +342,10 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win(
         ..MctsParams::default()
     };
     let mut tree = Tree::new(board);
-    let mut evaluators = [
-        UniformEvaluator,
-        UniformEvaluator,
-        UniformEvaluator,
-        UniformEvaluator,
-    ];
+    let mut pool = SearchPool::new((0..4).map(|_| UniformEvaluator).collect());
+    assert_eq!(pool.threads(), 4);
     let mut ready = 0;
-    search_parallel(
-        &mut tree,
-        400,
-        &params,
-        &mut evaluators,
-        |_| ready += 1,
-        |_| false,
-    );
+    pool.search(&mut tree, 400, &params, |_| ready += 1, |_| false);
     assert_eq!(tree.root_visits(), 400, "exactly the budget");
     assert_eq!(ready, 1, "the root was prepared once");
     let children: u32 = tree.root_children().iter().map(|c| c.1).sum();
@@ -364,16 +355,9 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win(
     );
     assert_eq!(tree.root_proof(), None);
     // A reused tree gets exactly the budget on top; a stop ends it early.
-    search_parallel(&mut tree, 300, &params, &mut evaluators, |_| {}, |_| false);
+    pool.search(&mut tree, 300, &params, |_| {}, |_| false);
     assert_eq!(tree.root_visits(), 700);
-    search_parallel(
-        &mut tree,
-        300,
-        &params,
-        &mut evaluators,
-        |_| {},
-        |t| t.root_visits() >= 720,
-    );
+    pool.search(&mut tree, 300, &params, |_| {}, |t| t.root_visits() >= 720);
     let visits = tree.root_visits();
     assert!(
         (720..720 + 4 * 8).contains(&visits),
@@ -382,10 +366,64 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win(
     // A win in one: proven as soon as a thread reaches it, and the search ends there.
     let win = Board::from_notation(WIN_IN_ONE).unwrap();
     let mut tree = Tree::new(win);
-    search_parallel(&mut tree, 5000, &params, &mut evaluators, |_| {}, |_| false);
+    pool.search(&mut tree, 5000, &params, |_| {}, |_| false);
     let proof = tree.root_proof().expect("the root is proven");
     assert_eq!(proof.mate_in(0), Some(1));
     assert!(tree.root_visits() < 5000, "the search ended at the proof");
     let best = tree.choose(false, &mut Rng::new(1)).unwrap();
     assert_eq!(win.action_to_string(best), "SPREAD(3,3,0,1)");
+}
+
+/// Uniform evaluations, slowly: a thread the scheduler set aside mid-batch.
+struct Stalled(std::time::Duration);
+
+impl<G: Game> Evaluator<G> for Stalled {
+    fn evaluate(&mut self, batch: &[(&G, &[Action])]) -> Vec<Evaluation> {
+        std::thread::sleep(self.0);
+        UniformEvaluator.evaluate(batch)
+    }
+}
+
+#[test]
+fn a_stalled_helper_does_not_hold_the_move_and_its_late_batch_is_dropped() {
+    use contagion::search::pool::SearchPool;
+    use std::time::{Duration, Instant};
+    let params = MctsParams {
+        leaves_per_tree: 8,
+        ..MctsParams::default()
+    };
+    let stall = Duration::from_millis(400);
+    let mut pool = SearchPool::new(vec![
+        Stalled(Duration::ZERO),
+        Stalled(stall),
+        Stalled(stall),
+    ]);
+    let mut tree = Tree::new(Board::new());
+    let start = Instant::now();
+    let deadline = Duration::from_millis(30);
+    pool.search(
+        &mut tree,
+        1_000_000,
+        &params,
+        |_| {},
+        |_| start.elapsed() >= deadline,
+    );
+    let took = start.elapsed();
+    assert!(
+        took < deadline + Duration::from_millis(150),
+        "{took:?}: the move waited for a stalled helper"
+    );
+    let after_first = tree.root_visits();
+    assert!(
+        after_first > 8,
+        "{after_first}: the calling thread searched on"
+    );
+    // The helpers' batches come back to a search that is over: dropped, and the tree
+    // carries no virtual loss into the next search, which spends its budget exactly.
+    std::thread::sleep(stall + Duration::from_millis(100));
+    let (before, _) = (tree.root_visits(), ());
+    pool.search(&mut tree, 50, &params, |_| {}, |_| false);
+    assert_eq!(tree.root_visits(), before + 50);
+    let children: u32 = tree.root_children().iter().map(|c| c.1).sum();
+    assert_eq!(children + 1, tree.root_visits());
 }

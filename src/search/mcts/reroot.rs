@@ -34,6 +34,14 @@ impl<G: Game> Tree<G> {
         self.keep(node, state.clone());
     }
 
+    /// Clears the virtual loss of leaves that were selected and will never be expanded
+    /// (a batch dropped when its search ended without it).
+    pub fn forget_in_flight(&mut self) {
+        for n in &mut self.nodes {
+            n.pending = 0;
+        }
+    }
+
     /// The root child reached by `action`, if the tree has it.
     pub(super) fn root_child(&self, action: Action) -> Option<usize> {
         self.children(0).find(|&i| self.nodes[i].action == action)
