@@ -112,6 +112,7 @@ pub struct MctsConfig {
     pub gumbel_c_scale: f32,
     pub full_search_fraction: f64,
     pub fast_simulations: u32,
+    pub forced_playouts: f32,
 }
 
 /// The `[selfplay]` section: its fields are documented in [`fields::FIELDS`].
@@ -234,6 +235,7 @@ impl Default for MctsConfig {
             gumbel_c_scale: GumbelParams::default().c_scale,
             full_search_fraction: 1.0,
             fast_simulations: 16,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -439,6 +441,11 @@ impl Config {
                 0.0
             },
             leaves_per_tree: if noise { self.mcts.leaves_per_tree } else { 1 },
+            forced_playouts: if noise {
+                self.mcts.forced_playouts
+            } else {
+                0.0
+            },
             gumbel: (self.mcts.root == Root::Gumbel).then_some(GumbelParams {
                 actions: self.mcts.gumbel_actions,
                 c_visit: self.mcts.gumbel_c_visit,

@@ -2,16 +2,16 @@
 //! share one tree behind a lock, and a move that is read at its deadline.
 //!
 //! The calling thread searches too, with the pool's first evaluator, and alone decides
-//! when the search ends (its budget, a proof, or its `stop`, asked before each of its
-//! batches). Each helper thread takes a batch of leaves (their paths marked with a
-//! virtual loss, so the threads spread over different lines), evaluates it outside the
-//! lock and puts the evaluations back. When the search ends the calling thread takes
-//! the tree back at once: a helper the scheduler set aside in the middle of a batch no
-//! longer holds the move up. Its batch, when it comes back, belongs to a search that is
-//! over and is dropped, and the virtual loss it left in the tree is cleared
-//! ([`Tree::forget_in_flight`]). The simulation budget is exact when nothing stops the
-//! search: leaves in flight count against it. Results depend on the threads' timing,
-//! unlike [`super::batch`]'s.
+//! when the search ends: its budget, a proof, or its `stop`, asked before each of its
+//! batches (the helpers search on until then, within the budget). Each helper thread
+//! takes a batch of leaves (their paths marked with a virtual loss, so the threads
+//! spread over different lines), evaluates it outside the lock and puts the evaluations
+//! back. When the search ends the calling thread takes the tree back at once: a helper
+//! the scheduler set aside in the middle of a batch no longer holds the move up. Its
+//! batch, when it comes back, belongs to a search that is over and is dropped, and the
+//! virtual loss it left in the tree is cleared ([`Tree::forget_in_flight`]). The
+//! simulation budget is exact when nothing stops the search: leaves in flight count
+//! against it. Results depend on the threads' timing, unlike [`super::batch`]'s.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;

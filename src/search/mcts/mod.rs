@@ -21,6 +21,7 @@
 //! [`super::batch::search_batched`] drives many trees to a simulation count with one
 //! evaluator.
 
+mod forced;
 pub mod proof;
 mod reroot;
 
@@ -76,6 +77,10 @@ pub struct MctsParams {
     /// Gumbel root search ([`super::gumbel`]); `None`: PUCT at the root.
     #[serde(default)]
     pub gumbel: Option<GumbelParams>,
+    /// Forced playouts and policy target pruning's `k` at a noised PUCT root
+    /// ([`forced`](self)); 0: off.
+    #[serde(default)]
+    pub forced_playouts: f32,
 }
 
 /// Gumbel root search's settings: root actions sampled (k) and `σ`'s constants.
@@ -119,6 +124,7 @@ impl Default for MctsParams {
             dirichlet_fraction: 0.0,
             leaves_per_tree: 1,
             gumbel: None,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -185,6 +191,8 @@ pub struct Tree<G: Game> {
     noised: bool,
     /// The Gumbel root plan of the current search (Gumbel search only).
     plan: Option<Plan>,
+    /// Forced playouts' `k` and `c_puct` of the current search (0: none).
+    forced: (f32, f32),
     scratch: Vec<Action>,
     /// The movers along a selection's path (kept to save allocations).
     movers: Vec<u8>,
@@ -199,6 +207,7 @@ impl<G: Game> Tree<G> {
             root,
             nodes: vec![Node::new(0, 1.0)],
             noised: false,
+            forced: (0.0, 0.0),
             plan: None,
             scratch: Vec::new(),
             movers: Vec::new(),
@@ -271,6 +280,7 @@ impl<G: Game> Tree<G> {
     /// once the root is expanded: Dirichlet noise for PUCT (when `noise`), the Gumbel
     /// draw and top-k for Gumbel search (`g = 0` without `noise`).
     pub fn begin(&mut self, params: &MctsParams, sims: u32, rng: &mut Rng, noise: bool) {
+        self.forced = (params.forced_playouts, params.c_puct);
         let Some(gumbel) = params.gumbel else {
             if noise {
                 self.add_noise(rng, params.dirichlet_alpha, params.dirichlet_fraction);
@@ -396,6 +406,7 @@ impl<G: Game> Tree<G> {
         };
         let fpu = parent_q - params.fpu_reduction;
         let scale = params.c_puct * parent_n.max(1.0).sqrt();
+        let forcing = if node == 0 { self.forcing() } else { None };
         // Proven losses for the mover are passed over while any move is not one.
         let (mut best, mut best_lost) = ((f32::NEG_INFINITY, NONE), (f32::NEG_INFINITY, NONE));
         for i in self.children(node) {
@@ -407,7 +418,10 @@ impl<G: Game> Tree<G> {
                 None if n == 0 => fpu,
                 None => (c.value_sum[me] - c.pending as f32) / n as f32,
             };
-            let u = q + scale * c.prior / (1.0 + n as f32);
+            let u = match forcing.is_some_and(|total| self.owed(c, total)) {
+                true => f32::INFINITY,
+                false => q + scale * c.prior / (1.0 + n as f32),
+            };
             let slot = if Self::avoided(c, me) {
                 &mut best_lost
             } else {
@@ -472,6 +486,9 @@ impl<G: Game> Tree<G> {
                 .map(|(a, p)| (a, (p * 65536.0).round() as u32))
                 .filter(|&(_, w)| w > 0)
                 .collect(),
+            None if self.forced.0 > 0.0 && self.noised => {
+                self.pruned_target(self.forced.0, self.forced.1)
+            }
             None => actions
                 .zip(self.children(0).map(|i| self.nodes[i].visits))
                 .filter(|&(_, n)| n > 0)
