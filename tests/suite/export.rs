@@ -372,13 +372,7 @@ fn the_python_front_end_agrees_with_rust() {
     let (net, bundle) = trained_bundle(&dir);
     python_agrees(&Board::new(), &bundle, &net, &dir);
     // And every shipped model, of the game its manifest names.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut shipped: Vec<_> = std::fs::read_dir(root.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("manifest.json").is_file())
-        .collect();
-    shipped.sort();
+    let shipped = crate::bundle::shipped();
     let mut games = std::collections::BTreeSet::new();
     for bundle in &shipped {
         let net = load_net(bundle).unwrap();

@@ -110,13 +110,7 @@ fn onnx_agrees<G: Game>(start: &G, bundle: &Path, dir: &Path) {
 #[test]
 fn every_shipped_bundle_runs_in_onnx_runtime_as_it_runs_here() {
     let dir = temp_dir("shipped");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut shipped: Vec<_> = std::fs::read_dir(root.join("models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("manifest.json").is_file())
-        .collect();
-    shipped.sort();
+    let shipped = crate::bundle::shipped();
     let mut games = std::collections::BTreeSet::new();
     for bundle in &shipped {
         let out = dir.join(bundle.file_name().unwrap());
