@@ -18,14 +18,21 @@ pub mod train;
 
 use clap::{Parser, Subcommand};
 
-/// Contagion Zero: self-play training and tools for contagion board games:
-/// Infexion, Ataxx, Virus and Chexers.
+/// Contagion Zero: self-play training and tools for contagion board games.
 #[derive(Debug, Parser)]
-#[command(name = "contagion", version, about, propagate_version = true)]
+#[command(name = "contagion", version, about = about(), propagate_version = true)]
 pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The one-line description `--help` starts with, naming the games the build knows.
+fn about() -> String {
+    format!(
+        "Contagion Zero: an AlphaZero-style self-play trainer for contagion board games ({})",
+        crate::games::GameKind::names()
+    )
 }
 
 /// The subcommands.
