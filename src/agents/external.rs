@@ -75,9 +75,8 @@ impl ExternalAgent {
             dead: None,
             last: None,
         };
-        let hello = protocol;
-        agent.send(hello)?;
-        agent.expect(&format!("{hello}ok"), HANDSHAKE)?;
+        agent.send(protocol)?;
+        agent.expect(&format!("{protocol}ok"), HANDSHAKE)?;
         agent.send("isready")?;
         agent.expect("readyok", HANDSHAKE)?;
         Ok(agent)

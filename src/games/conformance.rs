@@ -235,8 +235,11 @@ impl Conformance {
             || format!("'{text}' reads back as {:?}", s.parse_action(&text)),
         )?;
         // An unlisted move is refused, says why, and changes nothing.
-        let unlisted = (0..s.action_space() as Action).filter(|a| legal.binary_search(a).is_err());
-        if let Some(bad) = unlisted.clone().nth(rng.below(unlisted.count().max(1))) {
+        let mut unlisted =
+            (0..s.action_space() as Action).filter(|a| legal.binary_search(a).is_err());
+        // The list was checked above: in range, ascending, no move twice.
+        let count = s.action_space() - legal.len();
+        if let Some(bad) = unlisted.nth(rng.below(count.max(1))) {
             let mut x = s.clone();
             ensure(x.apply(bad).is_err(), Rule::IllegalRefused, s, || {
                 format!("action {bad} applied though not listed")

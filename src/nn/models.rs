@@ -84,14 +84,13 @@ impl Index {
             .or_else(|| self.current(name))
     }
 
-    /// The position of `name` in the index (current models first), for ordering lists.
-    pub fn rank(&self, name: &str) -> usize {
-        let mut order: Vec<&Entry> = self.models.iter().collect();
-        order.sort_by_key(|m| m.status != Status::Current);
-        order
-            .iter()
-            .position(|m| m.name == name)
-            .unwrap_or(usize::MAX)
+    /// Where `name` sorts in a list of models: current ones first, then in the index's
+    /// order, names it does not list last.
+    pub fn rank(&self, name: &str) -> (bool, usize) {
+        match self.models.iter().position(|m| m.name == name) {
+            Some(i) => (self.models[i].status != Status::Current, i),
+            None => (true, usize::MAX),
+        }
     }
 
     /// Each game's current model as a Markdown table: what the README shows.

@@ -86,11 +86,24 @@ impl<G: Game> Job<G> {
     }
 }
 
-fn evaluate<G: Game, E: Evaluator<G>>(evaluator: &mut E, leaves: &[Leaf<G>]) -> Vec<Evaluation> {
+/// Evaluates `leaves` outside the lock (released here, taken again before returning),
+/// puts the evaluations back if their search still runs, and wakes the other threads.
+fn evaluate<'s, G: Game, E: Evaluator<G>>(
+    shared: &'s Shared<G>,
+    job: MutexGuard<'s, Job<G>>,
+    evaluator: &mut E,
+    leaves: Vec<Leaf<G>>,
+) -> MutexGuard<'s, Job<G>> {
+    let generation = job.generation;
+    drop(job);
     let requests: Vec<(&G, &[Action])> = (leaves.iter())
         .map(|l| (&l.state, l.legal.as_slice()))
         .collect();
-    evaluator.evaluate(&requests)
+    let evals = evaluator.evaluate(&requests);
+    let mut job = lock(shared);
+    job.put(generation, leaves, &evals);
+    shared.changed.notify_all();
+    job
 }
 
 fn lock<G: Game>(shared: &Shared<G>) -> MutexGuard<'_, Job<G>> {
@@ -112,12 +125,7 @@ fn helper<G: Game, E: Evaluator<G>>(shared: Arc<Shared<G>>, mut evaluator: E) {
             job = shared.changed.wait(job).expect("search lock");
             continue;
         }
-        let generation = job.generation;
-        drop(job);
-        let evals = evaluate(&mut evaluator, &leaves);
-        job = lock(&shared);
-        job.put(generation, leaves, &evals);
-        shared.changed.notify_all();
+        job = evaluate(&shared, job, &mut evaluator, leaves);
     }
 }
 
@@ -212,12 +220,7 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
                 }
                 continue;
             }
-            let generation = job.generation;
-            drop(job);
-            let evals = evaluate(&mut self.own, &leaves);
-            job = lock(&self.shared);
-            job.put(generation, leaves, &evals);
-            self.shared.changed.notify_all();
+            job = evaluate(&self.shared, job, &mut self.own, leaves);
         }
         let mut searched = job.tree.take().expect("the search's tree");
         if job.in_flight > 0 {

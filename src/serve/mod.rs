@@ -145,7 +145,7 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
                 .unwrap_or_default()
                 .to_string_lossy()
                 .to_string();
-            (index.as_ref().map_or(0, |i| i.rank(&name)), name)
+            (index.as_ref().map_or((false, 0), |i| i.rank(&name)), name)
         });
         for path in paths
             .into_iter()
