@@ -7,6 +7,8 @@ FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
+# The workspace's other member (the example game); the image builds only the binary.
+COPY examples/hexxagon ./examples/hexxagon
 RUN cargo build --release --locked --bin contagion
 
 FROM debian:bookworm-slim

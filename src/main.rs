@@ -1,16 +1,9 @@
-//! The `contagion` binary: parse the command line, run it, map errors to an exit code.
+//! The `contagion` binary: the command line over the built-in games.
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use contagion::cli::{Cli, run};
+use contagion::cli::{Games, main as cli_main};
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    cli_main(Games::builtin())
 }

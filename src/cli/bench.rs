@@ -2,8 +2,9 @@
 
 use clap::{Args, Subcommand};
 
+use super::Games;
 use crate::bench;
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion bench`'s arguments.
 #[derive(Debug, Args)]
@@ -12,8 +13,8 @@ pub struct BenchArgs {
     #[command(subcommand)]
     pub what: BenchKind,
     /// The game whose rules, positions and network shapes are measured.
-    #[arg(long, value_enum, default_value_t, global = true)]
-    pub game: GameKind,
+    #[arg(long, default_value_t, global = true)]
+    pub game: GameName,
     /// Timed rounds; the median is reported.
     #[arg(long, default_value_t = 5, global = true)]
     pub rounds: usize,
@@ -157,12 +158,15 @@ pub enum BenchKind {
 }
 
 /// Runs `contagion bench`.
-pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+pub fn run(args: BenchArgs, games: &Games) -> anyhow::Result<()> {
     anyhow::ensure!(args.rounds >= 1, "--rounds must be at least 1");
-    with_game!(args.game, start => bench(start, &args))
+    games.get(args.game.as_str())?.bench(&args)
 }
 
-fn bench<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
+pub(super) fn bench<G: crate::agents::Baselines>(
+    start: &G,
+    args: &BenchArgs,
+) -> anyhow::Result<()> {
     let start = start.clone();
     let rates = match args.what.clone() {
         BenchKind::Rules {

@@ -2,9 +2,10 @@
 
 use clap::Args;
 
+use super::Games;
 use crate::agents::AgentSpec;
 use crate::engine::Engine;
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion engine`'s arguments.
 #[derive(Debug, Args)]
@@ -13,24 +14,27 @@ pub struct EngineArgs {
     /// The agent that answers `go` (e.g. alphabeta:ms=100).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub agent: AgentSpec,
-    /// The game.
-    #[arg(long, value_enum, default_value_t)]
-    pub game: GameKind,
+    /// The game (one `contagion --help` lists).
+    #[arg(long, default_value_t)]
+    pub game: GameName,
     /// Seed for the agent's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
 /// Runs `contagion engine` on stdin and stdout until `quit` or the end of input.
-pub fn run(args: EngineArgs) -> anyhow::Result<()> {
+pub fn run(args: EngineArgs, games: &Games) -> anyhow::Result<()> {
     anyhow::ensure!(
         !args.agent.is_interactive(),
         "the engine's agent cannot be 'human'"
     );
-    with_game!(args.game, start => serve(start, &args))
+    games.get(args.game.as_str())?.engine(&args)
 }
 
-fn serve<G: crate::agents::Baselines>(start: &G, args: &EngineArgs) -> anyhow::Result<()> {
+pub(super) fn serve<G: crate::agents::Baselines>(
+    start: &G,
+    args: &EngineArgs,
+) -> anyhow::Result<()> {
     let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
     Engine::new(start.clone(), args.agent.build(start, args.seed)?).run(stdin, stdout.lock())?;
     Ok(())

@@ -2,12 +2,13 @@
 
 use clap::Args;
 
+use super::Games;
 use super::clock_from_secs;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};
 use crate::games::Game;
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion eval`'s arguments.
 #[derive(Debug, Args)]
@@ -30,9 +31,9 @@ pub struct EvalArgs {
 /// How matches are played and reported: shared by `eval` and `tournament`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// The game.
-    #[arg(long, value_enum, default_value_t)]
-    pub game: GameKind,
+    /// The game (one `contagion --help` lists).
+    #[arg(long, default_value_t)]
+    pub game: GameName,
     /// Seed for openings and every agent's random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -80,12 +81,16 @@ impl MatchArgs {
 }
 
 /// Runs `contagion eval`.
-pub fn run(args: EvalArgs) -> anyhow::Result<()> {
+pub fn run(args: EvalArgs, games: &Games) -> anyhow::Result<()> {
     let config = args.play.config(args.games)?;
-    with_game!(args.play.game, start => report(start, &args, &config))
+    games.get(args.play.game.as_str())?.eval(&args, &config)
 }
 
-fn report<G: Baselines>(start: &G, args: &EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {
+pub(super) fn report<G: Baselines>(
+    start: &G,
+    args: &EvalArgs,
+    config: &MatchConfig,
+) -> anyhow::Result<()> {
     let mut records = args.play.records()?;
     let (r, games) = play_match(start, &args.a, &args.b, config)?;
     if let Some(file) = &mut records {

@@ -8,7 +8,7 @@ use clap::Args;
 
 use anyhow::Context;
 
-use crate::games::{GameKind, with_game};
+use super::Games;
 use crate::nn::bundle;
 use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
 use crate::nn::manifest::Provenance;
@@ -45,7 +45,7 @@ pub enum Format {
 }
 
 /// Runs `contagion export`.
-pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+pub fn run(args: ExportArgs, games: &Games) -> anyhow::Result<()> {
     let onnx = args.format == Format::Onnx;
     if bundle::is_bundle(&args.checkpoint) {
         anyhow::ensure!(
@@ -69,9 +69,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     let model =
         crate::nn::checkpoint::model_from_bytes(&ckpt.shape, &ckpt.model, &crate::nn::device())?;
     let provenance = provenance(&file, &ckpt);
-    let kind =
-        GameKind::from_name(&ckpt.shape.game).with_context(|| format!("{}", file.display()))?;
-    let manifest = with_game!(kind, start => bundle::manifest(&ckpt.shape, start, provenance));
+    let game = (games.get(&ckpt.shape.game)).with_context(|| format!("{}", file.display()))?;
+    let manifest = game.manifest(&ckpt.shape, provenance);
     let tensors = bundle::folded_tensors(&ckpt.shape, &model);
     bundle::write(&args.out, &manifest, &tensors, onnx)?;
     let size = std::fs::metadata(args.out.join(bundle::WEIGHTS))?.len();

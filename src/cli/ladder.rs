@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::Games;
 use crate::agents::Baselines;
 use crate::arena::ladder::{LadderConfig, Rung, plot, run_ladder, table};
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion ladder`'s arguments.
 #[derive(Debug, Args)]
@@ -15,9 +16,9 @@ pub struct LadderArgs {
     /// The model: a bundle, a checkpoint or a run directory's best.
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
-    /// The game.
-    #[arg(long, value_enum, default_value_t)]
-    pub game: GameKind,
+    /// The game (one `contagion --help` lists).
+    #[arg(long, default_value_t)]
+    pub game: GameName,
     /// The model's times per move, in milliseconds, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000",
           value_parser = clap::value_parser!(u64).range(1..=60_000))]
@@ -62,7 +63,7 @@ fn per_time(counts: &[u32], times: usize, flag: &str) -> anyhow::Result<Vec<u32>
 }
 
 /// Runs `contagion ladder`.
-pub fn run(args: LadderArgs) -> anyhow::Result<()> {
+pub fn run(args: LadderArgs, games: &Games) -> anyhow::Result<()> {
     let n = args.times.len();
     let threads = args.threads.unwrap_or(crate::limits::cores() as u32);
     crate::limits::at_most("--threads", threads as usize, crate::limits::MAX_THREADS)?;
@@ -77,10 +78,14 @@ pub fn run(args: LadderArgs) -> anyhow::Result<()> {
         opening_plies: args.opening_plies,
         progress: !args.quiet && !args.json,
     };
-    with_game!(args.game, start => ladder(start, &args, &config))
+    games.get(args.game.as_str())?.ladder(&args, &config)
 }
 
-fn ladder<G: Baselines>(start: &G, args: &LadderArgs, config: &LadderConfig) -> anyhow::Result<()> {
+pub(super) fn ladder<G: Baselines>(
+    start: &G,
+    args: &LadderArgs,
+    config: &LadderConfig,
+) -> anyhow::Result<()> {
     let rungs = run_ladder(start, &args.model, config)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rungs)?);

@@ -6,6 +6,7 @@ pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod export;
+pub mod games;
 pub mod ladder;
 pub mod play;
 pub mod replay;
@@ -16,23 +17,47 @@ pub mod serve;
 pub mod tournament;
 pub mod train;
 
-use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+pub use games::{Games, Playable};
 
 /// Contagion Zero: self-play training and tools for contagion board games.
 #[derive(Debug, Parser)]
-#[command(name = "contagion", version, about = about(), propagate_version = true)]
+#[command(name = "contagion", version, about = about(&Games::builtin()), propagate_version = true)]
 pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// The one-line description `--help` starts with, naming the games the build knows.
-fn about() -> String {
+/// The one-line description `--help` starts with, naming the games the program plays.
+fn about(games: &Games) -> String {
+    let names: Vec<&str> = games.names().collect();
     format!(
         "Contagion Zero: an AlphaZero-style self-play trainer for contagion board games ({})",
-        crate::games::GameKind::names()
+        names.join(", ")
     )
+}
+
+/// A `contagion` program that plays `games`: parses the command line (its help naming
+/// the games), runs it, prints an error and maps it to the exit code. The `contagion`
+/// binary is `main(Games::builtin())`; a program with a game of its own adds it with
+/// [`Games::with`].
+pub fn main(games: Games) -> ExitCode {
+    let matches = Cli::command().about(about(&games)).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match run(cli, &games) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The subcommands.
@@ -79,23 +104,23 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
     }
 }
 
-/// Runs the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+/// Runs the parsed command with `games`.
+pub fn run(cli: Cli, games: &Games) -> anyhow::Result<()> {
     match cli.command {
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => train::run(args, games),
         Command::Config(args) => config::run(args),
-        Command::Selfplay(args) => selfplay::run(args),
+        Command::Selfplay(args) => selfplay::run(args, games),
         Command::Report(args) => report::run(args),
-        Command::Eval(args) => eval::run(args),
-        Command::Tournament(args) => tournament::run(args),
-        Command::Ladder(args) => ladder::run(args),
-        Command::Replay(args) => replay::run(args),
-        Command::Export(args) => export::run(args),
-        Command::Play(args) => play::run(args),
-        Command::Engine(args) => engine::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Eval(args) => eval::run(args, games),
+        Command::Tournament(args) => tournament::run(args, games),
+        Command::Ladder(args) => ladder::run(args, games),
+        Command::Replay(args) => replay::run(args, games),
+        Command::Export(args) => export::run(args, games),
+        Command::Play(args) => play::run(args, games),
+        Command::Engine(args) => engine::run(args, games),
+        Command::Bench(args) => bench::run(args, games),
         #[cfg(feature = "serve")]
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(args, games),
     }
 }
 

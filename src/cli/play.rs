@@ -17,10 +17,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 
+use super::Games;
 use super::clock_from_secs;
 use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion play`'s arguments.
 #[derive(Debug, Args)]
@@ -32,9 +33,9 @@ pub struct PlayArgs {
     /// Every other player (Blue in Infexion; Green and Blue in Chexers).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub b: AgentSpec,
-    /// The game.
-    #[arg(long, value_enum, default_value_t)]
-    pub game: GameKind,
+    /// The game (one `contagion --help` lists).
+    #[arg(long, default_value_t)]
+    pub game: GameName,
     /// Seed for the opening and the agents' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -50,7 +51,7 @@ pub struct PlayArgs {
 }
 
 /// Runs `contagion play` on the terminal (or on pipes).
-pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+pub fn run(args: PlayArgs, games: &Games) -> anyhow::Result<()> {
     let colour =
         !args.no_color && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
@@ -67,7 +68,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         echo,
         editor,
     };
-    with_game!(args.game, start => play(start, &args, colour, &mut io))
+    games.get(args.game.as_str())?.play(&args, colour, &mut io)
 }
 
 /// Red, blue, green, bold, for players 0, 1, 2.
@@ -171,7 +172,7 @@ enum Typed {
     Quit,
 }
 
-fn play<G: Baselines>(
+pub(super) fn play<G: Baselines>(
     start: &G,
     args: &PlayArgs,
     colour: bool,

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::Games;
 use crate::arena::record::{RecordedGame, read_games};
 use crate::games::Game;
-use crate::games::{GameKind, with_game};
+use crate::games::GameName;
 
 /// `contagion replay`'s arguments.
 #[derive(Debug, Args)]
@@ -21,8 +22,8 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub list: bool,
     /// The game, when the record has no `Game` tag (python-ataxx's files: use ataxx).
-    #[arg(long, value_enum)]
-    pub game: Option<GameKind>,
+    #[arg(long)]
+    pub game: Option<GameName>,
     /// Pause this long after each move, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pub delay_ms: u64,
@@ -32,7 +33,7 @@ pub struct ReplayArgs {
 }
 
 /// Runs `contagion replay`.
-pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
+pub fn run(args: ReplayArgs, playable: &Games) -> anyhow::Result<()> {
     let size = std::fs::metadata(&args.file)
         .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?
         .len();
@@ -74,15 +75,19 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<()> {
             games.len()
         )
     })?;
-    let kind = match (game.tag("Game"), args.game) {
-        (Some(name), _) => GameKind::from_name(name)?,
-        (None, Some(kind)) => kind,
+    let name = match (game.tag("Game"), &args.game) {
+        (Some(name), _) => name,
+        (None, Some(name)) => name.as_str(),
         (None, None) => anyhow::bail!("the record names no game: pass --game"),
     };
-    with_game!(kind, start => show(start, game, &args))
+    playable.get(name)?.replay(game, &args)
 }
 
-fn show<G: Game>(start: &G, game: &RecordedGame, args: &ReplayArgs) -> anyhow::Result<()> {
+pub(super) fn show<G: Game>(
+    start: &G,
+    game: &RecordedGame,
+    args: &ReplayArgs,
+) -> anyhow::Result<()> {
     for (k, v) in &game.tags {
         println!("[{k} \"{v}\"]");
     }

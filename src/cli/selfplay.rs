@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::Games;
 use crate::config::Config;
-use crate::games::with_game;
-use crate::selfplay::worker::{WorkerOptions, run as run_worker};
+use crate::selfplay::worker::WorkerOptions;
 
 /// `contagion selfplay`'s arguments.
 #[derive(Debug, Args)]
@@ -38,8 +38,10 @@ pub struct SelfplayArgs {
 }
 
 /// Runs `contagion selfplay`.
-pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
+pub fn run(args: SelfplayArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load(&args.config)?;
+    let game = games.get(config.run.game.as_str())?;
+    config.check_seats(game.players())?;
     let id = args
         .worker_id
         .or_else(crate::store::local::hostname)
@@ -55,5 +57,5 @@ pub fn run(args: SelfplayArgs) -> anyhow::Result<()> {
         shard_games: args.shard_games as usize,
         progress: !args.quiet,
     };
-    with_game!(config.run.game, start => run_worker(start, &config, &opts))
+    game.selfplay(&config, &opts)
 }

@@ -23,11 +23,12 @@ pub struct ServeArgs {
 }
 
 /// Runs `contagion serve` until it is stopped.
-pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+pub fn run(args: ServeArgs, games: &super::Games) -> anyhow::Result<()> {
     crate::serve::run(crate::serve::Options {
         bind: args.bind,
         port: args.port,
         runs: args.runs,
         models: args.models,
+        games: games.served(),
     })
 }

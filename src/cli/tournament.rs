@@ -3,13 +3,13 @@
 
 use clap::Args;
 
+use super::Games;
 use super::eval::MatchArgs;
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::MatchConfig;
 use crate::arena::elo::Sprt;
 use crate::arena::record::write_match_game;
 use crate::arena::tournament::{Format, run_tournament, text};
-use crate::games::with_game;
 
 /// `contagion tournament`'s arguments.
 #[derive(Debug, Args)]
@@ -45,7 +45,7 @@ pub struct TournamentArgs {
 }
 
 /// Runs `contagion tournament`.
-pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
+pub fn run(args: TournamentArgs, games: &Games) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.agents.len() >= 2,
         "a tournament needs at least two agents (--agent A --agent B …)"
@@ -56,10 +56,12 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         "--sprt-alpha and --sprt-beta must lie in (0, 0.5) and --sprt-elo1 must exceed --sprt-elo0"
     );
     let config = args.play.config(args.games)?;
-    with_game!(args.play.game, start => play(start, &args, &config))
+    games
+        .get(args.play.game.as_str())?
+        .tournament(&args, &config)
 }
 
-fn play<G: Baselines>(
+pub(super) fn play<G: Baselines>(
     start: &G,
     args: &TournamentArgs,
     config: &MatchConfig,

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::Games;
 use crate::config::Config;
-use crate::games::with_game;
-use crate::train::run::{TrainOptions, train};
+use crate::train::run::TrainOptions;
 
 /// `contagion train`'s arguments.
 #[derive(Debug, Args)]
@@ -38,8 +38,10 @@ pub struct TrainArgs {
 }
 
 /// Runs `contagion train`.
-pub fn run(args: TrainArgs) -> anyhow::Result<()> {
+pub fn run(args: TrainArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.overrides)?;
+    let game = games.get(config.run.game.as_str())?;
+    config.check_seats(game.players())?;
     let opts = TrainOptions {
         config: args.config,
         overrides: args.overrides,
@@ -50,5 +52,5 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         fresh: args.fresh,
         progress: !args.quiet,
     };
-    with_game!(config.run.game, start => train(start, &opts))
+    game.train(&opts)
 }

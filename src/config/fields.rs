@@ -26,7 +26,7 @@ pub enum Allowed {
     Range(Bound, Bound),
     /// One of these words.
     OneOf(&'static [&'static str]),
-    /// A game's name ([`GameKind::all`]).
+    /// A game's name: a built-in one ([`GameKind::all`]) or one a program adds.
     Game,
     /// `true` or `false`.
     Bool,
@@ -216,7 +216,10 @@ impl Allowed {
         match self {
             Allowed::Range(lo, hi) => format!("{} ..= {}", lo.text(), hi.text()),
             Allowed::OneOf(words) => words.join(", "),
-            Allowed::Game => GameKind::names(),
+            Allowed::Game => format!(
+                "{}, or a game a program built on the library adds",
+                GameKind::names()
+            ),
             Allowed::Bool => "true, false".into(),
             Allowed::Text(form) => (*form).into(),
         }

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::games::GameKind;
+use crate::games::GameName;
 use crate::search::mcts::{GumbelParams, MctsParams};
 
 pub mod fields;
@@ -76,7 +76,7 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
     pub name: String,
-    pub game: GameKind,
+    pub game: GameName,
     pub seed: u64,
     pub iterations: u32,
     pub max_minutes: f64,
@@ -199,7 +199,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             name: "infexion".into(),
-            game: GameKind::Infexion,
+            game: GameName::default(),
             seed: 1,
             iterations: 100,
             max_minutes: 0.0,

@@ -58,10 +58,10 @@ impl Config {
                 bail!("{} = {v} is out of range: allowed {lo} ..= {hi}", f.key);
             }
         }
-        let players = r.game.players() as u32;
+        if let Some(kind) = r.game.builtin() {
+            self.check_seats(kind.players())?;
+        }
         let g = &self.gating;
-        let every_seat = " (each opening is played with the candidate in every seat)";
-        multiple("gating.games", g.games, players, every_seat)?;
         if g.sprt && !(g.threshold > 0.5 && g.threshold < 1.0) {
             bail!(
                 "gating.threshold = {}: with gating.sprt it must lie strictly between 0.5 and 1",
@@ -75,15 +75,25 @@ impl Config {
                 g.sprt_elo0
             );
         }
+        spec("selfplay.opponent", &self.selfplay.opponent)?;
+        spec("baseline.spec", &self.baseline.spec)?;
+        Ok(())
+    }
+
+    /// The rules that depend on the game's number of players: match games come in
+    /// multiples of it, so that every seat plays each opening. [`Config::validate`] checks
+    /// them for a built-in game; whoever resolves a game a program adds checks them then.
+    pub fn check_seats(&self, players: usize) -> anyhow::Result<()> {
+        let players = players as u32;
+        let g = &self.gating;
+        let every_seat = " (each opening is played with the candidate in every seat)";
+        multiple("gating.games", g.games, players, every_seat)?;
         multiple(
             "gating.baseline_games",
             g.baseline_games,
             players,
             " (every seat per opening)",
         )?;
-        multiple("baseline.games", self.baseline.games, players, "")?;
-        spec("selfplay.opponent", &self.selfplay.opponent)?;
-        spec("baseline.spec", &self.baseline.spec)?;
-        Ok(())
+        multiple("baseline.games", self.baseline.games, players, "")
     }
 }

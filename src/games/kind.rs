@@ -1,7 +1,7 @@
-//! The registry of games this build plays: [`GameKind`] names each one and
-//! [`with_game!`](crate::games::with_game) binds its start position. The CLI, configs
-//! (`run.game`), checkpoints and bundles (their shape's game), and every message that
-//! lists the games read it; a new game is one variant here and one arm in the macro.
+//! The games built into the crate: [`GameKind`] names each one and
+//! [`with_game!`](crate::games::with_game) binds its start position; and [`GameName`],
+//! the name configs, checkpoints, bundles and `--game` give, which may also name a game
+//! a program built on the library adds (`cli::Games::with`).
 
 use serde::{Deserialize, Serialize};
 
@@ -47,13 +47,86 @@ impl GameKind {
     pub fn from_name(name: &str) -> anyhow::Result<GameKind> {
         (GameKind::all().iter().copied())
             .find(|k| k.name() == name)
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown game '{}': this build plays {}",
-                    crate::limits::clip(name),
-                    GameKind::names()
-                )
-            })
+            .ok_or_else(|| unknown_game(name, GameKind::all().iter().map(|k| k.name())))
+    }
+}
+
+/// The error for a game's name that is not among `known`, naming those it knows.
+pub fn unknown_game<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> anyhow::Error {
+    let known: Vec<&str> = known.collect();
+    anyhow::anyhow!(
+        "unknown game '{}': this build plays {}",
+        crate::limits::clip(name),
+        known.join(", ")
+    )
+}
+
+/// A game's name as configs (`run.game`), checkpoints, bundles and `--game` give it: a
+/// built-in game's ([`GameKind`]) or one a program built on the library adds. Lowercase
+/// letters, digits and `-`, starting with a letter, at most [`GameName::MAX_LEN`] bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct GameName(String);
+
+impl GameName {
+    /// The longest name.
+    pub const MAX_LEN: usize = 32;
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The built-in game of this name, if it is one.
+    pub fn builtin(&self) -> Option<GameKind> {
+        GameKind::from_name(&self.0).ok()
+    }
+}
+
+impl Default for GameName {
+    /// The default built-in game's name.
+    fn default() -> Self {
+        GameName(GameKind::default().name().into())
+    }
+}
+
+impl TryFrom<String> for GameName {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        let well_formed = name.len() <= GameName::MAX_LEN
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && (name.bytes()).all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if well_formed {
+            Ok(GameName(name))
+        } else {
+            Err(format!(
+                "'{}' is not a game's name: lowercase letters, digits and '-', starting with a letter, at most {} bytes (this build plays {})",
+                crate::limits::clip(&name),
+                GameName::MAX_LEN,
+                GameKind::names()
+            ))
+        }
+    }
+}
+
+impl std::str::FromStr for GameName {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        GameName::try_from(name.to_string())
+    }
+}
+
+impl From<GameName> for String {
+    fn from(name: GameName) -> String {
+        name.0
+    }
+}
+
+impl std::fmt::Display for GameName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 

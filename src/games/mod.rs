@@ -31,8 +31,8 @@ mod kind;
 pub mod perft;
 pub mod view;
 
-pub use kind::GameKind;
 pub(crate) use kind::with_game;
+pub use kind::{GameKind, GameName, unknown_game};
 
 use std::fmt;
 
@@ -149,7 +149,9 @@ impl EncodingShape {
     }
 }
 
-/// A game state and its rules.
+/// A game state and its rules. A game outside this crate implements it too
+/// (`docs/adding-a-game.md`; `examples/hexxagon` is one): what each group of methods says
+/// and which have defaults is tabled there.
 ///
 /// Invariants every implementation keeps (the [`conformance`] kit checks them):
 /// - `legal_actions` fills the buffer in ascending order, without duplicates, every
@@ -291,8 +293,12 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     fn parse_action(&self, text: &str) -> Result<Action, GameError>;
 
     /// A human-readable picture of the position (several lines); `paint(player, text)`
-    /// styles the text that shows a player's pieces (colour in a terminal).
-    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String;
+    /// styles the text that shows a player's pieces (colour in a terminal). The default
+    /// is the position's notation, for a game without a drawing.
+    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
+        let _ = paint;
+        format!("{}\n", self.to_notation())
+    }
 
     /// [`Game::render_with`] in plain text.
     fn render(&self) -> String {

@@ -1,7 +1,9 @@
 //! `contagion serve`: a local web server with one page to play the trained models on a
 //! drawn board and to watch runs learn (feature `serve`, on by default).
 //!
-//! - [`session`]: one game of a person against an agent, of any of the four games.
+//! - [`session`]: one game of a person against an agent, of any game the server plays.
+//! - [`served`]: the games it plays ([`served::Catalog`]): the built-in ones and any a
+//!   program built on the library adds.
 //! - [`runs`]: the runs being watched: their curves and recorded games.
 //!
 //! The page (`page.html`: HTML, CSS and JavaScript in one file, no dependencies) is
@@ -27,6 +29,7 @@
 //! shipped bundles, the runs it was given): a visitor never names a file or a program.
 
 pub mod runs;
+pub mod served;
 pub mod session;
 
 use std::collections::HashMap;
@@ -44,8 +47,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::agents::{AgentSpec, Baselines};
-use crate::games::{Game, GameKind, with_game};
 use crate::limits::{MAX_REQUEST_BYTES, MAX_SERVED_DEPTH, MAX_SERVED_GAMES, MAX_SERVED_MOVE_MS};
+use served::Catalog;
 use session::{Click, GameSession, Session};
 
 /// Simulations a model's search may spend on one move (its time ends it sooner).
@@ -63,6 +66,8 @@ pub struct Options {
     pub runs: Vec<String>,
     /// The directory of shipped bundles offered as opponents.
     pub models: PathBuf,
+    /// The games the page offers.
+    pub games: Catalog,
 }
 
 /// A model the page offers: its name and where it is.
@@ -74,6 +79,7 @@ struct Model {
 
 /// Everything the handlers share.
 struct Server {
+    catalog: Catalog,
     games: Mutex<HashMap<String, Entry>>,
     models: Vec<Model>,
     runs: runs::Runs,
@@ -90,6 +96,7 @@ struct Entry {
 pub fn run(opts: Options) -> anyhow::Result<()> {
     let runs = runs::Runs::open(&opts.runs)?;
     let server = Arc::new(Server {
+        catalog: opts.games,
         games: Mutex::new(HashMap::new()),
         models: models(&opts.models, &runs)?,
         runs,
@@ -175,7 +182,7 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
 }
 
 /// A 4xx or 5xx answer with a message, as JSON `{"error": …}`.
-struct ApiError(StatusCode, String);
+pub struct ApiError(StatusCode, String);
 
 impl ApiError {
     fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
@@ -196,22 +203,20 @@ impl IntoResponse for ApiError {
 type Reply = Result<Json<serde_json::Value>, ApiError>;
 
 async fn info(State(s): State<Arc<Server>>) -> Json<serde_json::Value> {
-    let games: Vec<_> = GameKind::all()
-        .iter()
-        .map(|&k| {
-            let baselines = if k.players() > 2 {
+    let games: Vec<_> = (s.catalog.0.iter())
+        .map(|g| {
+            let players = g.player_names();
+            let baselines = if players.len() > 2 {
                 ["greedy", "maxn:depth=2", "alphabeta:depth=2", "random"]
             } else {
                 ["greedy", "alphabeta:depth=2", "alphabeta:depth=3", "random"]
             };
             let mut opponents: Vec<serde_json::Value> = (s.models.iter())
-                .filter(|m| m.game == k.name())
+                .filter(|m| m.game == g.name())
                 .map(|m| json!({"id": format!("model:{}", m.name), "label": m.name}))
                 .collect();
             opponents.extend(baselines.iter().map(|b| json!({"id": b, "label": b})));
-            let players: Vec<&str> =
-                with_game!(k, start => (0..start.num_players()).map(|p| start.player_name(p)).collect());
-            json!({"name": k.name(), "players": players, "opponents": opponents})
+            json!({"name": g.name(), "players": players, "opponents": opponents})
         })
         .collect();
     Json(
@@ -236,15 +241,15 @@ fn default_movetime() -> u64 {
 }
 
 async fn new_game(State(s): State<Arc<Server>>, Json(req): Json<NewGame>) -> Reply {
-    let kind = GameKind::from_name(&req.game).map_err(|e| ApiError::bad(e.to_string()))?;
+    let game = (s.catalog.get(&req.game)).map_err(|e| ApiError::bad(e.to_string()))?;
     if !(1..=MAX_SERVED_MOVE_MS).contains(&req.movetime_ms) {
         return Err(ApiError::bad(format!(
             "movetime_ms must be 1 to {MAX_SERVED_MOVE_MS}"
         )));
     }
-    let spec = opponent(&s, &req.opponent, kind)?;
+    let spec = opponent(&s, &req.opponent, game.name())?;
     let movetime = Duration::from_millis(req.movetime_ms);
-    let session = with_game!(kind, start => new_session(start, &spec, req.seat, movetime))?;
+    let session = game.new_session(&spec, req.seat, movetime)?;
     let id = fresh_id();
     let session = Arc::new(Mutex::new(session));
     {
@@ -268,7 +273,7 @@ async fn new_game(State(s): State<Arc<Server>>, Json(req): Json<NewGame>) -> Rep
     Ok(Json(with_id(&session, &id)))
 }
 
-fn new_session<G: Baselines>(
+pub(super) fn new_session<G: Baselines>(
     start: &G,
     spec: &AgentSpec,
     seat: usize,
@@ -299,15 +304,15 @@ fn new_session<G: Baselines>(
 
 /// The opponent a game asked for, if the server offers it: a listed model or a bounded
 /// baseline spec. Never a path or a program of the visitor's choosing.
-fn opponent(s: &Server, text: &str, kind: GameKind) -> Result<AgentSpec, ApiError> {
+fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
     if let Some(name) = text.strip_prefix("model:") {
         let model = (s.models.iter())
-            .find(|m| m.name == name && m.game == kind.name())
+            .find(|m| m.name == name && m.game == game)
             .ok_or_else(|| {
                 ApiError::bad(format!(
                     "no model '{}' for {}",
                     crate::limits::clip(name),
-                    kind.name()
+                    game
                 ))
             })?;
         return Ok(AgentSpec::Model {
@@ -458,7 +463,9 @@ async fn run_metrics(State(s): State<Arc<Server>>, UrlPath(run): UrlPath<String>
 }
 
 async fn run_games(State(s): State<Arc<Server>>, UrlPath(run): UrlPath<String>) -> Reply {
-    run_reply(tokio::task::block_in_place(|| s.runs.games(&run)))
+    run_reply(tokio::task::block_in_place(|| {
+        s.runs.games(&run, &s.catalog)
+    }))
 }
 
 async fn run_game(
@@ -466,6 +473,6 @@ async fn run_game(
     UrlPath((run, shard, index)): UrlPath<(String, String, usize)>,
 ) -> Reply {
     run_reply(tokio::task::block_in_place(|| {
-        s.runs.game(&run, &shard, index)
+        s.runs.game(&run, &shard, index, &s.catalog)
     }))
 }

@@ -10,8 +10,9 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use serde_json::json;
 
+use super::served::Catalog;
 use crate::config::Config;
-use crate::games::{Game, GameKind, with_game};
+use crate::games::Game;
 use crate::limits::{MAX_MODEL_BYTES, MAX_TEXT_BYTES};
 use crate::selfplay::replay::Shard;
 use crate::store::{self, Store};
@@ -106,10 +107,15 @@ impl Runs {
 
     /// The self-play games in the run's newest replay shards: shard key, index, plies,
     /// result (`None`: no such run).
-    pub fn games(&self, name: &str) -> Option<anyhow::Result<serde_json::Value>> {
+    pub fn games(
+        &self,
+        name: &str,
+        catalog: &Catalog,
+    ) -> Option<anyhow::Result<serde_json::Value>> {
         let run = self.run(name)?;
         Some((|| {
             let game = game_of(run)?;
+            let players = catalog.get(&game).map_or(2, |g| g.player_names().len());
             let mut keys = run.store.list("replay/")?;
             keys.reverse();
             keys.truncate(MAX_SHARDS);
@@ -122,7 +128,7 @@ impl Runs {
                         "index": i,
                         "iteration": shard.iteration,
                         "plies": g.plies(),
-                        "outcome": g.outcome[..game_players(&game)],
+                        "outcome": g.outcome[..players],
                     }));
                 }
             }
@@ -137,6 +143,7 @@ impl Runs {
         name: &str,
         shard: &str,
         index: usize,
+        catalog: &Catalog,
     ) -> Option<anyhow::Result<serde_json::Value>> {
         let run = self.run(name)?;
         Some((|| {
@@ -153,14 +160,16 @@ impl Runs {
                     shard.games.len()
                 );
             };
-            let kind = GameKind::from_name(&game)?;
-            with_game!(kind, start => replay(start, &g.moves))
+            catalog.get(&game)?.replay(&g.moves)
         })())
     }
 }
 
 /// The moves of a recorded game and the board before the first and after each.
-fn replay<G: Game>(start: &G, moves: &[crate::games::Action]) -> anyhow::Result<serde_json::Value> {
+pub(super) fn replay<G: Game>(
+    start: &G,
+    moves: &[crate::games::Action],
+) -> anyhow::Result<serde_json::Value> {
     let mut state = start.clone();
     let mut boards = vec![state.view()];
     let mut notation = Vec::new();
@@ -180,11 +189,7 @@ fn game_of(run: &Run) -> anyhow::Result<String> {
     let bytes =
         (run.store.get("config.toml", MAX_TEXT_BYTES)?).context("the run has no config.toml")?;
     let config = Config::parse(&String::from_utf8_lossy(&bytes), "config.toml")?;
-    Ok(config.run.game.name().to_string())
-}
-
-fn game_players(game: &str) -> usize {
-    GameKind::from_name(game).map_or(2, |k| k.players())
+    Ok(config.run.game.to_string())
 }
 
 fn read_shard(run: &Run, key: &str, game: &str) -> anyhow::Result<Shard> {

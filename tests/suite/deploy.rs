@@ -151,4 +151,18 @@ fn the_dockerfile_builds_in_two_stages_and_runs_the_binary() {
     for copied in ["Cargo.toml", "Cargo.lock", "src", "configs"] {
         assert!(std::path::Path::new(copied).exists(), "{copied}");
     }
+    // Cargo refuses a workspace whose members are missing: the build stage copies each.
+    let manifest: toml::Table = std::fs::read_to_string("Cargo.toml")
+        .unwrap()
+        .parse()
+        .unwrap();
+    for member in manifest["workspace"]["members"].as_array().unwrap() {
+        let member = member.as_str().unwrap();
+        if member != "." {
+            assert!(
+                text.contains(&format!("COPY {member} ./{member}")),
+                "{member}"
+            );
+        }
+    }
 }

@@ -393,6 +393,24 @@ fn the_python_front_end_agrees_with_rust() {
     assert_eq!(games.len(), 4, "a shipped bundle for each game: {games:?}");
 }
 
+/// The Python package knows the rules of exactly the crate's built-in games (a bundle of
+/// a game a program adds runs its network only: `examples/hexxagon/tests/guide.rs`).
+#[test]
+fn the_python_front_end_knows_the_rules_of_the_built_in_games() {
+    let out = Command::new(python::python3())
+        .args(["-c", "import czero; print(','.join(czero.RULES))"])
+        .env(
+            "PYTHONPATH",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
+        )
+        .output()
+        .expect("python3");
+    let names: Vec<&str> = (contagion::games::GameKind::all().iter())
+        .map(|k| k.name())
+        .collect();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names.join(","));
+}
+
 /// The course-referee agent (`frontends/python/agent`) plays whole games against the
 /// engine's alpha-beta through `contagion engine`, on a 20-second clock, with the legal
 /// moves and final positions of both rule engines checked at every step.

@@ -30,7 +30,11 @@ fn run(cmd: &mut Command) {
 fn venv_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        // The repository's root: this crate's directory, or the workspace's above it.
+        let root = (std::path::Path::new(env!("CARGO_MANIFEST_DIR")).ancestors())
+            .find(|d| d.join("tests/requirements.txt").is_file())
+            .expect("tests/requirements.txt above the crate")
+            .to_path_buf();
         let dir = root.join("target/test-python");
         std::fs::create_dir_all(&dir).expect("creating target/test-python");
         let lock = std::fs::File::create(dir.join(".lock")).expect("the venv lock");

@@ -11,7 +11,7 @@
 - ``czero.mcts``: a small PUCT search guided by the model, with a time budget.
 """
 
-from .games import Game
+from .games import RULES, Game, UnknownRules
 from .model import BundleError, Model, current_model
 
-__all__ = ["Model", "BundleError", "Game", "current_model"]
+__all__ = ["Model", "BundleError", "Game", "RULES", "UnknownRules", "current_model"]

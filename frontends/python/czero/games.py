@@ -10,6 +10,15 @@ start position; the action space (move names in action order) comes from
 
 from . import ataxx, chexers, infexion
 
+#: The games whose rules this package knows: the Rust crate's built-in games
+#: (``tests/suite/export.rs`` holds the list to them). A bundle of any other game, one a
+#: program built on the Rust library adds, still runs with :class:`czero.Model`.
+RULES = ("infexion", "ataxx", "virus", "chexers")
+
+
+class UnknownRules(ValueError):
+    """A bundle's game whose rules this package does not know."""
+
 
 class InfexionState:
     """:class:`czero.infexion.Board` behind the common interface."""
@@ -56,8 +65,13 @@ class Game:
         self.index = {}
         for a, name in enumerate(moves):
             self.index.setdefault(name, a)
-        if self.name not in ("infexion", "ataxx", "virus", "chexers"):
-            raise ValueError(f"unknown game '{self.name}' (this front end plays infexion, ataxx, virus, chexers)")
+        if self.name not in RULES:
+            raise UnknownRules(
+                f"czero knows the rules of {', '.join(RULES)} only, not of '{self.name}' "
+                "(a game a program built on the Rust library adds): its bundle's network still "
+                "runs with czero.Model(path).forward(planes), from positions your program encodes "
+                "as manifest['input'] describes"
+            )
 
     def position(self, text):
         """A position from the game's notation."""

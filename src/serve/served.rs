@@ -1,0 +1,68 @@
+//! The games the page plays, each behind [`Served`]: the object-safe face of a
+//! [`Baselines`] game that the handlers call, so that a program built on the library
+//! serves its own game beside the built-in ones.
+
+use std::time::Duration;
+
+use crate::agents::{AgentSpec, Baselines};
+use crate::games::Action;
+
+use super::ApiError;
+use super::session::Session;
+
+/// A game the server plays, by its start position.
+pub trait Served: Send + Sync {
+    /// The game's name (as `run.game` and bundles give it).
+    fn name(&self) -> &'static str;
+
+    /// Each seat's player name.
+    fn player_names(&self) -> Vec<&'static str>;
+
+    /// A new game from the start position against `spec`, the person in `seat`.
+    fn new_session(
+        &self,
+        spec: &AgentSpec,
+        seat: usize,
+        movetime: Duration,
+    ) -> Result<Box<dyn Session>, ApiError>;
+
+    /// A recorded game's moves and the board before the first and after each.
+    fn replay(&self, moves: &[Action]) -> anyhow::Result<serde_json::Value>;
+}
+
+impl<G: Baselines> Served for G {
+    fn name(&self) -> &'static str {
+        crate::games::Game::name(self)
+    }
+
+    fn player_names(&self) -> Vec<&'static str> {
+        (0..self.num_players())
+            .map(|p| self.player_name(p))
+            .collect()
+    }
+
+    fn new_session(
+        &self,
+        spec: &AgentSpec,
+        seat: usize,
+        movetime: Duration,
+    ) -> Result<Box<dyn Session>, ApiError> {
+        super::new_session(self, spec, seat, movetime)
+    }
+
+    fn replay(&self, moves: &[Action]) -> anyhow::Result<serde_json::Value> {
+        super::runs::replay(self, moves)
+    }
+}
+
+/// The games a server plays, in the order its page lists them.
+pub struct Catalog(pub Vec<Box<dyn Served>>);
+
+impl Catalog {
+    /// The game named `name`.
+    pub fn get(&self, name: &str) -> anyhow::Result<&dyn Served> {
+        (self.0.iter().map(|g| g.as_ref()))
+            .find(|g| g.name() == name)
+            .ok_or_else(|| crate::games::unknown_game(name, self.0.iter().map(|g| g.name())))
+    }
+}
