@@ -168,8 +168,12 @@ impl Games {
         Games(games.collect())
     }
 
-    /// These games and `start`'s: a game of one's own, by its start position. Its name
-    /// must be a well-formed [`crate::games::GameName`] that no listed game has.
+    /// These games and `start`'s: a game of one's own, by its start position.
+    ///
+    /// # Panics
+    ///
+    /// When the game's name is not a well-formed [`crate::games::GameName`], or a listed
+    /// game has it: a mistake in the program, caught as it starts.
     pub fn with(mut self, start: impl Baselines) -> Games {
         let name = crate::games::Game::name(&start);
         assert!(
@@ -197,5 +201,32 @@ impl Games {
     #[cfg(feature = "serve")]
     pub fn served(&self) -> crate::serve::served::Catalog {
         crate::serve::served::Catalog(self.0.iter().map(|g| g.served()).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Games;
+    use crate::games::GameKind;
+    use crate::games::ataxx::Ataxx;
+
+    #[test]
+    fn the_built_in_games_are_the_registry_s_in_its_order() {
+        let names: Vec<&str> = Games::builtin().names().collect();
+        let kinds: Vec<&str> = GameKind::all().iter().map(|k| k.name()).collect();
+        assert_eq!(names, kinds);
+        let error = Games::builtin().get("chess").err().expect("no chess");
+        assert!(
+            error
+                .to_string()
+                .contains("this build plays infexion, ataxx"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "two games are named 'ataxx'")]
+    fn a_second_game_of_the_same_name_is_refused() {
+        let _ = Games::builtin().with(Ataxx::standard());
     }
 }

@@ -97,7 +97,7 @@ impl Net {
         let fast = (!cfg!(feature = "cuda")).then(|| {
             let tensors = bundle::folded_tensors(&shape, &model);
             let f = fast::FastNet::new(&shape, &tensors);
-            std::sync::Arc::new(if quant::enabled() { f.int8() } else { f })
+            std::sync::Arc::new(if quant::everywhere() { f.int8() } else { f })
         });
         Net {
             shape,
@@ -106,6 +106,18 @@ impl Net {
             fast,
             pool: None,
         }
+    }
+
+    /// This network as a model agent's search runs it: with int8 convolutions where
+    /// [`quant::for_search`] says so.
+    pub fn for_search(mut self) -> Net {
+        if let Some(f) = &self.fast
+            && quant::for_search()
+            && !f.is_int8()
+        {
+            self.fast = Some(std::sync::Arc::new(f.int8()));
+        }
+        self
     }
 
     /// This network running burn's forward only (the reference, for benchmarks).

@@ -92,6 +92,37 @@ fn bad_arguments_are_clear_errors() {
 
     let o = contagion(&["frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
+
+    // A game's name: malformed is a usage error, unknown names the games there are.
+    let o = contagion(&["play", "--game", "Chess!"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not a game's name"),
+        "{}",
+        stderr(&o)
+    );
+    let o = contagion(&["engine", "--game", "chess"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("unknown game 'chess': this build plays infexion, ataxx, virus, chexers"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = process::temp_dir("unknown-game");
+    let config = dir.join("chess.toml");
+    std::fs::write(&config, "[run]\nname = \"chess\"\ngame = \"chess\"\n").unwrap();
+    let o = process::train(&config, &dir, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown game 'chess'"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !dir.join("chess").exists(),
+        "no run directory for a game it cannot play"
+    );
 }
 
 /// The JSON objects a successful `--json` run printed, one a line.

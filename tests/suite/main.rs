@@ -6,6 +6,8 @@
 #[path = "../support/bundle.rs"]
 mod bundle;
 mod common;
+#[path = "../support/markdown.rs"]
+mod markdown;
 #[path = "../support/process.rs"]
 mod process;
 #[path = "../support/python.rs"]

@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::markdown::sh_lines;
 use crate::process::{text, with_input};
 use crate::python::venv_python;
 
@@ -32,23 +33,6 @@ const ELSEWHERE: &[(&str, &str)] = &[
         "tests/s3_store.rs runs workers against a real S3 server",
     ),
 ];
-
-/// The commands of the README's `sh` blocks, each without its trailing comment.
-fn sh_lines(readme: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut in_sh = false;
-    for line in readme.lines() {
-        if line.starts_with("```") {
-            in_sh = line == "```sh";
-            continue;
-        }
-        let command = line.split("  #").next().unwrap_or_default().trim();
-        if in_sh && !command.is_empty() && !command.starts_with('#') {
-            out.push(command.to_string());
-        }
-    }
-    out
-}
 
 /// The README's one `python` block.
 fn python_block(readme: &str) -> String {

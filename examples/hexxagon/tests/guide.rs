@@ -9,8 +9,12 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+#[path = "../../../tests/support/markdown.rs"]
+mod markdown;
 #[path = "../../../tests/support/python.rs"]
 mod python;
+
+use markdown::sh_lines;
 
 /// Lines checked another way: their start, and how.
 const ELSEWHERE: &[(&str, &str)] = &[
@@ -40,22 +44,6 @@ const SHORTENED: &[(&str, &str, &str)] = &[
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The commands of the guide's `sh` blocks, each without its trailing comment.
-fn sh_lines(text: &str) -> Vec<String> {
-    let (mut out, mut in_sh) = (Vec::new(), false);
-    for line in text.lines() {
-        if line.starts_with("```") {
-            in_sh = line == "```sh";
-            continue;
-        }
-        let command = line.split("  #").next().unwrap_or_default().trim();
-        if in_sh && !command.is_empty() {
-            out.push(command.to_string());
-        }
-    }
-    out
 }
 
 fn text(o: &Output) -> String {
