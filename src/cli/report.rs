@@ -31,7 +31,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     print!("{}", report::table(&m));
     let out = args.out.unwrap_or_else(|| args.run.join("curves.svg"));
-    let title = format!("{} — learning curves", args.run.display());
+    // The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
+    let name = (args.run.canonicalize().ok())
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| args.run.display().to_string());
+    let title = format!("{name} — learning curves");
     match report::plot(&m, &title, &out)? {
         Some(png) => println!("curves written to {} and {}", out.display(), png.display()),
         None => println!(
