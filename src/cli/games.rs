@@ -187,9 +187,15 @@ impl Games {
 
     /// The game named `name`.
     pub fn get(&self, name: &str) -> anyhow::Result<&dyn Playable> {
-        (self.0.iter().map(|g| g.as_ref()))
-            .find(|g| g.name() == name)
-            .ok_or_else(|| crate::games::unknown_game(name, self.names()))
+        crate::games::find_game(&self.0, name, |g| g.name())
+    }
+
+    /// The game a run's config names, with the config's rules that depend on its number
+    /// of players checked ([`Config::check_seats`]).
+    pub fn for_config(&self, config: &Config) -> anyhow::Result<&dyn Playable> {
+        let game = self.get(config.run.game.as_str())?;
+        config.check_seats(game.players())?;
+        Ok(game)
     }
 
     /// Every game's name, in order.

@@ -40,8 +40,7 @@ pub struct SelfplayArgs {
 /// Runs `contagion selfplay`.
 pub fn run(args: SelfplayArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load(&args.config)?;
-    let game = games.get(config.run.game.as_str())?;
-    config.check_seats(game.players())?;
+    let game = games.for_config(&config)?;
     let id = args
         .worker_id
         .or_else(crate::store::local::hostname)

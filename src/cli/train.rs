@@ -40,8 +40,7 @@ pub struct TrainArgs {
 /// Runs `contagion train`.
 pub fn run(args: TrainArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.overrides)?;
-    let game = games.get(config.run.game.as_str())?;
-    config.check_seats(game.players())?;
+    let game = games.for_config(&config)?;
     let opts = TrainOptions {
         config: args.config,
         overrides: args.overrides,

@@ -52,13 +52,25 @@ impl GameKind {
 }
 
 /// The error for a game's name that is not among `known`, naming those it knows.
-pub fn unknown_game<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> anyhow::Error {
+fn unknown_game<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> anyhow::Error {
     let known: Vec<&str> = known.collect();
     anyhow::anyhow!(
         "unknown game '{}': this build plays {}",
         crate::limits::clip(name),
         known.join(", ")
     )
+}
+
+/// The game named `name` in a list of games (each named by `name_of`): what the command
+/// line's and the web page's lists look a game up with.
+pub fn find_game<'a, T: ?Sized>(
+    games: &'a [Box<T>],
+    name: &str,
+    name_of: impl Fn(&T) -> &'static str,
+) -> anyhow::Result<&'a T> {
+    (games.iter().map(|g| g.as_ref()))
+        .find(|&g| name_of(g) == name)
+        .ok_or_else(|| unknown_game(name, games.iter().map(|g| name_of(g))))
 }
 
 /// A game's name as configs (`run.game`), checkpoints, bundles and `--game` give it: a

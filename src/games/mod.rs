@@ -32,7 +32,7 @@ pub mod perft;
 pub mod view;
 
 pub(crate) use kind::with_game;
-pub use kind::{GameKind, GameName, unknown_game};
+pub use kind::{GameKind, GameName, find_game};
 
 use std::fmt;
 

@@ -61,8 +61,6 @@ pub struct Catalog(pub Vec<Box<dyn Served>>);
 impl Catalog {
     /// The game named `name`.
     pub fn get(&self, name: &str) -> anyhow::Result<&dyn Served> {
-        (self.0.iter().map(|g| g.as_ref()))
-            .find(|g| g.name() == name)
-            .ok_or_else(|| crate::games::unknown_game(name, self.0.iter().map(|g| g.name())))
+        crate::games::find_game(&self.0, name, |g| g.name())
     }
 }

@@ -90,10 +90,9 @@ fn python_loads_an_old_bundle_with_a_warning() {
                   \x20   warnings.simplefilter('always')\n\
                   \x20   m = Model(sys.argv[1])\n\
                   print(len(w), str(w[0].message) if w else '')\n";
-    let out = Command::new(python::python3())
+    let out = python::czero()
         .args(["-c", script])
         .arg(&dir)
-        .env("PYTHONPATH", root().join("frontends/python"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

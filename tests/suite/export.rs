@@ -253,14 +253,10 @@ fn bad_bundles_are_refused_with_a_clear_error() {
         (&damaged, "damaged or replaced"),
         (&nan, "holds NaN or infinite values"),
     ] {
-        let out = Command::new(python::python3())
+        let out = python::czero()
             .args(["-m", "czero.check"])
             .arg(bundle)
             .args(["/dev/null", "/dev/null"])
-            .env(
-                "PYTHONPATH",
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
-            )
             .output()
             .expect("python3");
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -317,15 +313,11 @@ fn python_agrees<G: Game>(start: &G, bundle: &Path, net: &Net, dir: &Path) {
     let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
     std::fs::write(&list, text.join("\n") + "\n").unwrap();
     let out_file = dir.join("python.json");
-    let out = Command::new(python::python3())
+    let out = python::czero()
         .args(["-m", "czero.check"])
         .arg(bundle)
         .arg(&list)
         .arg(&out_file)
-        .env(
-            "PYTHONPATH",
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
-        )
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");
     assert!(
@@ -397,12 +389,8 @@ fn the_python_front_end_agrees_with_rust() {
 /// a game a program adds runs its network only: `examples/hexxagon/tests/guide.rs`).
 #[test]
 fn the_python_front_end_knows_the_rules_of_the_built_in_games() {
-    let out = Command::new(python::python3())
+    let out = python::czero()
         .args(["-c", "import czero; print(','.join(czero.RULES))"])
-        .env(
-            "PYTHONPATH",
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python"),
-        )
         .output()
         .expect("python3");
     let names: Vec<&str> = (contagion::games::GameKind::all().iter())

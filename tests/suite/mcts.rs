@@ -275,17 +275,29 @@ fn gumbel_search(k: u32, sims: u32, leaves: u32, noise: bool) -> (Board, Tree<Bo
         leaves_per_tree: leaves,
         ..MctsParams::default()
     };
+    (board, begun_search(board, &params, sims, 5, noise))
+}
+
+/// `sims` simulations from `board` with the hash evaluator, each search begun as
+/// self-play begins it (root noise when `noise`, generator seeded with `seed`).
+fn begun_search(
+    board: Board,
+    params: &MctsParams,
+    sims: u32,
+    seed: u64,
+    noise: bool,
+) -> Tree<Board> {
     let mut tree = Tree::new(board);
-    let mut rng = Rng::new(5);
+    let mut rng = Rng::new(seed);
     search_batched(
         &mut [&mut tree],
         sims,
-        &params,
+        params,
         &mut HashEvaluator,
-        |_, t| t.begin(&params, sims, &mut rng, noise),
+        |_, t| t.begin(params, sims, &mut rng, noise),
         |_| false,
     );
-    (board, tree)
+    tree
 }
 
 #[test]
@@ -438,17 +450,7 @@ fn forced_search(k: f32, sims: u32) -> Tree<Board> {
         forced_playouts: k,
         ..MctsParams::default()
     };
-    let mut tree = Tree::new(board);
-    let mut rng = Rng::new(9);
-    search_batched(
-        &mut [&mut tree],
-        sims,
-        &params,
-        &mut HashEvaluator,
-        |_, t| t.begin(&params, sims, &mut rng, true),
-        |_| false,
-    );
-    tree
+    begun_search(board, &params, sims, 9, true)
 }
 
 #[test]

@@ -26,15 +26,19 @@ fn run(cmd: &mut Command) {
     );
 }
 
+/// The repository's root: this crate's directory, or the workspace's above it.
+fn repo_root() -> PathBuf {
+    (std::path::Path::new(env!("CARGO_MANIFEST_DIR")).ancestors())
+        .find(|d| d.join("tests/requirements.txt").is_file())
+        .expect("tests/requirements.txt above the crate")
+        .to_path_buf()
+}
+
 /// The test venv's `bin/` directory, made (and filled from the requirements) on first use.
 fn venv_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        // The repository's root: this crate's directory, or the workspace's above it.
-        let root = (std::path::Path::new(env!("CARGO_MANIFEST_DIR")).ancestors())
-            .find(|d| d.join("tests/requirements.txt").is_file())
-            .expect("tests/requirements.txt above the crate")
-            .to_path_buf();
+        let root = repo_root();
         let dir = root.join("target/test-python");
         std::fs::create_dir_all(&dir).expect("creating target/test-python");
         let lock = std::fs::File::create(dir.join(".lock")).expect("the venv lock");
@@ -67,6 +71,14 @@ pub fn python3() -> String {
     let python = venv_bin().join("python3").display().to_string();
     assert!(has_numpy(&python), "{python} still cannot import numpy");
     python
+}
+
+/// [`python3`] importing the `czero` package from `frontends/python`, not yet started.
+#[allow(dead_code)]
+pub fn czero() -> Command {
+    let mut cmd = Command::new(python3());
+    cmd.env("PYTHONPATH", repo_root().join("frontends/python"));
+    cmd
 }
 
 /// SeaweedFS's `weed` binary from the test venv.

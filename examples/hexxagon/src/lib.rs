@@ -216,9 +216,11 @@ impl Game for Hexxagon {
 
     fn view(&self) -> BoardView {
         let cells = (0..GRID)
-            .filter(|&c| board::on_hexagon(coords(c).0, coords(c).1))
-            .map(|c| {
+            .filter_map(|c| {
                 let (q, r) = coords(c);
+                board::on_hexagon(q, r).then_some((c, q, r))
+            })
+            .map(|(c, q, r)| {
                 let at = (q as f32 + 0.5 * r as f32, r as f32 * 0.866);
                 let mut v = CellView::new(c, at, notation::cell_name(c));
                 v.blocked = !playable(c);

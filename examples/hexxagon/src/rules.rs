@@ -1,5 +1,7 @@
 //! The position and its rules: moves, captures, the end and the score.
 
+use contagion::rng::splitmix64;
+
 use crate::board::{GRID, TABLES, playable};
 
 /// What stands on a grid cell.
@@ -11,6 +13,14 @@ pub const WALL: u8 = 3;
 pub fn piece(player: usize) -> u8 {
     player as u8 + 1
 }
+
+/// The Zobrist key of piece code `v` on cell `c`.
+fn piece_key(c: usize, v: u8) -> u64 {
+    splitmix64((c * 2 + v as usize) as u64)
+}
+
+/// The Zobrist key of Pearl to move.
+const PEARL_TO_MOVE: u64 = splitmix64(4 * GRID as u64);
 
 /// Half-moves after which the game ends and is scored as it stands.
 pub const MAX_PLIES: u32 = 150;
@@ -187,40 +197,35 @@ impl Hexxagon {
 
     /// Plays a legal move: the piece lands, the opponent's neighbours of its cell turn.
     pub(crate) fn play(&mut self, m: Move) {
-        let me = piece(self.to_move as usize);
+        let (me, them) = (
+            piece(self.to_move as usize),
+            piece(1 - self.to_move as usize),
+        );
         let to = m.to().expect("a legal move lands");
         if let Move::Jump { from, .. } = m {
             self.cells[from] = EMPTY;
+            self.hash ^= piece_key(from, me);
         }
         self.cells[to] = me;
+        self.hash ^= piece_key(to, me);
         for &n in &TABLES.near[to] {
-            if self.cells[n] != EMPTY && self.cells[n] != me {
+            if self.cells[n] == them {
                 self.cells[n] = me;
+                self.hash ^= piece_key(n, them) ^ piece_key(n, me);
             }
         }
         self.to_move ^= 1;
+        self.hash ^= PEARL_TO_MOVE;
         self.ply += 1;
         self.stuck = !self.can_move();
-        self.hash = self.zobrist();
     }
 
-    /// A Zobrist hash of the cells and the mover.
+    /// The Zobrist hash of the cells and the mover, from scratch ([`Hexxagon::play`]
+    /// keeps it move by move).
     fn zobrist(&self) -> u64 {
-        let key = |i: u64| {
-            // SplitMix64 of the index: fixed keys, no table.
-            let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
         let cells = (self.cells.iter().enumerate())
             .filter(|&(_, &v)| v == piece(0) || v == piece(1))
-            .fold(0, |h, (c, &v)| h ^ key((c * 2 + v as usize) as u64));
-        cells
-            ^ if self.to_move == 1 {
-                key(4 * GRID as u64)
-            } else {
-                0
-            }
+            .fold(0, |h, (c, &v)| h ^ piece_key(c, v));
+        cells ^ if self.to_move == 1 { PEARL_TO_MOVE } else { 0 }
     }
 }

@@ -230,10 +230,9 @@ except czero.UnknownRules as e:
 else:
     raise SystemExit("czero.Game took a game it has no rules for")
 "#;
-    let out = Command::new(python::python3())
+    let out = python::czero()
         .args(["-c", script])
         .arg(bundle)
-        .env("PYTHONPATH", root().join("frontends/python"))
         .output()
         .unwrap();
     let said = text(&out);
