@@ -165,9 +165,10 @@ pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::r
             state.legal_actions(&mut legal);
             let a = legal[rng.below(legal.len())];
             crate::selfplay::replay::Sample {
-                state,
+                state: state.clone(),
                 policy: vec![(a, 1.0)],
                 outcome: [1.0, -1.0, 0.0],
+                end: Some(std::sync::Arc::new(state.clone())),
             }
         })
         .collect()

@@ -139,6 +139,7 @@ pub const FIELDS: &[Field] = &[
     num("train.momentum", 0.0, 0.999, "sgd's momentum"),
     num("train.weight_decay", 0.0, 1.0, "L2 on every parameter"),
     num("train.value_weight", 0.0, 100.0, "the value loss's weight against the policy cross-entropy"),
+    num("train.ownership_weight", 0.0, 100.0, "the ownership head's weight: its cross-entropy against who holds each cell at the game's end, averaged over cells (0: no ownership head; KataGo's 1.5)"),
     num("train.value_target_mix", 0.0, 1.0, "value target = (1 - m) · the target from the game + m · the search's root value (0: the game alone, AlphaZero)"),
     num("train.value_horizon", 0.0, 100_000.0, "value targets from the score vector this many plies later (the result if the game ends sooner; 0: the game's end)"),
     num("train.threads", 0.0, crate::limits::MAX_THREADS as f64, "threads one training step is split over (0: every core)"),

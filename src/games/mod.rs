@@ -206,6 +206,14 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Who holds each cell of the encoding's board (`height × width`, row-major): 0 for
+    /// nobody, `1 + p` for player `p`; read from a game's final position as the target
+    /// of the network's ownership head (`train.ownership_weight`). `None` (the default)
+    /// for a game without such a map.
+    fn owners(&self) -> Option<Vec<u8>> {
+        None
+    }
+
     /// How much game is left as the exact endgame solver ([`crate::search::endgame`])
     /// sees it (Ataxx and Virus: the empty squares); `None` (the default) for a game it
     /// takes no position of.

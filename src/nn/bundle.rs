@@ -247,6 +247,7 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         channels: a.channels,
         value_channels: a.value_channels,
         value_hidden: a.value_hidden,
+        ownership: false,
     };
     let flat = shape.policy_planes * height * width;
     ensure!(

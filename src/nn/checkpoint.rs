@@ -17,9 +17,10 @@ use crate::framing;
 
 /// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
-/// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`]; version 1 files
-/// still load (as finished iterations).
-pub const VERSION: u32 = 2;
+/// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
+/// [`NetShape::ownership`]; versions 1 and 2 still load (as finished iterations, and
+/// without the ownership head).
+pub const VERSION: u32 = 3;
 
 /// Where a training run stands; saved in every checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -59,6 +60,54 @@ pub struct Checkpoint {
     /// The iteration's metrics record (JSON) as far as `stage`; empty when not a
     /// numbered checkpoint. Kept here so a checkpoint never exists without its metrics.
     pub metrics: String,
+}
+
+/// A network shape as checkpoint formats 1 and 2 stored it (no ownership head).
+#[derive(bincode::Decode)]
+struct ShapeV2 {
+    game: String,
+    in_planes: usize,
+    height: usize,
+    width: usize,
+    wraps: bool,
+    policy_planes: usize,
+    action_order: Vec<usize>,
+    num_players: usize,
+    blocks: usize,
+    channels: usize,
+    value_channels: usize,
+    value_hidden: usize,
+}
+
+impl From<ShapeV2> for NetShape {
+    fn from(s: ShapeV2) -> NetShape {
+        NetShape {
+            game: s.game,
+            in_planes: s.in_planes,
+            height: s.height,
+            width: s.width,
+            wraps: s.wraps,
+            policy_planes: s.policy_planes,
+            action_order: s.action_order,
+            num_players: s.num_players,
+            blocks: s.blocks,
+            channels: s.channels,
+            value_channels: s.value_channels,
+            value_hidden: s.value_hidden,
+            ownership: false,
+        }
+    }
+}
+
+/// A checkpoint as format 2 stored it.
+#[derive(bincode::Decode)]
+struct CheckpointV2 {
+    shape: ShapeV2,
+    state: TrainState,
+    model: Vec<u8>,
+    optimizer: Vec<u8>,
+    stage: Stage,
+    metrics: String,
 }
 
 /// The steps of an iteration after its training, each saved into its checkpoint.
@@ -155,16 +204,28 @@ impl Checkpoint {
 
     /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
     pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
-        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, VERSION], what)? {
+        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
             (1, payload) => {
-                let (shape, state, model, optimizer) = framing::decode(payload, what)?;
+                let (shape, state, model, optimizer): (ShapeV2, _, _, _) =
+                    framing::decode(payload, what)?;
                 Checkpoint {
-                    shape,
+                    shape: shape.into(),
                     state,
                     model,
                     optimizer,
                     stage: Stage::Done,
                     metrics: String::new(),
+                }
+            }
+            (2, payload) => {
+                let c: CheckpointV2 = framing::decode(payload, what)?;
+                Checkpoint {
+                    shape: c.shape.into(),
+                    state: c.state,
+                    model: c.model,
+                    optimizer: c.optimizer,
+                    stage: c.stage,
+                    metrics: c.metrics,
                 }
             }
             (_, payload) => framing::decode(payload, what)?,

@@ -11,6 +11,9 @@
 //! - Value head: a 1×1 convolution to `value_channels`, global average pooling, a hidden
 //!   layer and one `tanh` output per player, **relative to the player to move** (output
 //!   0 is the mover, 1 the next player, …). Two-player games are the special case.
+//! - Ownership head (optional, for training only): a 1×1 convolution to one logit per
+//!   cell for nobody and for each player relative to the mover: who holds the cell at
+//!   the end of the game (KataGo's ownership target).
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -52,6 +55,10 @@ pub struct NetShape {
     pub value_channels: usize,
     /// Units of the value head's hidden layer.
     pub value_hidden: usize,
+    /// Whether the network has the ownership head (trained with
+    /// `train.ownership_weight`; the search never reads it).
+    #[serde(default)]
+    pub ownership: bool,
 }
 
 impl NetShape {
@@ -78,7 +85,47 @@ impl NetShape {
             channels,
             value_channels: 4,
             value_hidden,
+            ownership: false,
         }
+    }
+
+    /// The shape a run of `config` trains for `start`: the `[network]` section's sizes,
+    /// with the ownership head where `train.ownership_weight` is above 0 (an error for a
+    /// game without [`Game::owners`]).
+    pub fn for_config<G: Game>(
+        start: &G,
+        config: &crate::config::Config,
+    ) -> anyhow::Result<NetShape> {
+        let n = &config.network;
+        let ownership = config.train.ownership_weight > 0.0;
+        if ownership && start.owners().is_none() {
+            anyhow::bail!(
+                "train.ownership_weight: the game '{}' has no map of who holds each cell",
+                start.name()
+            );
+        }
+        let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
+        Ok(shape.with_ownership(ownership))
+    }
+
+    /// This shape with the ownership head, or without it.
+    pub fn with_ownership(self, ownership: bool) -> NetShape {
+        NetShape { ownership, ..self }
+    }
+
+    /// The ownership head's classes per cell: nobody, then each player relative to the
+    /// mover (the mover, the next player, …); 0 without the head.
+    pub fn owner_classes(&self) -> usize {
+        if self.ownership {
+            self.num_players + 1
+        } else {
+            0
+        }
+    }
+
+    /// Cells of the encoding's board.
+    pub fn cells(&self) -> usize {
+        self.height * self.width
     }
 
     /// The number of actions (policy outputs).
@@ -173,6 +220,8 @@ pub struct PolicyValueNet {
     pub(super) value_bn: BatchNorm,
     pub(super) value_hidden: Linear,
     pub(super) value_out: Linear,
+    /// The ownership head's 1×1 convolution to [`NetShape::owner_classes`] logits a cell.
+    pub(super) owner: Option<Conv2d>,
     #[module(skip)]
     action_order: Vec<i64>,
 }
@@ -198,6 +247,8 @@ impl PolicyValueNet {
                 .init(device),
             value_hidden: LinearConfig::new(shape.value_channels, shape.value_hidden).init(device),
             value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
+            owner: (shape.ownership)
+                .then(|| Conv2dConfig::new([c, shape.owner_classes()], [1, 1]).init(device)),
             action_order: shape.action_order.iter().map(|&i| i as i64).collect(),
         }
     }
@@ -218,10 +269,34 @@ impl PolicyValueNet {
     /// `x`: `[batch, planes, height, width]` → (policy logits `[batch, actions]` in action
     /// order, values `[batch, players]` in `(-1, 1)` relative to the mover).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        self.heads(self.body(x))
+    }
+
+    /// [`PolicyValueNet::forward`], and the ownership head's logits `[batch, cells,
+    /// classes]` where the network has one.
+    pub fn forward_all(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<Tensor<3>>) {
+        let h = self.body(x);
+        let owner = self.owner.as_ref().map(|conv| {
+            let [b, _, height, width] = h.dims();
+            let o = conv.forward(h.clone());
+            let classes = o.dims()[1];
+            o.reshape([b, classes, height * width]).swap_dims(1, 2)
+        });
+        let (logits, values) = self.heads(h);
+        (logits, values, owner)
+    }
+
+    /// The trunk: the stem and the residual blocks.
+    fn body(&self, x: Tensor<4>) -> Tensor<4> {
         let mut h = relu(self.stem.forward(x));
         for block in &self.blocks {
             h = block.forward(h);
         }
+        h
+    }
+
+    /// The policy and value heads on the trunk's output.
+    fn heads(&self, h: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
         let [b, _, height, width] = h.dims();
         let p = self.policy.forward(h.clone());
         let planes = p.dims()[1];

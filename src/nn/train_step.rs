@@ -62,6 +62,7 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
         value_conv: (conv_weights(&model.value_conv), norm(&model.value_bn)),
         hidden: linear(&model.value_hidden),
         out: linear(&model.value_out),
+        owner: model.owner.as_ref().map(conv_weights).unwrap_or_default(),
     }
 }
 
@@ -84,10 +85,13 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     for (l, gl) in [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)] {
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }
-    put1(
-        model.policy.bias.as_ref().expect("policy bias"),
-        &g.policy.b,
-    );
+    let heads = std::iter::once((&model.policy, &g.policy));
+    let heads: Vec<_> = heads
+        .chain(model.owner.as_ref().map(|o| (o, &g.owner)))
+        .collect();
+    for &(conv, gl) in &heads {
+        put1(conv.bias.as_ref().expect("head bias"), &gl.b);
+    }
     let mut put4 = |conv: &Conv2d, w: &[f32]| {
         let dims = conv.weight.val().dims();
         let [cout, cin, kh, kw] = dims;
@@ -97,7 +101,9 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     for ((conv, _), (gl, _)) in trunk(model).into_iter().zip(&g.trunk) {
         put4(conv, &gl.w);
     }
-    put4(&model.policy, &g.policy.w);
+    for (conv, gl) in heads {
+        put4(conv, &gl.w);
+    }
     put4(&model.value_conv, &g.value_conv.0.w);
     for (l, gl) in [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)] {
         let dims = l.weight.val().dims();

@@ -182,6 +182,9 @@ pub struct Sample<G> {
     pub policy: Vec<(Action, f32)>,
     /// The value target for each player (absolute seats): see [`ValueTargets`].
     pub outcome: [f32; MAX_PLAYERS],
+    /// The game's last position (shared by all its samples), whose [`Game::owners`]
+    /// are the ownership target; `None` where the sample has no game behind it.
+    pub end: Option<Arc<G>>,
 }
 
 #[derive(Debug, Clone)]
@@ -259,6 +262,7 @@ pub fn positions<G: Game>(
         states.push(next);
     }
     let (n, h) = (game.moves.len(), targets.horizon as usize);
+    let end = Arc::new(states[n].clone());
     let mut out = Vec::with_capacity(n);
     for (i, (state, visits)) in states.iter().zip(&game.targets).enumerate() {
         if visits.is_empty() {
@@ -285,6 +289,7 @@ pub fn positions<G: Game>(
             state: state.clone(),
             policy,
             outcome,
+            end: Some(end.clone()),
         });
     }
     Ok(out)

@@ -69,6 +69,9 @@ pub struct IterationMetrics {
     pub learning_rate: f64,
     pub loss_policy: f64,
     pub loss_value: f64,
+    /// The ownership head's loss (absent without the head).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loss_owner: f64,
     pub loss_total: f64,
     /// Candidate (this iteration) against the best so far.
     pub gating: Option<MatchResult>,
@@ -180,4 +183,9 @@ fn parse(text: &str) -> (Vec<IterationMetrics>, usize) {
         }
     }
     (out, bad)
+}
+
+/// For serde: leaves a loss out where it is 0 (a head the network lacks).
+pub(crate) fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }

@@ -5,8 +5,9 @@
 //!   the mover's view. The policy target is the visit distribution, mapped by the same
 //!   symmetry; the value target is the final result rotated to the mover's view.
 //! - **Loss**: policy cross-entropy over the legal actions (illegal logits masked out),
-//!   plus `value_weight` × value MSE (averaged over players); weight decay is applied by
-//!   the optimizer (L2 on every parameter).
+//!   plus `value_weight` × value MSE (averaged over players), plus `ownership_weight` ×
+//!   the ownership head's cross-entropy (averaged over cells); weight decay is applied
+//!   by the optimizer (L2 on every parameter).
 //! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!
@@ -50,6 +51,10 @@ pub struct Batch {
     pub mask: Vec<f32>,
     /// `[size, players]` results relative to the mover.
     pub value: Vec<f32>,
+    /// `[size, cells, classes]` who holds each cell at the game's end, one-hot over
+    /// [`NetShape::owner_classes`] (all zeros for a sample without its game's end);
+    /// empty for a network without the ownership head.
+    pub owner: Vec<f32>,
 }
 
 /// Mean losses over some steps.
@@ -59,6 +64,9 @@ pub struct Losses {
     pub policy: f64,
     /// Value mean squared error.
     pub value: f64,
+    /// The ownership head's cross-entropy, averaged over cells (0 without the head).
+    #[serde(skip_serializing_if = "metrics::is_zero")]
+    pub owner: f64,
     /// The weighted sum the optimizer minimises.
     pub total: f64,
 }
@@ -84,13 +92,14 @@ fn batch_with<G: Game>(
     mut sym_of: impl FnMut(&Sample<G>) -> usize,
 ) -> Batch {
     let (len, na, np) = (shape.input_len(), shape.actions(), shape.num_players);
-    let size = samples.len();
+    let (size, classes, cells) = (samples.len(), shape.owner_classes(), shape.cells());
     let mut b = Batch {
         size,
         input: vec![0.0; size * len],
         policy: vec![0.0; size * na],
         mask: vec![ILLEGAL; size * na],
         value: vec![0.0; size * np],
+        owner: vec![0.0; size * cells * classes],
     };
     let mut legal = Vec::new();
     for (i, s) in samples.iter().enumerate() {
@@ -109,6 +118,18 @@ fn batch_with<G: Game>(
         let mover = s.state.to_move();
         for rel in 0..np {
             b.value[i * np + rel] = s.outcome[(mover + rel) % np];
+        }
+        if let Some(end) = s.end.as_ref().filter(|_| classes > 0) {
+            let owners = end.transform(sym).owners().unwrap_or_default();
+            let out = &mut b.owner[i * cells * classes..(i + 1) * cells * classes];
+            let mover = state.to_move();
+            for (cell, &code) in owners.iter().enumerate().take(cells) {
+                let class = match code as usize {
+                    0 => 0,
+                    p => 1 + (p - 1 + np - mover) % np,
+                };
+                out[cell * classes + class] = 1.0;
+            }
         }
     }
     b
@@ -135,7 +156,7 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
         0 => crate::limits::cores(),
         n => n,
     };
-    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, config.value_weight, threads))
+    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, config, threads))
 }
 
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
@@ -243,20 +264,10 @@ impl Trainer {
     pub fn evaluate(&self, batch: &Batch) -> Losses {
         let model = self.model.valid();
         let device = crate::nn::device();
-        let (p, v, t) = self.loss(&model, batch, &device);
-        Losses {
-            policy: p.into_scalar::<f32>() as f64,
-            value: v.into_scalar::<f32>() as f64,
-            total: t.into_scalar::<f32>() as f64,
-        }
+        Trainer::losses(self.loss(&model, batch, &device))
     }
 
-    fn loss(
-        &self,
-        model: &PolicyValueNet,
-        b: &Batch,
-        device: &Device,
-    ) -> (Tensor<1>, Tensor<1>, Tensor<1>) {
+    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 4] {
         let s = &self.shape;
         let tensor2 = |data: &[f32], cols: usize| {
             Tensor::<2>::from_data(TensorData::new(data.to_vec(), [b.size, cols]), device)
@@ -265,29 +276,46 @@ impl Trainer {
             TensorData::new(b.input.clone(), [b.size, s.in_planes, s.height, s.width]),
             device,
         );
-        let (logits, values) = model.forward(x);
+        let (logits, values, owner) = model.forward_all(x);
         let logp = log_softmax(logits + tensor2(&b.mask, s.actions()), 1);
         let policy = (logp * tensor2(&b.policy, s.actions()))
             .sum_dim(1)
             .mean()
             .neg();
         let value = (values - tensor2(&b.value, s.num_players)).square().mean();
-        let total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
-        (policy, value, total)
+        let mut total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
+        let owner = match owner {
+            Some(o) => {
+                let dims = [b.size, s.cells(), s.owner_classes()];
+                let target = Tensor::<3>::from_data(TensorData::new(b.owner.clone(), dims), device);
+                let ce = (log_softmax(o, 2) * target).sum_dim(2).mean().neg();
+                total = total + ce.clone().mul_scalar(self.config.ownership_weight);
+                ce
+            }
+            None => Tensor::<1>::zeros([1], device),
+        };
+        [policy, value, owner, total]
+    }
+
+    /// The losses as numbers.
+    fn losses(parts: [Tensor<1>; 4]) -> Losses {
+        let [policy, value, owner, total] = parts.map(|t| t.into_scalar::<f32>() as f64);
+        Losses {
+            policy,
+            value,
+            owner,
+            total,
+        }
     }
 
     /// The gradients of the loss on `batch` and its losses, by the fast step or burn's
     /// autodiff; batch norm's running statistics move as in a train-mode forward.
     pub fn gradients(&mut self, batch: &Batch) -> (Losses, GradientsParams) {
         let Some(fast) = &mut self.fast else {
-            let (p, v, total) = self.loss(&self.model, batch, &self.device);
-            let losses = Losses {
-                policy: p.into_scalar::<f32>() as f64,
-                value: v.into_scalar::<f32>() as f64,
-                total: total.clone().into_scalar::<f32>() as f64,
-            };
+            let parts = self.loss(&self.model, batch, &self.device);
+            let total = parts[3].clone();
             return (
-                losses,
+                Trainer::losses(parts),
                 GradientsParams::from_grads(total.backward(), &self.model),
             );
         };
@@ -300,13 +328,18 @@ impl Trainer {
                 policy: &batch.policy,
                 mask: &batch.mask,
                 value: &batch.value,
+                owner: &batch.owner,
             },
         );
         train_step::update_running(&self.model, &r.stats);
+        let c = &self.config;
         let losses = Losses {
             policy: r.policy_loss,
             value: r.value_loss,
-            total: r.policy_loss + self.config.value_weight * r.value_loss,
+            owner: r.owner_loss,
+            total: r.policy_loss
+                + c.value_weight * r.value_loss
+                + c.ownership_weight * r.owner_loss,
         };
         let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
         (losses, grads)
@@ -342,6 +375,7 @@ impl Trainer {
             let l = self.step(&batch);
             sum.policy += l.policy;
             sum.value += l.value;
+            sum.owner += l.owner;
             sum.total += l.total;
             tick();
         }
@@ -349,6 +383,7 @@ impl Trainer {
         let losses = Losses {
             policy: sum.policy / n,
             value: sum.value / n,
+            owner: sum.owner / n,
             total: sum.total / n,
         };
         (losses, batch_time.as_secs_f64())

@@ -71,12 +71,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     if c.run.tensorboard {
         events::sync(store.as_ref())?;
     }
-    let shape = NetShape::for_game(
-        start,
-        c.network.blocks,
-        c.network.channels,
-        c.network.value_hidden,
-    );
+    let shape = NetShape::for_config(start, c)?;
     let latest = rundir::latest(store.as_ref())?;
     let (mut trainer, mut state) = match &latest {
         Some(ckpt) => {
@@ -197,7 +192,7 @@ fn summary_line(m: &IterationMetrics) -> String {
         })
     };
     format!(
-        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | {} steps, {:.0} samples/s | loss {:.3} (p {:.3} v {:.3}) | gate {}{}{} | best {} | vs baseline {} | vs greedy {}",
+        "iter {:>4} | {:6.1} min | {} games, {:.0} plies | {:.0} pos/s | {} steps, {:.0} samples/s | loss {:.3} (p {:.3} v {:.3}{}) | gate {}{}{} | best {} | vs baseline {} | vs greedy {}",
         m.iteration,
         m.minutes,
         m.games,
@@ -208,6 +203,10 @@ fn summary_line(m: &IterationMetrics) -> String {
         m.loss_total,
         m.loss_policy,
         m.loss_value,
+        match m.loss_owner {
+            0.0 => String::new(),
+            o => format!(" o {o:.3}"),
+        },
         res(&m.gating),
         m.gating
             .as_ref()
@@ -327,6 +326,7 @@ impl<G: Baselines> Run<'_, G> {
             learning_rate: trainer.learning_rate(),
             loss_policy: losses.policy,
             loss_value: losses.value,
+            loss_owner: losses.owner,
             loss_total: losses.total,
             gating: None,
             gate_candidate_vs_baseline: None,

@@ -44,6 +44,7 @@ fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
                 state,
                 policy,
                 outcome: [first, -first, 0.0],
+                end: None,
             }
         })
         .collect()

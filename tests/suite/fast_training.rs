@@ -11,6 +11,7 @@
 //! batches have none.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use burn::module::{Module, ModuleMapper, Param};
 use burn::tensor::{Tensor, TensorData};
@@ -44,10 +45,20 @@ fn samples<G: Game>(start: &G, count: usize, seed: u64) -> Vec<Sample<G>> {
             }
             let mut outcome = [-1.0; 3];
             outcome[rng.below(start.num_players())] = 1.0;
+            // A later position of a random continuation, for the ownership target.
+            let mut end = state.clone();
+            for _ in 0..6 {
+                end.legal_actions(&mut legal);
+                if end.outcome().is_some() || legal.is_empty() {
+                    break;
+                }
+                end.apply(legal[rng.below(legal.len())]).unwrap();
+            }
             Sample {
                 state,
                 policy,
                 outcome,
+                end: Some(Arc::new(end)),
             }
         })
         .collect()
@@ -127,12 +138,22 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
     (fast, burn)
 }
 
-fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
-    let shape = NetShape::for_game(start, blocks, channels, 16);
+/// The loss weights of a run with the ownership head, where `shape` has one.
+fn weights(shape: &NetShape) -> TrainConfig {
+    let ownership_weight = if shape.ownership { 1.5 } else { 0.0 };
+    TrainConfig {
+        ownership_weight,
+        ..TrainConfig::default()
+    }
+}
+
+/// The fast step against burn's on `start`'s network (with the ownership head or without).
+fn check<G: Game>(start: &G, blocks: usize, channels: usize, ownership: bool) {
+    let shape = NetShape::for_game(start, blocks, channels, 16).with_ownership(ownership);
     let data = samples(start, 48, 21);
     // Batch 9 on 2 threads: shards of unequal size.
     for (threads, size) in [(1, 8), (2, 9)] {
-        let (mut fast, mut burn) = pair(&shape, threads, &TrainConfig::default());
+        let (mut fast, mut burn) = pair(&shape, threads, &weights(&shape));
         assert_eq!(fast.threads(), threads);
         for (i, b) in batches(&data, &shape, size, 3).iter().enumerate() {
             let (lf, gf) = fast.gradients(b);
@@ -146,12 +167,18 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
                 (lf.total - lb.total).abs() <= 1e-5 * lb.total.abs().max(1.0),
                 "{what}"
             );
+            assert_eq!(lf.owner > 0.0, ownership, "{what}: an ownership loss");
+            assert!(
+                (lf.owner - lb.owner).abs() <= 1e-5 * lb.owner.max(1.0),
+                "{what}"
+            );
             let (named_f, named_b) = (
                 named_gradients(fast.model(), &gf),
                 named_gradients(burn.model(), &gb),
             );
             // Every parameter has a gradient (running statistics have none).
-            assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + 9, "{what}");
+            let heads = if ownership { 11 } else { 9 };
+            assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + heads, "{what}");
             compare(&format!("{what}: gradient"), &named_f, &named_b);
             compare(
                 &format!("{what}: tensors after the step"),
@@ -167,7 +194,7 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
     // from burn.)
     let config = TrainConfig {
         learning_rate: 1e-4,
-        ..TrainConfig::default()
+        ..weights(&shape)
     };
     let (mut fast, mut burn) = pair(&shape, 2, &config);
     let mut last = (0.0, 0.0);
@@ -185,31 +212,31 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
 
 #[test]
 fn fast_step_equals_autodiff_for_infexion() {
-    check(&Board::new(), 2, 16);
+    check(&Board::new(), 2, 16, false);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_ataxx() {
-    check(&Ataxx::standard(), 2, 16);
+    check(&Ataxx::standard(), 2, 16, true);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_virus() {
-    check(&Ataxx::virus(), 1, 8);
+    check(&Ataxx::virus(), 1, 8, false);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_chexers() {
-    check(&Chexers::new(), 1, 16);
+    check(&Chexers::new(), 1, 16, true);
 }
 
 #[test]
 fn checkpoints_from_either_path_load_in_the_other() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 8);
+    let shape = NetShape::for_game(&start, 1, 8, 8).with_ownership(true);
     let data = samples(&start, 24, 5);
     let all = batches(&data, &shape, 8, 4);
-    let config = TrainConfig::default();
+    let config = weights(&shape);
     let (mut fast, mut burn) = pair(&shape, 2, &config);
     for b in &all[..2] {
         fast.step(b);

@@ -44,6 +44,7 @@ fn dataset() -> Vec<Sample<Board>> {
                 state,
                 policy: vec![(a, 1.0)],
                 outcome,
+                end: None,
             }
         })
         .collect()
@@ -332,6 +333,7 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
         state: state.clone(),
         policy: vec![(legal[0], 1.0)],
         outcome: [1.0, -1.0, -1.0],
+        end: None,
     };
     let samples = vec![&sample; 48];
     let shape = NetShape::for_game(&state, 1, 8, 16);
@@ -344,4 +346,100 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     for v in batch.value.chunks(3) {
         assert_eq!(v, [1.0, -1.0, -1.0]);
     }
+}
+
+/// Ownership targets of samples whose game ended where they stand: under every drawn
+/// symmetry, a cell's class is the mover's (1), the next player's (2, …) or nobody's (0)
+/// exactly where the input's first planes (each player's pieces from the mover's view)
+/// say so.
+fn check_ownership_follows_the_input<G: Game>(state: G) {
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    let sample = Sample {
+        state: state.clone(),
+        policy: vec![(legal[0], 1.0)],
+        outcome: [1.0, -1.0, -1.0],
+        end: Some(std::sync::Arc::new(state.clone())),
+    };
+    let samples = vec![&sample; 32];
+    let shape = NetShape::for_game(&state, 1, 8, 16).with_ownership(true);
+    let batch = make_batch(&samples, &shape, &mut Rng::new(5));
+    let (cells, k, np) = (shape.cells(), shape.owner_classes(), state.num_players());
+    assert_eq!(k, np + 1);
+    for (input, owner) in (batch.input.chunks(shape.input_len())).zip(batch.owner.chunks(cells * k))
+    {
+        for cell in 0..cells {
+            let expected = (0..np)
+                .find(|&p| input[p * cells + cell] == 1.0)
+                .map_or(0, |p| p + 1);
+            let one_hot = &owner[cell * k..(cell + 1) * k];
+            assert_eq!(one_hot.iter().sum::<f32>(), 1.0, "one class a cell");
+            assert_eq!(one_hot[expected], 1.0, "{} cell {cell}", state.name());
+        }
+    }
+}
+
+#[test]
+fn ownership_targets_follow_the_mover_and_the_symmetry() {
+    check_ownership_follows_the_input(Chexers::new());
+    let mut ataxx = contagion::games::ataxx::Ataxx::standard();
+    for m in ["f2", "a2", "g2", "b1"] {
+        let a = ataxx.parse_legal_action(m).unwrap();
+        ataxx.apply(a).unwrap();
+    }
+    check_ownership_follows_the_input(ataxx);
+}
+
+#[test]
+fn checkpoints_of_format_2_still_load_and_resume() {
+    // Written by commit 2a3ccc7's `contagion train --config tests/data/test-run.toml`.
+    let ckpt =
+        Checkpoint::load(std::path::Path::new("tests/data/checkpoint-2a3ccc7.ckpt")).unwrap();
+    assert_eq!(ckpt.state.iteration, 1);
+    assert!(!ckpt.shape.ownership);
+    ckpt.net().unwrap();
+    let config = TrainConfig::default();
+    let (model, optim, steps) = (&ckpt.model, &ckpt.optimizer, ckpt.state.steps);
+    let mut trainer = Trainer::restore(ckpt.shape.clone(), &config, model, optim, steps).unwrap();
+    let samples = dataset();
+    let refs: Vec<&Sample<Board>> = samples.iter().take(8).collect();
+    assert!(
+        trainer
+            .step(&make_plain_batch(&refs, &trainer.shape))
+            .total
+            .is_finite()
+    );
+}
+
+#[test]
+fn the_ownership_head_is_saved_and_loaded_with_its_checkpoint() {
+    let start = Board::new();
+    let shape = NetShape::for_game(&start, 1, 8, 16).with_ownership(true);
+    let config = TrainConfig {
+        ownership_weight: 1.5,
+        ..TrainConfig::default()
+    };
+    let trainer = Trainer::new(shape.clone(), &config);
+    let (model, optim) = trainer.save_bytes().unwrap();
+    let ckpt = Checkpoint {
+        shape: shape.clone(),
+        state: TrainState::default(),
+        model,
+        optimizer: optim,
+        stage: Default::default(),
+        metrics: String::new(),
+    };
+    let back = Checkpoint::from_bytes(&ckpt.to_bytes().unwrap(), "test").unwrap();
+    assert!(back.shape.ownership);
+    let resumed = Trainer::restore(back.shape, &config, &back.model, &back.optimizer, 0).unwrap();
+    let names = contagion::nn::train_step::named_tensors(resumed.model());
+    assert!(
+        names.keys().any(|k| k.starts_with("owner.")),
+        "{:?}",
+        names.keys()
+    );
+    assert_eq!(
+        names,
+        contagion::nn::train_step::named_tensors(trainer.model())
+    );
 }

@@ -216,6 +216,16 @@ impl Game for Ataxx {
         }
     }
 
+    fn owners(&self) -> Option<Vec<u8>> {
+        let code = |c: u8| if c == BLOCKED { EMPTY } else { c };
+        Some(
+            self.cells[..self.cells()]
+                .iter()
+                .map(|&c| code(c))
+                .collect(),
+        )
+    }
+
     fn plane_meanings(&self) -> Vec<String> {
         vec![
             "the mover's pieces".into(),

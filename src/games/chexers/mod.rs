@@ -159,6 +159,14 @@ impl Game for Chexers {
         out[11 * CELLS..12 * CELLS].fill((self.repetitions() - 1) as f32 / 3.0);
     }
 
+    fn owners(&self) -> Option<Vec<u8>> {
+        let mut out = vec![0; CELLS];
+        for p in 0..3 {
+            self.pieces(p).for_each(|c| out[c] = 1 + p as u8);
+        }
+        Some(out)
+    }
+
     fn plane_meanings(&self) -> Vec<String> {
         let who = ["the mover", "the next player", "the player after that"];
         let mut v: Vec<String> = who.iter().map(|w| format!("pieces of {w}")).collect();

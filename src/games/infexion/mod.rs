@@ -123,6 +123,17 @@ impl Game for Board {
         geometry::POINT_SYMMETRIES
     }
 
+    fn owners(&self) -> Option<Vec<u8>> {
+        let code = |c: u8| {
+            if c == 0 {
+                0
+            } else {
+                1 + board::cell_owner(c) as u8
+            }
+        };
+        Some(self.cells.iter().map(|&c| code(c)).collect())
+    }
+
     fn plane_meanings(&self) -> Vec<String> {
         encode::plane_meanings()
     }

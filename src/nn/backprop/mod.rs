@@ -13,13 +13,17 @@
 //!   `Σ dy`, `Σ dy·x̂` (backward) are summed over the shards between passes, in `f64`.
 //!   Weight gradients are summed over the shards at the end.
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
-//!   targets, plus `value_weight` × the mean squared value error.
+//!   targets, plus `value_weight` × the mean squared value error, plus
+//!   `ownership_weight` × the ownership head's cross-entropy ([`heads`]).
+
+mod heads;
 
 use super::network::BN_EPSILON as EPSILON;
 use rayon::prelude::*;
 
 use super::NetShape;
 use super::conv::{Op, Taps, matmul, sized};
+use crate::config::TrainConfig;
 
 /// A layer's parameters in the step's layout: `w` is `[cin, cout]` for a dense layer or
 /// 1×1 convolution, `[9 × cin, cout]` for a 3×3 convolution; `b` is the bias (empty
@@ -54,6 +58,8 @@ pub struct Weights {
     pub hidden: Layer,
     /// The value head's output layer.
     pub out: Layer,
+    /// The ownership head's 1×1 convolution (empty without the head).
+    pub owner: Layer,
 }
 
 impl Weights {
@@ -78,6 +84,7 @@ impl Weights {
             value_conv: (layer(&self.value_conv.0), norm(&self.value_conv.1)),
             hidden: layer(&self.hidden),
             out: layer(&self.out),
+            owner: layer(&self.owner),
         }
     }
 
@@ -89,7 +96,12 @@ impl Weights {
         }
         let (vl, vn) = &mut self.value_conv;
         all.extend([&mut vl.w, &mut vl.b, &mut vn.gamma, &mut vn.beta]);
-        for l in [&mut self.policy, &mut self.hidden, &mut self.out] {
+        for l in [
+            &mut self.policy,
+            &mut self.hidden,
+            &mut self.out,
+            &mut self.owner,
+        ] {
             all.extend([&mut l.w, &mut l.b]);
         }
         all
@@ -117,6 +129,9 @@ pub struct BatchRef<'a> {
     pub mask: &'a [f32],
     /// `[size, players]` value targets.
     pub value: &'a [f32],
+    /// `[size, cells, classes]` one-hot owners at the game's end (empty without the
+    /// ownership head).
+    pub owner: &'a [f32],
 }
 
 /// What one step computed.
@@ -129,6 +144,8 @@ pub struct StepResult {
     pub policy_loss: f64,
     /// The value loss's mean over the batch.
     pub value_loss: f64,
+    /// The ownership loss's mean over the batch's cells (0 without the head).
+    pub owner_loss: f64,
 }
 
 /// im2col rows per slice of a shard's positions.
@@ -155,10 +172,13 @@ struct Shard {
     pooled: Vec<f32>,
     hid: Vec<f32>,
     v: Vec<f32>,
+    /// The ownership head's logits, then their gradient.
+    own: Vec<f32>,
     /// Per-channel sums handed between passes.
     sums: Vec<f64>,
     grads: Weights,
-    loss: (f64, f64),
+    /// The policy, value and ownership losses' sums.
+    loss: (f64, f64, f64),
 }
 
 /// The training step for one network shape; keeps its buffers between steps.
@@ -170,9 +190,11 @@ pub struct Backprop {
     value_channels: usize,
     hidden: usize,
     players: usize,
+    owner_classes: usize,
     /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
     gather: Vec<u32>,
     value_weight: f64,
+    ownership_weight: f64,
     pool: Option<rayon::ThreadPool>,
     shards: Vec<Shard>,
 }
@@ -307,9 +329,10 @@ fn total(shards: &[Shard]) -> Vec<f64> {
 }
 
 impl Backprop {
-    /// The step for `shape`'s network, splitting each batch over `threads` threads.
-    /// (A pool that cannot be built leaves the step on the caller's thread.)
-    pub fn new(shape: &NetShape, value_weight: f64, threads: usize) -> Backprop {
+    /// The step for `shape`'s network with `config`'s loss weights, splitting each batch
+    /// over `threads` threads. (A pool that cannot be built leaves the step on the
+    /// caller's thread.)
+    pub fn new(shape: &NetShape, config: &TrainConfig, threads: usize) -> Backprop {
         let pool = match threads {
             0 | 1 => None,
             n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
@@ -322,8 +345,10 @@ impl Backprop {
             value_channels: shape.value_channels,
             hidden: shape.value_hidden,
             players: shape.num_players,
+            owner_classes: shape.owner_classes(),
             gather: shape.policy_gather(),
-            value_weight,
+            value_weight: config.value_weight,
+            ownership_weight: config.ownership_weight,
             pool,
             shards: Vec::new(),
         }
@@ -384,7 +409,7 @@ impl Backprop {
                 }
             }
             s.grads = w.zeros_like();
-            s.loss = (0.0, 0.0);
+            s.loss = (0.0, 0.0, 0.0);
         });
         // The trunk: each convolution, its statistics summed, then batch norm and ReLU.
         let mut stats = Vec::with_capacity(layers + 1);
@@ -478,11 +503,12 @@ impl Backprop {
             let cin = if l == 0 { self.in_planes } else { c };
             self.each(|me, s| me.conv_back(l, layer, cin, &coef, s));
         }
-        let (mut policy_loss, mut value_loss) = (0.0, 0.0);
+        let (mut policy_loss, mut value_loss, mut owner_loss) = (0.0, 0.0, 0.0);
         let mut all = grads.buffers_mut();
         for s in &mut self.shards {
             policy_loss += s.loss.0;
             value_loss += s.loss.1;
+            owner_loss += s.loss.2;
             for (g, part) in all.iter_mut().zip(s.grads.buffers_mut()) {
                 g.iter_mut().zip(part.iter()).for_each(|(g, p)| *g += p);
             }
@@ -493,6 +519,7 @@ impl Backprop {
             stats,
             policy_loss: policy_loss / batch.size as f64,
             value_loss: value_loss / (batch.size * self.players) as f64,
+            owner_loss: owner_loss / rows as f64,
         }
     }
 
@@ -551,120 +578,5 @@ impl Backprop {
     /// Positions per slice: about [`CHUNK_ROWS`] im2col rows.
     fn chunk_positions(&self) -> usize {
         (CHUNK_ROWS / self.taps.cells).max(1)
-    }
-
-    /// The heads on one shard: the value head from its batch norm on, the loss, and the
-    /// backward of both heads as far as the value batch norm (its `[Σ dy, Σ dy·z]` left in
-    /// `sums`); the policy head's gradient at the trunk's output set.
-    fn heads(&self, w: &Weights, batch: &BatchRef, vscale: &[f32], vshift: &[f32], s: &mut Shard) {
-        let (cells, c, pp, vc) = (
-            self.taps.cells,
-            self.channels,
-            self.policy_planes,
-            self.value_channels,
-        );
-        let (n, r, hd, np) = (s.n, s.n * cells, self.hidden, self.players);
-        let total = batch.size as f32;
-        let last = s.y.len() - 1;
-        // Value forward: batch norm, ReLU, the mean over cells, two dense layers.
-        normalise(&s.vz, vscale, vshift, None, sized(&mut s.vy, r * vc));
-        let pooled = sized(&mut s.pooled, n * vc);
-        pooled.fill(0.0);
-        for (p, out) in pooled.chunks_exact_mut(vc).enumerate() {
-            add_column_sums(&s.vy[p * cells * vc..(p + 1) * cells * vc], out);
-            out.iter_mut().for_each(|v| *v /= cells as f32);
-        }
-        let hid = sized(&mut s.hid, n * hd);
-        matmul(hid, Op::N(pooled), Op::N(&w.hidden.w), n, vc, hd, false);
-        for row in hid.chunks_exact_mut(hd) {
-            row.iter_mut()
-                .zip(&w.hidden.b)
-                .for_each(|(v, b)| *v = (*v + b).max(0.0));
-        }
-        let v = sized(&mut s.v, n * np);
-        matmul(v, Op::N(hid), Op::N(&w.out.w), n, hd, np, false);
-        for row in v.chunks_exact_mut(np) {
-            row.iter_mut()
-                .zip(&w.out.b)
-                .for_each(|(v, b)| *v = (*v + b).tanh());
-        }
-        // Policy loss; the policy output's buffer becomes its gradient.
-        let na = self.gather.len();
-        let mut logits = vec![0.0f32; na];
-        for p in 0..n {
-            let at = (s.first + p) * na;
-            let (target, mask) = (&batch.policy[at..at + na], &batch.mask[at..at + na]);
-            let out = &mut s.pol[p * cells * pp..(p + 1) * cells * pp];
-            for ((l, &g), &m) in logits.iter_mut().zip(&self.gather).zip(mask) {
-                *l = out[g as usize] + m;
-            }
-            let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
-            let lse = max + sum.ln();
-            let tsum: f32 = target.iter().sum();
-            out.fill(0.0);
-            for ((&l, &g), &t) in logits.iter().zip(&self.gather).zip(target) {
-                if t != 0.0 {
-                    s.loss.0 -= (t * (l - lse)) as f64;
-                }
-                out[g as usize] = ((l - lse).exp() * tsum - t) / total;
-            }
-        }
-        let trunk = &s.y[last];
-        let g = &mut s.grads.policy;
-        matmul(&mut g.w, Op::T(trunk), Op::N(&s.pol), c, r, pp, true);
-        add_column_sums(&s.pol, &mut g.b);
-        let dtrunk = sized(&mut s.dy[last], r * c);
-        matmul(dtrunk, Op::N(&s.pol), Op::T(&w.policy.w), r, pp, c, false);
-        // Value loss and its backward through tanh and the dense layers.
-        let mut dzo = vec![0.0f32; n * np];
-        let scale = 2.0 * self.value_weight as f32 / (total * np as f32);
-        for ((d, &out), &t) in dzo
-            .iter_mut()
-            .zip(s.v.iter())
-            .zip(&batch.value[s.first * np..])
-        {
-            s.loss.1 += ((out - t) as f64).powi(2);
-            *d = scale * (out - t) * (1.0 - out * out);
-        }
-        let g = &mut s.grads;
-        matmul(&mut g.out.w, Op::T(&s.hid), Op::N(&dzo), hd, n, np, true);
-        add_column_sums(&dzo, &mut g.out.b);
-        let mut dhid = vec![0.0f32; n * hd];
-        matmul(&mut dhid, Op::N(&dzo), Op::T(&w.out.w), n, np, hd, false);
-        for (d, &h) in dhid.iter_mut().zip(s.hid.iter()) {
-            if h <= 0.0 {
-                *d = 0.0;
-            }
-        }
-        matmul(
-            &mut g.hidden.w,
-            Op::T(&s.pooled),
-            Op::N(&dhid),
-            vc,
-            n,
-            hd,
-            true,
-        );
-        add_column_sums(&dhid, &mut g.hidden.b);
-        let mut dpooled = vec![0.0f32; n * vc];
-        matmul(
-            &mut dpooled,
-            Op::N(&dhid),
-            Op::T(&w.hidden.w),
-            n,
-            hd,
-            vc,
-            false,
-        );
-        let dv = sized(&mut s.dv, r * vc);
-        for (p, rows) in dv.chunks_exact_mut(cells * vc).enumerate() {
-            for row in rows.chunks_exact_mut(vc) {
-                for (d, &g) in row.iter_mut().zip(&dpooled[p * vc..(p + 1) * vc]) {
-                    *d = g / cells as f32;
-                }
-            }
-        }
-        relu_back(dv, &s.vy, &s.vz, vc, &mut s.sums);
     }
 }
