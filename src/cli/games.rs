@@ -59,6 +59,13 @@ pub trait Playable: Send + Sync {
         config: &crate::arena::ladder::LadderConfig,
     ) -> anyhow::Result<()>;
 
+    /// `contagion report --anchors`: the run in directory `run`, measured.
+    fn history(
+        &self,
+        run: &std::path::Path,
+        config: &crate::arena::history::HistoryConfig,
+    ) -> anyhow::Result<crate::arena::history::History>;
+
     /// `contagion replay` of one recorded game.
     fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()>;
 
@@ -123,6 +130,14 @@ impl<G: Baselines> Playable for G {
         config: &crate::arena::ladder::LadderConfig,
     ) -> anyhow::Result<()> {
         ladder::ladder(self, args, config)
+    }
+
+    fn history(
+        &self,
+        run: &std::path::Path,
+        config: &crate::arena::history::HistoryConfig,
+    ) -> anyhow::Result<crate::arena::history::History> {
+        crate::arena::history::run_history(self, run, config)
     }
 
     fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()> {

@@ -110,7 +110,7 @@ pub fn run(cli: Cli, games: &Games) -> anyhow::Result<()> {
         Command::Train(args) => train::run(args, games),
         Command::Config(args) => config::run(args),
         Command::Selfplay(args) => selfplay::run(args, games),
-        Command::Report(args) => report::run(args),
+        Command::Report(args) => report::run(args, games),
         Command::Eval(args) => eval::run(args, games),
         Command::Tournament(args) => tournament::run(args, games),
         Command::Ladder(args) => ladder::run(args, games),

@@ -1,11 +1,18 @@
-//! `contagion report`: learning curves (SVG and PNG) and a summary table from a run directory.
+//! `contagion report`: learning curves (SVG and PNG) and a summary table from a run
+//! directory; with `--anchors`, the run's Elo over training against fixed agents
+//! ([`crate::arena::history`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use super::Games;
+use crate::agents::AgentSpec;
+use crate::arena::MatchConfig;
+use crate::arena::history::{self, HistoryConfig};
+use crate::config::Config;
 use crate::report;
-use crate::train::metrics;
+use crate::train::{metrics, rundir};
 
 /// `contagion report`'s arguments.
 #[derive(Debug, Args)]
@@ -16,10 +23,40 @@ pub struct ReportArgs {
     /// Where to write the SVG (a PNG is written beside it); default: RUN/curves.svg.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also measure the run's Elo over training against these agents (comma-separated
+    /// specs, e.g. `alphabeta:depth=2,model:models/ataxx`; the first is Elo 0), drawn to
+    /// RUN/elo.svg.
+    #[arg(long, value_delimiter = ',', value_name = "SPECS")]
+    pub anchors: Vec<AgentSpec>,
+    /// Games of each checkpoint against each anchor, and of each anchor against the next.
+    #[arg(long, default_value_t = 20)]
+    pub games: u32,
+    /// The checkpoints' simulations per move.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub sims: u32,
+    /// Checkpoints measured at most, spread over those the run kept (the newest always).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub points: u64,
+    /// Games played at once (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed for the openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
+fn run_name(run: &Path) -> String {
+    (run.canonicalize().ok())
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| run.display().to_string())
 }
 
 /// Runs `contagion report`.
-pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+pub fn run(args: ReportArgs, games: &Games) -> anyhow::Result<()> {
     let (m, bad) = metrics::read(&args.run.join("metrics.jsonl"))?;
     anyhow::ensure!(
         !m.is_empty(),
@@ -30,18 +67,62 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         eprintln!("note: skipped {bad} unreadable line(s) in metrics.jsonl");
     }
     print!("{}", report::table(&m));
-    let out = args.out.unwrap_or_else(|| args.run.join("curves.svg"));
-    // The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
-    let name = (args.run.canonicalize().ok())
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| args.run.display().to_string());
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.run.join("curves.svg"));
+    let name = run_name(&args.run);
     let title = format!("{name} — learning curves");
-    match report::plot(&m, &title, &out)? {
-        Some(png) => println!("curves written to {} and {}", out.display(), png.display()),
+    let drawn = report::plot(&m, &title, &out)?;
+    say_written("curves", &out, drawn);
+    if !args.anchors.is_empty() {
+        elo_over_training(&args, games, &name, &out.with_file_name("elo.svg"))?;
+    }
+    Ok(())
+}
+
+fn say_written(what: &str, svg: &Path, png: Option<PathBuf>) {
+    match png {
+        Some(png) => println!("{what} written to {} and {}", svg.display(), png.display()),
         None => println!(
-            "curves written to {} (this build has no PNG output: feature `png`)",
-            out.display()
+            "{what} written to {} (this build has no PNG output: feature `png`)",
+            svg.display()
         ),
     }
+}
+
+/// `--anchors`: the run's checkpoints measured, as a table and a plot at `out`.
+fn elo_over_training(
+    args: &ReportArgs,
+    games: &Games,
+    name: &str,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let config = Config::load(&args.run.join(rundir::CONFIG))?;
+    let game = games.for_config(&config)?;
+    let threads = args.threads.unwrap_or(crate::limits::cores());
+    let config = HistoryConfig {
+        anchors: args.anchors.clone(),
+        sims: args.sims,
+        points: args.points as usize,
+        matches: MatchConfig {
+            games: args.games,
+            seed: args.seed,
+            threads,
+            opening_plies: 2,
+            time_per_game: None,
+            move_time: None,
+            progress: !args.quiet,
+        },
+    };
+    let h = game.history(&args.run, &config)?;
+    print!("\n{}", history::table(&h));
+    let title = format!("{name} — Elo over training");
+    let drawn = history::plot(&h, &title, out)?;
+    say_written("Elo over training", out, drawn);
+    crate::framing::write_atomic(
+        &out.with_extension("json"),
+        serde_json::to_string_pretty(&h)?.as_bytes(),
+    )?;
     Ok(())
 }

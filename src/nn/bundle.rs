@@ -68,18 +68,22 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (&model.policy, None),
         (&model.value_conv, Some(&model.value_bn)),
     ];
+    let owner = model.owner.as_ref().map(|c| (c, None));
     let names = (names::trunk(model.blocks.len()).into_iter())
-        .chain([names::POLICY.to_string(), names::VALUE_CONV.to_string()]);
+        .chain([names::POLICY, names::VALUE_CONV].map(String::from))
+        .chain(owner.map(|_| names::OWNERSHIP.to_string()));
     let mut folded = BTreeMap::new();
-    for (name, (conv, bn)) in names.zip(trunk.chain(heads)) {
+    for (name, (conv, bn)) in names.zip(trunk.chain(heads).chain(owner)) {
         let (w, b) = fold_conv(conv, bn);
         folded.insert(names::weight(&name), w);
         folded.insert(names::bias(&name), b);
     }
-    for (name, linear) in [
+    let dense = [
         (names::VALUE_HIDDEN, &model.value_hidden),
         (names::VALUE_OUT, &model.value_out),
-    ] {
+    ];
+    let margin = model.margin.as_ref().map(|l| (names::MARGIN, l));
+    for (name, linear) in dense.into_iter().chain(margin) {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
         let [cin, cout] = w.dims();
@@ -141,6 +145,22 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
                 shape: vec![shape.num_players],
                 meaning: value_meaning,
             },
+            ownership: shape.ownership.then(|| Output {
+                value: names::OWNERSHIP.into(),
+                shape: vec![shape.owner_classes(), shape.height, shape.width],
+                meaning: "logits, per cell, of who holds it at the game's end: class 0 \
+                          nobody, class 1 + i the player i turns after the mover; softmax \
+                          over the classes (an auxiliary head: the search does not read it)"
+                    .into(),
+            }),
+            margin: shape.margin.then(|| Output {
+                value: names::MARGIN.into(),
+                shape: vec![shape.num_players],
+                meaning: "tanh outputs, one per player relative to the mover as for \
+                          'value': the expected final score vector (the game's own \
+                          score in [-1, 1]; an auxiliary head: the search does not read it)"
+                    .into(),
+            }),
         },
         actions: Actions {
             count: shape.actions(),
@@ -247,7 +267,8 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         channels: a.channels,
         value_channels: a.value_channels,
         value_hidden: a.value_hidden,
-        ownership: false,
+        ownership: m.outputs.ownership.is_some(),
+        margin: m.outputs.margin.is_some(),
     };
     let flat = shape.policy_planes * height * width;
     ensure!(
@@ -397,10 +418,16 @@ fn unfold(
     model.policy.bias = Some(param(take(&names::bias(names::POLICY)), device));
     model.value_conv.weight = param(take(&names::weight(names::VALUE_CONV)), device);
     identity(&mut model.value_bn, take(&names::bias(names::VALUE_CONV)));
-    for (name, linear) in [
+    if let Some(conv) = &mut model.owner {
+        conv.weight = param(take(&names::weight(names::OWNERSHIP)), device);
+        conv.bias = Some(param(take(&names::bias(names::OWNERSHIP)), device));
+    }
+    let dense = [
         (names::VALUE_HIDDEN, &mut model.value_hidden),
         (names::VALUE_OUT, &mut model.value_out),
-    ] {
+    ];
+    let margin = model.margin.as_mut().map(|l| (names::MARGIN, l));
+    for (name, linear) in dense.into_iter().chain(margin) {
         let w = take(&names::weight(name));
         let (cout, cin) = (w.shape[0], w.shape[1]);
         let t: Vec<f32> = (0..cin * cout)

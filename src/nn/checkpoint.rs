@@ -18,9 +18,9 @@ use crate::framing;
 /// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
-/// [`NetShape::ownership`]; versions 1 and 2 still load (as finished iterations, and
-/// without the ownership head).
-pub const VERSION: u32 = 3;
+/// [`NetShape::ownership`], version 4 [`NetShape::margin`]; versions 1 to 3 still load
+/// (version 1 as finished iterations; each without the heads that came later).
+pub const VERSION: u32 = 4;
 
 /// Where a training run stands; saved in every checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -95,19 +95,49 @@ impl From<ShapeV2> for NetShape {
             value_channels: s.value_channels,
             value_hidden: s.value_hidden,
             ownership: false,
+            margin: false,
         }
     }
 }
 
-/// A checkpoint as format 2 stored it.
+/// A network shape as checkpoint format 3 stored it (no margin head).
 #[derive(bincode::Decode)]
-struct CheckpointV2 {
-    shape: ShapeV2,
+struct ShapeV3 {
+    base: ShapeV2,
+    ownership: bool,
+}
+
+impl From<ShapeV3> for NetShape {
+    fn from(s: ShapeV3) -> NetShape {
+        NetShape {
+            ownership: s.ownership,
+            ..s.base.into()
+        }
+    }
+}
+
+/// A checkpoint as formats 2 and 3 stored it, with that format's shape.
+#[derive(bincode::Decode)]
+struct CheckpointOf<S> {
+    shape: S,
     state: TrainState,
     model: Vec<u8>,
     optimizer: Vec<u8>,
     stage: Stage,
     metrics: String,
+}
+
+impl<S: Into<NetShape>> From<CheckpointOf<S>> for Checkpoint {
+    fn from(c: CheckpointOf<S>) -> Checkpoint {
+        Checkpoint {
+            shape: c.shape.into(),
+            state: c.state,
+            model: c.model,
+            optimizer: c.optimizer,
+            stage: c.stage,
+            metrics: c.metrics,
+        }
+    }
 }
 
 /// The steps of an iteration after its training, each saved into its checkpoint.
@@ -204,7 +234,7 @@ impl Checkpoint {
 
     /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
     pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
-        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, VERSION], what)? {
+        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, VERSION], what)? {
             (1, payload) => {
                 let (shape, state, model, optimizer): (ShapeV2, _, _, _) =
                     framing::decode(payload, what)?;
@@ -217,17 +247,8 @@ impl Checkpoint {
                     metrics: String::new(),
                 }
             }
-            (2, payload) => {
-                let c: CheckpointV2 = framing::decode(payload, what)?;
-                Checkpoint {
-                    shape: c.shape.into(),
-                    state: c.state,
-                    model: c.model,
-                    optimizer: c.optimizer,
-                    stage: c.stage,
-                    metrics: c.metrics,
-                }
-            }
+            (2, payload) => framing::decode::<CheckpointOf<ShapeV2>>(payload, what)?.into(),
+            (3, payload) => framing::decode::<CheckpointOf<ShapeV3>>(payload, what)?.into(),
             (_, payload) => framing::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {

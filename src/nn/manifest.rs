@@ -30,6 +30,10 @@ pub mod names {
     pub const VALUE_HIDDEN: &str = "value.hidden";
     /// The value head's output layer (its output is the graph value `value`).
     pub const VALUE_OUT: &str = "value";
+    /// The ownership head's 1×1 convolution (its output is the graph value `ownership`).
+    pub const OWNERSHIP: &str = "ownership";
+    /// The margin head's dense layer (its output is the graph value `margin`).
+    pub const MARGIN: &str = "margin";
 
     /// Residual block `i`'s first (`a`) or second (`b`) convolution.
     pub fn block(i: usize, second: bool) -> String {
@@ -185,6 +189,18 @@ pub struct Output {
 pub struct Outputs {
     pub policy: Output,
     pub value: Output,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership: Option<Output>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<Output>,
+}
+
+impl Outputs {
+    /// Every output the bundle has: the policy, the value, then the auxiliary heads'.
+    pub fn all(&self) -> Vec<&Output> {
+        let aux = [&self.ownership, &self.margin].into_iter().flatten();
+        [&self.policy, &self.value].into_iter().chain(aux).collect()
+    }
 }
 
 /// The manifest's `Actions` part.
@@ -355,6 +371,15 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         shape.num_players,
         "tanh",
     ));
+    if shape.ownership {
+        let classes = shape.owner_classes();
+        let name = names::OWNERSHIP;
+        out.push(conv(name, &trunk, name, c, classes, 1, "none"));
+    }
+    if shape.margin {
+        let np = shape.num_players;
+        out.push(linear(names::MARGIN, names::VALUE_HIDDEN, vh, np, "tanh"));
+    }
     out
 }
 

@@ -14,6 +14,9 @@
 //! - Ownership head (optional, for training only): a 1×1 convolution to one logit per
 //!   cell for nobody and for each player relative to the mover: who holds the cell at
 //!   the end of the game (KataGo's ownership target).
+//! - Margin head (optional, for training only): a dense layer from the value head's
+//!   hidden layer to one `tanh` per player relative to the mover: the game's final
+//!   score vector (KataGo's score target).
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -59,6 +62,10 @@ pub struct NetShape {
     /// `train.ownership_weight`; the search never reads it).
     #[serde(default)]
     pub ownership: bool,
+    /// Whether the network has the score margin head (trained with
+    /// `train.margin_weight`; the search never reads it).
+    #[serde(default)]
+    pub margin: bool,
 }
 
 impl NetShape {
@@ -86,12 +93,14 @@ impl NetShape {
             value_channels: 4,
             value_hidden,
             ownership: false,
+            margin: false,
         }
     }
 
     /// The shape a run of `config` trains for `start`: the `[network]` section's sizes,
-    /// with the ownership head where `train.ownership_weight` is above 0 (an error for a
-    /// game without [`Game::owners`]).
+    /// with the ownership head where `train.ownership_weight` is above 0 and the margin
+    /// head where `train.margin_weight` is (an error for a game without [`Game::owners`]
+    /// or [`Game::score_vector`]).
     pub fn for_config<G: Game>(
         start: &G,
         config: &crate::config::Config,
@@ -104,8 +113,18 @@ impl NetShape {
                 start.name()
             );
         }
+        let margin = config.train.margin_weight > 0.0;
+        if margin && start.score_vector().is_none() {
+            anyhow::bail!(
+                "train.margin_weight: the game '{}' has no score beyond its result",
+                start.name()
+            );
+        }
         let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
-        Ok(shape.with_ownership(ownership))
+        Ok(NetShape {
+            margin,
+            ..shape.with_ownership(ownership)
+        })
     }
 
     /// This shape with the ownership head, or without it.
@@ -146,6 +165,18 @@ impl NetShape {
             .map(|&flat| ((flat % cells) * self.policy_planes + flat / cells) as u32)
             .collect()
     }
+}
+
+/// Every head's output for a batch ([`PolicyValueNet::forward_all`]).
+pub struct Outputs {
+    /// `[batch, actions]` policy logits in action order.
+    pub logits: Tensor<2>,
+    /// `[batch, players]` values relative to the mover.
+    pub values: Tensor<2>,
+    /// `[batch, cells, classes]` the ownership head's logits.
+    pub owner: Option<Tensor<3>>,
+    /// `[batch, players]` the margin head's `tanh` outputs relative to the mover.
+    pub margin: Option<Tensor<2>>,
 }
 
 /// A 3×3 convolution with batch norm, padded circularly or with zeros.
@@ -222,6 +253,8 @@ pub struct PolicyValueNet {
     pub(super) value_out: Linear,
     /// The ownership head's 1×1 convolution to [`NetShape::owner_classes`] logits a cell.
     pub(super) owner: Option<Conv2d>,
+    /// The margin head: from the value head's hidden layer to one `tanh` a player.
+    pub(super) margin: Option<Linear>,
     #[module(skip)]
     action_order: Vec<i64>,
 }
@@ -249,6 +282,8 @@ impl PolicyValueNet {
             value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
             owner: (shape.ownership)
                 .then(|| Conv2dConfig::new([c, shape.owner_classes()], [1, 1]).init(device)),
+            margin: (shape.margin)
+                .then(|| LinearConfig::new(shape.value_hidden, shape.num_players).init(device)),
             action_order: shape.action_order.iter().map(|&i| i as i64).collect(),
         }
     }
@@ -269,12 +304,12 @@ impl PolicyValueNet {
     /// `x`: `[batch, planes, height, width]` → (policy logits `[batch, actions]` in action
     /// order, values `[batch, players]` in `(-1, 1)` relative to the mover).
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
-        self.heads(self.body(x))
+        let (logits, values, _) = self.heads(self.body(x));
+        (logits, values)
     }
 
-    /// [`PolicyValueNet::forward`], and the ownership head's logits `[batch, cells,
-    /// classes]` where the network has one.
-    pub fn forward_all(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<Tensor<3>>) {
+    /// Every head's output, the auxiliary ones where the network has them.
+    pub fn forward_all(&self, x: Tensor<4>) -> Outputs {
         let h = self.body(x);
         let owner = self.owner.as_ref().map(|conv| {
             let [b, _, height, width] = h.dims();
@@ -282,8 +317,14 @@ impl PolicyValueNet {
             let classes = o.dims()[1];
             o.reshape([b, classes, height * width]).swap_dims(1, 2)
         });
-        let (logits, values) = self.heads(h);
-        (logits, values, owner)
+        let (logits, values, hidden) = self.heads(h);
+        let margin = self.margin.as_ref().map(|l| tanh(l.forward(hidden)));
+        Outputs {
+            logits,
+            values,
+            owner,
+            margin,
+        }
     }
 
     /// The trunk: the stem and the residual blocks.
@@ -295,8 +336,9 @@ impl PolicyValueNet {
         h
     }
 
-    /// The policy and value heads on the trunk's output.
-    fn heads(&self, h: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+    /// The policy and value heads on the trunk's output: the logits, the values and the
+    /// value head's hidden layer.
+    fn heads(&self, h: Tensor<4>) -> (Tensor<2>, Tensor<2>, Tensor<2>) {
         let [b, _, height, width] = h.dims();
         let p = self.policy.forward(h.clone());
         let planes = p.dims()[1];
@@ -307,7 +349,8 @@ impl PolicyValueNet {
         let logits = p.reshape([b, planes * height * width]).select(1, order);
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let v = v.mean_dims(&[2, 3]).flatten::<2>(1, 3);
-        let v = relu(self.value_hidden.forward(v));
-        (logits, tanh(self.value_out.forward(v)))
+        let hidden = relu(self.value_hidden.forward(v));
+        let values = tanh(self.value_out.forward(hidden.clone()));
+        (logits, values, hidden)
     }
 }

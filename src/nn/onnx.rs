@@ -44,7 +44,7 @@ pub fn to_bytes(
     for layer in &manifest.architecture.layers {
         g.layer(layer, (height, width), &json)?;
     }
-    let outputs = [&manifest.outputs.policy, &manifest.outputs.value];
+    let outputs = manifest.outputs.all();
     let graph = proto::Graph {
         node: g.nodes,
         name: "contagion".into(),
@@ -56,8 +56,8 @@ pub fn to_bytes(
         output: outputs
             .iter()
             .map(|o| {
-                let n = o.shape.first().copied().unwrap_or(0);
-                value_info(&o.value, &["batch".into(), n.into()])
+                let dims = std::iter::once("batch".into()).chain(o.shape.iter().map(|&n| n.into()));
+                value_info(&o.value, &dims.collect::<Vec<Dim>>())
             })
             .collect(),
     };

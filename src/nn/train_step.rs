@@ -63,6 +63,7 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
         hidden: linear(&model.value_hidden),
         out: linear(&model.value_out),
         owner: model.owner.as_ref().map(conv_weights).unwrap_or_default(),
+        margin: model.margin.as_ref().map(linear).unwrap_or_default(),
     }
 }
 
@@ -82,7 +83,11 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         put_norm(bn, n);
     }
     put_norm(&model.value_bn, &g.value_conv.1);
-    for (l, gl) in [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)] {
+    let dense = [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)];
+    let dense: Vec<_> = (dense.into_iter())
+        .chain(model.margin.as_ref().map(|m| (m, &g.margin)))
+        .collect();
+    for &(l, gl) in &dense {
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }
     let heads = std::iter::once((&model.policy, &g.policy));
@@ -105,7 +110,7 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         put4(conv, &gl.w);
     }
     put4(&model.value_conv, &g.value_conv.0.w);
-    for (l, gl) in [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)] {
+    for (l, gl) in dense {
         let dims = l.weight.val().dims();
         let t = TensorData::new(gl.w.clone(), dims);
         out.register(l.weight.id, Tensor::<2>::from_data(t, device));

@@ -16,11 +16,13 @@
 //! - `flight`: one thread's games in flight, move by move.
 //! - [`replay`]: the replay buffer and its shards in the run's store.
 //! - [`resign`]: resignation and its false-resignation check.
+//! - [`surprise`]: drawing the window's positions by their policy surprise.
 //! - [`worker`]: `contagion selfplay`, a worker uploading games for a run's trainer.
 
 mod flight;
 pub mod replay;
 pub mod resign;
+pub mod surprise;
 pub mod worker;
 
 use std::sync::Mutex;

@@ -19,8 +19,10 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 
 use super::SelfPlayGame;
+use super::surprise::Surprise;
 use crate::framing;
 use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::nn::Net;
 use crate::rng::Rng;
 use crate::store::Store;
 
@@ -180,7 +182,7 @@ pub struct Sample<G> {
     pub state: G,
     /// `(action, probability)`, summing to 1.
     pub policy: Vec<(Action, f32)>,
-    /// The value target for each player (absolute seats): see [`ValueTargets`].
+    /// The value target for each player (absolute seats): see [`Targets`].
     pub outcome: [f32; MAX_PLAYERS],
     /// The game's last position (shared by all its samples), whose [`Game::owners`]
     /// are the ownership target; `None` where the sample has no game behind it.
@@ -201,19 +203,21 @@ struct ShardInfo {
 pub struct ReplayBuffer<G> {
     start: G,
     /// How value targets are made (see [`positions`]).
-    targets: ValueTargets,
+    targets: Targets,
     store: Arc<dyn Store>,
     window: usize,
     samples: VecDeque<Sample<G>>,
+    /// Each position's surprise, for drawing by it (`train.policy_surprise_weight`).
+    surprise: Surprise,
     shards: Vec<ShardInfo>,
     /// The uploads already taken into the buffer (so none is ingested twice).
     origins: HashSet<String>,
 }
 
-/// How value targets are made from a stored game (`train.value_target_mix`,
-/// `train.value_horizon`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ValueTargets {
+/// How training targets are made from a stored game (`train.value_target_mix`,
+/// `train.value_horizon`, `train.policy_target_power`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Targets {
     /// The weight of the search's root value: `(1 - m) · target + m · root value`.
     pub root_mix: f32,
     /// 0: every position's target is the game's recorded outcome. `N > 0`: the
@@ -221,15 +225,40 @@ pub struct ValueTargets {
     /// only where the game ends within `N` plies (a truncated return: progress soon is
     /// credited to the moves that made it, not blurred over a whole long game).
     pub horizon: u32,
+    /// The policy target is the visit distribution raised to this power and normalised:
+    /// 1 takes it as it is, less than 1 softens it (KataGo's soft policy target, 1/4).
+    pub policy_power: f32,
+}
+
+impl Default for Targets {
+    fn default() -> Targets {
+        Targets {
+            root_mix: 0.0,
+            horizon: 0,
+            policy_power: 1.0,
+        }
+    }
+}
+
+/// The policy target of `visits` (counts or weights, not all zero) under `power`.
+fn policy_target(visits: &[(Action, u32)], power: f32) -> Vec<(Action, f32)> {
+    let weight = |n: u32| match power {
+        1.0 => n as f64,
+        p => (n as f64).powf(p as f64),
+    };
+    let total: f64 = visits.iter().map(|&(_, n)| weight(n)).sum();
+    (visits.iter())
+        .map(|&(a, n)| (a, (weight(n) / total) as f32))
+        .collect()
 }
 
 /// The positions of one game, each with its policy target and its value target (see
-/// [`ValueTargets`]; the result alone for games stored without root values; the exact
+/// [`Targets`]; the result alone for games stored without root values; the exact
 /// outcome where the search proved the position).
 pub fn positions<G: Game>(
     start: &G,
     game: &SelfPlayGame,
-    targets: ValueTargets,
+    targets: Targets,
 ) -> anyhow::Result<Vec<Sample<G>>> {
     if game.targets.len() != game.moves.len()
         || !(game.values.is_empty() || game.values.len() == game.moves.len())
@@ -272,10 +301,7 @@ pub fn positions<G: Game>(
         if total == 0 || visits.iter().any(|&(a, _)| !state.is_legal(a)) {
             bail!("a policy target names an illegal action or no visits");
         }
-        let policy = visits
-            .iter()
-            .map(|&(a, n)| (a, (n as f64 / total as f64) as f32))
-            .collect();
+        let policy = policy_target(visits, targets.policy_power);
         // A horizon target where the game goes on past it (and the game has a score).
         let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
         let target = later.flatten().map_or(game.outcome, |s| s.0);
@@ -311,7 +337,7 @@ impl<G: Game> ReplayBuffer<G> {
         store: Arc<dyn Store>,
         window: usize,
     ) -> anyhow::Result<ReplayBuffer<G>> {
-        ReplayBuffer::open_with(start, store, window, ValueTargets::default())
+        ReplayBuffer::open_with(start, store, window, Targets::default())
     }
 
     /// [`ReplayBuffer::open`] with value targets made by `targets`.
@@ -319,7 +345,7 @@ impl<G: Game> ReplayBuffer<G> {
         start: &G,
         store: Arc<dyn Store>,
         window: usize,
-        targets: ValueTargets,
+        targets: Targets,
     ) -> anyhow::Result<ReplayBuffer<G>> {
         let keys = store.list(PREFIX)?;
         let mut buffer = ReplayBuffer {
@@ -328,6 +354,7 @@ impl<G: Game> ReplayBuffer<G> {
             store,
             window,
             samples: VecDeque::new(),
+            surprise: Surprise::default(),
             shards: Vec::new(),
             origins: HashSet::new(),
         };
@@ -370,6 +397,7 @@ impl<G: Game> ReplayBuffer<G> {
         if !shard.origin.is_empty() {
             self.origins.insert(shard.origin.clone());
         }
+        self.surprise.push(new.len());
         self.samples.extend(new);
     }
 
@@ -429,6 +457,7 @@ impl<G: Game> ReplayBuffer<G> {
     fn trim(&mut self) -> anyhow::Result<()> {
         while self.samples.len() > self.window {
             self.samples.pop_front();
+            self.surprise.pop_front();
         }
         let mut newer = 0;
         let mut keep_from = 0;
@@ -475,8 +504,16 @@ impl<G: Game> ReplayBuffer<G> {
         self.samples.is_empty()
     }
 
-    /// A uniformly drawn position.
+    /// A position drawn uniformly, or by its surprise once [`ReplayBuffer::weigh`] turned
+    /// that on.
     pub fn sample(&self, rng: &mut Rng) -> &Sample<G> {
-        &self.samples[rng.below(self.samples.len())]
+        &self.samples[self.surprise.draw(self.samples.len(), rng)]
+    }
+
+    /// Draws positions by their surprise at `weight` (`train.policy_surprise_weight`;
+    /// 0: uniformly), each measured with `net` where it was not yet.
+    pub fn weigh(&mut self, weight: f32, net: &Net) {
+        self.surprise.set_weight(weight);
+        self.surprise.measure(net, self.samples.iter());
     }
 }

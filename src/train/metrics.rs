@@ -72,6 +72,9 @@ pub struct IterationMetrics {
     /// The ownership head's loss (absent without the head).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loss_owner: f64,
+    /// The margin head's loss (absent without the head).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loss_margin: f64,
     pub loss_total: f64,
     /// Candidate (this iteration) against the best so far.
     pub gating: Option<MatchResult>,

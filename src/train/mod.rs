@@ -6,8 +6,9 @@
 //!   symmetry; the value target is the final result rotated to the mover's view.
 //! - **Loss**: policy cross-entropy over the legal actions (illegal logits masked out),
 //!   plus `value_weight` × value MSE (averaged over players), plus `ownership_weight` ×
-//!   the ownership head's cross-entropy (averaged over cells); weight decay is applied
-//!   by the optimizer (L2 on every parameter).
+//!   the ownership head's cross-entropy (averaged over cells), plus `margin_weight` ×
+//!   the margin head's MSE; weight decay is applied by the optimizer (L2 on every
+//!   parameter).
 //! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!
@@ -55,6 +56,9 @@ pub struct Batch {
     /// [`NetShape::owner_classes`] (all zeros for a sample without its game's end);
     /// empty for a network without the ownership head.
     pub owner: Vec<f32>,
+    /// `[size, players]` the game's final score vector relative to the mover (zeros for a
+    /// sample without its game's end); empty for a network without the margin head.
+    pub margin: Vec<f32>,
 }
 
 /// Mean losses over some steps.
@@ -67,6 +71,9 @@ pub struct Losses {
     /// The ownership head's cross-entropy, averaged over cells (0 without the head).
     #[serde(skip_serializing_if = "metrics::is_zero")]
     pub owner: f64,
+    /// The margin head's mean squared error (0 without the head).
+    #[serde(skip_serializing_if = "metrics::is_zero")]
+    pub margin: f64,
     /// The weighted sum the optimizer minimises.
     pub total: f64,
 }
@@ -100,6 +107,7 @@ fn batch_with<G: Game>(
         mask: vec![ILLEGAL; size * na],
         value: vec![0.0; size * np],
         owner: vec![0.0; size * cells * classes],
+        margin: vec![0.0; if shape.margin { size * np } else { 0 }],
     };
     let mut legal = Vec::new();
     for (i, s) in samples.iter().enumerate() {
@@ -118,6 +126,14 @@ fn batch_with<G: Game>(
         let mover = s.state.to_move();
         for rel in 0..np {
             b.value[i * np + rel] = s.outcome[(mover + rel) % np];
+        }
+        if let Some(score) = (s.end.as_ref())
+            .filter(|_| shape.margin)
+            .and_then(|end| end.score_vector())
+        {
+            for rel in 0..np {
+                b.margin[i * np + rel] = score.0[(mover + rel) % np];
+            }
         }
         if let Some(end) = s.end.as_ref().filter(|_| classes > 0) {
             let owners = end.transform(sym).owners().unwrap_or_default();
@@ -267,7 +283,7 @@ impl Trainer {
         Trainer::losses(self.loss(&model, batch, &device))
     }
 
-    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 4] {
+    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 5] {
         let s = &self.shape;
         let tensor2 = |data: &[f32], cols: usize| {
             Tensor::<2>::from_data(TensorData::new(data.to_vec(), [b.size, cols]), device)
@@ -276,7 +292,8 @@ impl Trainer {
             TensorData::new(b.input.clone(), [b.size, s.in_planes, s.height, s.width]),
             device,
         );
-        let (logits, values, owner) = model.forward_all(x);
+        let out = model.forward_all(x);
+        let (logits, values) = (out.logits, out.values);
         let logp = log_softmax(logits + tensor2(&b.mask, s.actions()), 1);
         let policy = (logp * tensor2(&b.policy, s.actions()))
             .sum_dim(1)
@@ -284,7 +301,7 @@ impl Trainer {
             .neg();
         let value = (values - tensor2(&b.value, s.num_players)).square().mean();
         let mut total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
-        let owner = match owner {
+        let owner = match out.owner {
             Some(o) => {
                 let dims = [b.size, s.cells(), s.owner_classes()];
                 let target = Tensor::<3>::from_data(TensorData::new(b.owner.clone(), dims), device);
@@ -294,16 +311,25 @@ impl Trainer {
             }
             None => Tensor::<1>::zeros([1], device),
         };
-        [policy, value, owner, total]
+        let margin = match out.margin {
+            Some(m) => {
+                let se = (m - tensor2(&b.margin, s.num_players)).square().mean();
+                total = total + se.clone().mul_scalar(self.config.margin_weight);
+                se
+            }
+            None => Tensor::<1>::zeros([1], device),
+        };
+        [policy, value, owner, margin, total]
     }
 
     /// The losses as numbers.
-    fn losses(parts: [Tensor<1>; 4]) -> Losses {
-        let [policy, value, owner, total] = parts.map(|t| t.into_scalar::<f32>() as f64);
+    fn losses(parts: [Tensor<1>; 5]) -> Losses {
+        let [policy, value, owner, margin, total] = parts.map(|t| t.into_scalar::<f32>() as f64);
         Losses {
             policy,
             value,
             owner,
+            margin,
             total,
         }
     }
@@ -313,7 +339,7 @@ impl Trainer {
     pub fn gradients(&mut self, batch: &Batch) -> (Losses, GradientsParams) {
         let Some(fast) = &mut self.fast else {
             let parts = self.loss(&self.model, batch, &self.device);
-            let total = parts[3].clone();
+            let total = parts[4].clone();
             return (
                 Trainer::losses(parts),
                 GradientsParams::from_grads(total.backward(), &self.model),
@@ -329,6 +355,7 @@ impl Trainer {
                 mask: &batch.mask,
                 value: &batch.value,
                 owner: &batch.owner,
+                margin: &batch.margin,
             },
         );
         train_step::update_running(&self.model, &r.stats);
@@ -337,9 +364,11 @@ impl Trainer {
             policy: r.policy_loss,
             value: r.value_loss,
             owner: r.owner_loss,
+            margin: r.margin_loss,
             total: r.policy_loss
                 + c.value_weight * r.value_loss
-                + c.ownership_weight * r.owner_loss,
+                + c.ownership_weight * r.owner_loss
+                + c.margin_weight * r.margin_loss,
         };
         let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
         (losses, grads)
@@ -376,6 +405,7 @@ impl Trainer {
             sum.policy += l.policy;
             sum.value += l.value;
             sum.owner += l.owner;
+            sum.margin += l.margin;
             sum.total += l.total;
             tick();
         }
@@ -384,6 +414,7 @@ impl Trainer {
             policy: sum.policy / n,
             value: sum.value / n,
             owner: sum.owner / n,
+            margin: sum.margin / n,
             total: sum.total / n,
         };
         (losses, batch_time.as_secs_f64())

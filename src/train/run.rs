@@ -28,7 +28,7 @@ use crate::nn::NetShape;
 use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, ValueTargets};
+use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, Targets};
 use crate::selfplay::worker::FINISHED;
 use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::store::Store;
@@ -141,9 +141,10 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             run.finish(&trainer, &mut state, ckpt.stage, m, 0.0)?;
         }
     }
-    let targets = ValueTargets {
+    let targets = Targets {
         root_mix: c.train.value_target_mix as f32,
         horizon: c.train.value_horizon,
+        policy_power: c.train.policy_target_power as f32,
     };
     let mut buffer = ReplayBuffer::open_with(start, store.clone(), c.replay.window, targets)?;
     if state.iteration < c.run.iterations {
@@ -203,10 +204,7 @@ fn summary_line(m: &IterationMetrics) -> String {
         m.loss_total,
         m.loss_policy,
         m.loss_value,
-        match m.loss_owner {
-            0.0 => String::new(),
-            o => format!(" o {o:.3}"),
-        },
+        aux_losses(m),
         res(&m.gating),
         m.gating
             .as_ref()
@@ -216,6 +214,17 @@ fn summary_line(m: &IterationMetrics) -> String {
         res(&m.vs_baseline),
         res(&m.vs_greedy),
     ) + &ingest_text(m)
+}
+
+/// ` o X m Y`: the auxiliary heads' losses, where the network has them.
+fn aux_losses(m: &IterationMetrics) -> String {
+    let mut out = String::new();
+    for (tag, loss) in [("o", m.loss_owner), ("m", m.loss_margin)] {
+        if loss != 0.0 {
+            out += &format!(" {tag} {loss:.3}");
+        }
+    }
+    out
 }
 
 /// ` | took in G games from W workers in S s (R positions/s)`, when workers played.
@@ -284,6 +293,9 @@ impl<G: Baselines> Run<'_, G> {
         let t_games = Instant::now();
         let (sp, ingest_seconds) = self.gather(trainer, state, buffer, it)?;
         let selfplay_seconds = t_games.elapsed().as_secs_f64();
+        if c.train.policy_surprise_weight > 0.0 {
+            buffer.weigh(c.train.policy_surprise_weight as f32, &trainer.net());
+        }
         // 2. Train on the whole window, as many steps as this iteration's positions ask
         // for: those of earlier sessions (before a crash) count too.
         let (games, positions) = buffer.stored(it);
@@ -327,6 +339,7 @@ impl<G: Baselines> Run<'_, G> {
             loss_policy: losses.policy,
             loss_value: losses.value,
             loss_owner: losses.owner,
+            loss_margin: losses.margin,
             loss_total: losses.total,
             gating: None,
             gate_candidate_vs_baseline: None,

@@ -138,18 +138,23 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
     (fast, burn)
 }
 
-/// The loss weights of a run with the ownership head, where `shape` has one.
+/// The loss weights of a run with the auxiliary heads `shape` has.
 fn weights(shape: &NetShape) -> TrainConfig {
-    let ownership_weight = if shape.ownership { 1.5 } else { 0.0 };
+    let on = |head: bool, weight: f64| if head { weight } else { 0.0 };
     TrainConfig {
-        ownership_weight,
+        ownership_weight: on(shape.ownership, 1.5),
+        margin_weight: on(shape.margin, 0.7),
         ..TrainConfig::default()
     }
 }
 
-/// The fast step against burn's on `start`'s network (with the ownership head or without).
-fn check<G: Game>(start: &G, blocks: usize, channels: usize, ownership: bool) {
-    let shape = NetShape::for_game(start, blocks, channels, 16).with_ownership(ownership);
+/// The fast step against burn's on `start`'s network, with the ownership and margin heads
+/// or without.
+fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin): (bool, bool)) {
+    let shape = NetShape {
+        margin,
+        ..NetShape::for_game(start, blocks, channels, 16).with_ownership(ownership)
+    };
     let data = samples(start, 48, 21);
     // Batch 9 on 2 threads: shards of unequal size.
     for (threads, size) in [(1, 8), (2, 9)] {
@@ -168,16 +173,16 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, ownership: bool) {
                 "{what}"
             );
             assert_eq!(lf.owner > 0.0, ownership, "{what}: an ownership loss");
-            assert!(
-                (lf.owner - lb.owner).abs() <= 1e-5 * lb.owner.max(1.0),
-                "{what}"
-            );
+            assert_eq!(lf.margin > 0.0, margin, "{what}: a margin loss");
+            for (f, b) in [(lf.owner, lb.owner), (lf.margin, lb.margin)] {
+                assert!((f - b).abs() <= 1e-5 * b.max(1.0), "{what}: {f} {b}");
+            }
             let (named_f, named_b) = (
                 named_gradients(fast.model(), &gf),
                 named_gradients(burn.model(), &gb),
             );
             // Every parameter has a gradient (running statistics have none).
-            let heads = if ownership { 11 } else { 9 };
+            let heads = 9 + 2 * (ownership as usize + margin as usize);
             assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + heads, "{what}");
             compare(&format!("{what}: gradient"), &named_f, &named_b);
             compare(
@@ -212,28 +217,31 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, ownership: bool) {
 
 #[test]
 fn fast_step_equals_autodiff_for_infexion() {
-    check(&Board::new(), 2, 16, false);
+    check(&Board::new(), 2, 16, (false, true));
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_ataxx() {
-    check(&Ataxx::standard(), 2, 16, true);
+    check(&Ataxx::standard(), 2, 16, (true, true));
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_virus() {
-    check(&Ataxx::virus(), 1, 8, false);
+    check(&Ataxx::virus(), 1, 8, (false, false));
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_chexers() {
-    check(&Chexers::new(), 1, 16, true);
+    check(&Chexers::new(), 1, 16, (true, true));
 }
 
 #[test]
 fn checkpoints_from_either_path_load_in_the_other() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 8).with_ownership(true);
+    let shape = NetShape {
+        margin: true,
+        ..NetShape::for_game(&start, 1, 8, 8).with_ownership(true)
+    };
     let data = samples(&start, 24, 5);
     let all = batches(&data, &shape, 8, 4);
     let config = weights(&shape);

@@ -11,7 +11,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Game, Outcome};
 use contagion::nn::NetShape;
-use contagion::selfplay::replay::{MAGIC, Shard, ValueTargets, positions};
+use contagion::selfplay::replay::{MAGIC, Shard, Targets, positions};
 use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, mix_score, play};
 use contagion::train::Trainer;
 
@@ -289,10 +289,10 @@ fn proven_positions_take_their_exact_value_as_the_target() {
     assert!(err.contains("proven position has no root value"), "{err}");
 }
 
-fn mix(root_mix: f32) -> ValueTargets {
-    ValueTargets {
+fn mix(root_mix: f32) -> Targets {
+    Targets {
         root_mix,
-        horizon: 0,
+        ..Targets::default()
     }
 }
 
@@ -309,7 +309,11 @@ fn value_targets_look_a_horizon_ahead() {
         next.apply(a).unwrap();
         states.push(next);
     }
-    let targets = |horizon, root_mix| ValueTargets { root_mix, horizon };
+    let targets = |horizon, root_mix| Targets {
+        root_mix,
+        horizon,
+        ..Targets::default()
+    };
     let ahead = positions(&start, &g, targets(h as u32, 0.0)).unwrap();
     assert_eq!(ahead.len(), n);
     for (i, s) in ahead.iter().enumerate() {
@@ -334,6 +338,32 @@ fn value_targets_look_a_horizon_ahead() {
     // A horizon at least as long as the game leaves every target the outcome.
     let long = positions(&start, &g, targets(n as u32, 0.0)).unwrap();
     assert!(long.iter().all(|s| s.outcome == g.outcome));
+}
+
+/// `train.policy_target_power = p`: each policy target is the visits raised to `p`,
+/// normalised; at 1 the visit distribution as it is; and every sample knows its game's end.
+#[test]
+fn policy_targets_are_softened_by_the_power() {
+    let mut g = game(2, vec![]);
+    let (mut start, mut legal) = (Board::new(), Vec::new());
+    start.legal_actions(&mut legal);
+    g.targets[0] = vec![(legal[0], 9), (legal[1], 1)];
+    let at = |power| {
+        let targets = Targets {
+            policy_power: power,
+            ..Targets::default()
+        };
+        positions(&start, &g, targets).unwrap()[0].policy.clone()
+    };
+    let close = |a: &[(u16, f32)], want: [f32; 2]| {
+        a.iter().zip(want).all(|(&(_, p), w)| (p - w).abs() < 1e-6)
+    };
+    assert!(close(&at(1.0), [0.9, 0.1]), "{:?}", at(1.0));
+    assert!(close(&at(0.5), [0.75, 0.25]), "{:?}", at(0.5));
+    let samples = positions(&start, &g, Targets::default()).unwrap();
+    start.apply(g.moves[0]).unwrap();
+    start.apply(g.moves[1]).unwrap();
+    assert!(samples.iter().all(|s| s.end.as_deref() == Some(&start)));
 }
 
 /// Shards of formats 2 (before root values) and 3 (before proven positions) still load,

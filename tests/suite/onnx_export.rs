@@ -1,8 +1,9 @@
 //! ONNX export: `contagion export --format onnx` writes a `model.onnx` that ONNX Runtime
 //! (installed into the test venv from PyPI) runs to the same outputs as our forward,
 //! within 1e-4, for every shipped bundle (all four games), on 100 positions from seeded
-//! games; the manifest names the file; a fresh export from a checkpoint writes it too;
-//! and a bundle without `--format onnx` is still refused.
+//! games; the manifest names the file; a fresh export from a checkpoint writes it too,
+//! with the auxiliary heads as outputs; and a bundle without `--format onnx` is still
+//! refused.
 
 use crate::process;
 use process::{contagion, temp_dir, test_config, text, train};
@@ -105,6 +106,39 @@ fn onnx_agrees<G: Game>(start: &G, bundle: &Path, dir: &Path) {
         "{}: logits {dl}, values {dv}",
         bundle.display()
     );
+    // The auxiliary heads' outputs, where the bundle has them, against burn's forward.
+    let aux = aux_outputs(&net, input, states.len());
+    let names: Vec<&str> = (m.outputs.all().into_iter().skip(2))
+        .map(|o| o.value.as_str())
+        .collect();
+    assert_eq!(
+        outputs.len(),
+        2 + names.len(),
+        "one ONNX output per manifest output"
+    );
+    for ((name, ort), ours) in names.iter().zip(&outputs[2..]).zip(&aux) {
+        assert_eq!(ort["name"], *name);
+        let d = diff(ort, ours);
+        eprintln!("{}: {name} max |diff| {d:.2e}", bundle.display());
+        assert!(d <= 1e-4, "{}: {name} {d}", bundle.display());
+    }
+}
+
+/// The ownership head's logits (`[batch, classes, height, width]`, as the bundle lays
+/// them out) and the margin head's outputs, where `net` has them, by burn's forward.
+fn aux_outputs(net: &contagion::nn::Net, input: Vec<f32>, batch: usize) -> Vec<Vec<f32>> {
+    use burn::tensor::{Tensor, TensorData};
+    let s = &net.shape;
+    let dims = [batch, s.in_planes, s.height, s.width];
+    let device = contagion::nn::device();
+    let x = Tensor::<4>::from_data(TensorData::new(input, dims), &device);
+    let out = net.model().forward_all(x);
+    let flat = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
+    let owner = out.owner.map(|o| flat(o.swap_dims(1, 2)));
+    let margin = out
+        .margin
+        .map(|m| m.into_data().try_to_vec::<f32>().unwrap());
+    owner.into_iter().chain(margin).collect()
 }
 
 #[test]
@@ -154,7 +188,13 @@ fn every_shipped_bundle_runs_in_onnx_runtime_as_it_runs_here() {
 fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() {
     let dir = temp_dir("fresh");
     let runs = dir.join("runs");
-    let o = train(&test_config(), &runs, &[]);
+    // With the auxiliary heads, which the bundle and its ONNX model carry as outputs.
+    let heads = ["train.ownership_weight=1.5", "train.margin_weight=1"];
+    let o = train(
+        &test_config(),
+        &runs,
+        &["--set", heads[0], "--set", heads[1]],
+    );
     assert!(o.status.success(), "{}", text(&o));
     let run = std::fs::read_dir(&runs)
         .unwrap()

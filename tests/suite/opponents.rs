@@ -9,7 +9,7 @@ use contagion::config::{Config, TrainConfig};
 use contagion::games::Game;
 use contagion::games::chexers::Chexers;
 use contagion::nn::NetShape;
-use contagion::selfplay::replay::{ValueTargets, positions};
+use contagion::selfplay::replay::{Targets, positions};
 use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, play};
 use contagion::train::Trainer;
 
@@ -70,7 +70,7 @@ fn the_opponent_plays_every_seat_but_the_networks_and_leaves_no_targets() {
         assert_eq!(network_seats.len(), 1, "the network plays one seat");
         seats.push(network_seats[0]);
         // The replay buffer trains on the network's positions only.
-        let samples = positions(&start, g, ValueTargets::default()).unwrap();
+        let samples = positions(&start, g, Targets::default()).unwrap();
         assert_eq!(
             samples.len(),
             g.targets.iter().filter(|v| !v.is_empty()).count()

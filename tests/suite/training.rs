@@ -412,11 +412,15 @@ fn checkpoints_of_format_2_still_load_and_resume() {
 }
 
 #[test]
-fn the_ownership_head_is_saved_and_loaded_with_its_checkpoint() {
+fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 16).with_ownership(true);
+    let shape = NetShape {
+        margin: true,
+        ..NetShape::for_game(&start, 1, 8, 16).with_ownership(true)
+    };
     let config = TrainConfig {
         ownership_weight: 1.5,
+        margin_weight: 1.0,
         ..TrainConfig::default()
     };
     let trainer = Trainer::new(shape.clone(), &config);
@@ -430,14 +434,16 @@ fn the_ownership_head_is_saved_and_loaded_with_its_checkpoint() {
         metrics: String::new(),
     };
     let back = Checkpoint::from_bytes(&ckpt.to_bytes().unwrap(), "test").unwrap();
-    assert!(back.shape.ownership);
+    assert!(back.shape.ownership && back.shape.margin);
     let resumed = Trainer::restore(back.shape, &config, &back.model, &back.optimizer, 0).unwrap();
     let names = contagion::nn::train_step::named_tensors(resumed.model());
-    assert!(
-        names.keys().any(|k| k.starts_with("owner.")),
-        "{:?}",
-        names.keys()
-    );
+    for head in ["owner.", "margin."] {
+        assert!(
+            names.keys().any(|k| k.starts_with(head)),
+            "{:?}",
+            names.keys()
+        );
+    }
     assert_eq!(
         names,
         contagion::nn::train_step::named_tensors(trainer.model())

@@ -1,6 +1,6 @@
 //! The training step's heads: the policy head's loss, the value head from its batch
-//! norm on, the ownership head, and the backward of each as far as the trunk's output
-//! (the value head's as far as its batch norm).
+//! norm on, the ownership and margin heads, and the backward of each as far as the
+//! trunk's output (the value and margin heads' as far as the value batch norm).
 
 use super::{Backprop, BatchRef, Shard, Weights, add_column_sums, normalise, relu_back};
 use crate::nn::conv::{Op, matmul, sized};
@@ -95,6 +95,10 @@ impl Backprop {
         add_column_sums(&dzo, &mut g.out.b);
         let mut dhid = vec![0.0f32; n * hd];
         matmul(&mut dhid, Op::N(&dzo), Op::T(&w.out.w), n, np, hd, false);
+        if self.margin {
+            self.margin(w, batch, s, &mut dhid);
+        }
+        let g = &mut s.grads;
         for (d, &h) in dhid.iter_mut().zip(s.hid.iter()) {
             if h <= 0.0 {
                 *d = 0.0;
@@ -160,5 +164,26 @@ impl Backprop {
         add_column_sums(&s.own, &mut g.b);
         let dtrunk = &mut s.dy[s.y.len() - 1];
         matmul(dtrunk, Op::N(&s.own), Op::T(&w.owner.w), r, k, c, true);
+    }
+
+    /// The margin head on one shard: `tanh` of a dense layer on the value head's hidden
+    /// layer, its squared error against the batch's final score vectors (averaged over
+    /// positions and players, weighted), and its backward: the head's gradients, and its
+    /// share of the hidden layer's gradient added to `dhid` (before the ReLU).
+    fn margin(&self, w: &Weights, batch: &BatchRef, s: &mut Shard, dhid: &mut [f32]) {
+        let (n, hd, np) = (s.n, self.hidden, self.players);
+        let out = sized(&mut s.marg, n * np);
+        matmul(out, Op::N(&s.hid), Op::N(&w.margin.w), n, hd, np, false);
+        let scale = (2.0 * self.margin_weight / (batch.size * np) as f64) as f32;
+        let targets = &batch.margin[s.first * np..(s.first + n) * np];
+        for (k, (m, &t)) in out.iter_mut().zip(targets).enumerate() {
+            let y = (*m + w.margin.b[k % np]).tanh();
+            s.loss.3 += ((y - t) as f64).powi(2);
+            *m = scale * (y - t) * (1.0 - y * y);
+        }
+        let g = &mut s.grads.margin;
+        matmul(&mut g.w, Op::T(&s.hid), Op::N(&s.marg), hd, n, np, true);
+        add_column_sums(&s.marg, &mut g.b);
+        matmul(dhid, Op::N(&s.marg), Op::T(&w.margin.w), n, np, hd, true);
     }
 }

@@ -14,7 +14,8 @@
 //!   Weight gradients are summed over the shards at the end.
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
 //!   targets, plus `value_weight` × the mean squared value error, plus
-//!   `ownership_weight` × the ownership head's cross-entropy ([`heads`]).
+//!   `ownership_weight` × the ownership head's cross-entropy, plus `margin_weight` ×
+//!   the margin head's mean squared error ([`heads`]).
 
 mod heads;
 
@@ -60,6 +61,8 @@ pub struct Weights {
     pub out: Layer,
     /// The ownership head's 1×1 convolution (empty without the head).
     pub owner: Layer,
+    /// The margin head's dense layer (empty without the head).
+    pub margin: Layer,
 }
 
 impl Weights {
@@ -85,6 +88,7 @@ impl Weights {
             hidden: layer(&self.hidden),
             out: layer(&self.out),
             owner: layer(&self.owner),
+            margin: layer(&self.margin),
         }
     }
 
@@ -101,6 +105,7 @@ impl Weights {
             &mut self.hidden,
             &mut self.out,
             &mut self.owner,
+            &mut self.margin,
         ] {
             all.extend([&mut l.w, &mut l.b]);
         }
@@ -132,6 +137,8 @@ pub struct BatchRef<'a> {
     /// `[size, cells, classes]` one-hot owners at the game's end (empty without the
     /// ownership head).
     pub owner: &'a [f32],
+    /// `[size, players]` final score vectors (empty without the margin head).
+    pub margin: &'a [f32],
 }
 
 /// What one step computed.
@@ -146,6 +153,8 @@ pub struct StepResult {
     pub value_loss: f64,
     /// The ownership loss's mean over the batch's cells (0 without the head).
     pub owner_loss: f64,
+    /// The margin loss's mean over the batch's positions and players (0 without the head).
+    pub margin_loss: f64,
 }
 
 /// im2col rows per slice of a shard's positions.
@@ -174,11 +183,13 @@ struct Shard {
     v: Vec<f32>,
     /// The ownership head's logits, then their gradient.
     own: Vec<f32>,
+    /// The margin head's outputs before `tanh`, then their gradient.
+    marg: Vec<f32>,
     /// Per-channel sums handed between passes.
     sums: Vec<f64>,
     grads: Weights,
-    /// The policy, value and ownership losses' sums.
-    loss: (f64, f64, f64),
+    /// The policy, value, ownership and margin losses' sums.
+    loss: (f64, f64, f64, f64),
 }
 
 /// The training step for one network shape; keeps its buffers between steps.
@@ -191,10 +202,12 @@ pub struct Backprop {
     hidden: usize,
     players: usize,
     owner_classes: usize,
+    margin: bool,
     /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
     gather: Vec<u32>,
     value_weight: f64,
     ownership_weight: f64,
+    margin_weight: f64,
     pool: Option<rayon::ThreadPool>,
     shards: Vec<Shard>,
 }
@@ -346,9 +359,11 @@ impl Backprop {
             hidden: shape.value_hidden,
             players: shape.num_players,
             owner_classes: shape.owner_classes(),
+            margin: shape.margin,
             gather: shape.policy_gather(),
             value_weight: config.value_weight,
             ownership_weight: config.ownership_weight,
+            margin_weight: config.margin_weight,
             pool,
             shards: Vec::new(),
         }
@@ -409,7 +424,7 @@ impl Backprop {
                 }
             }
             s.grads = w.zeros_like();
-            s.loss = (0.0, 0.0, 0.0);
+            s.loss = (0.0, 0.0, 0.0, 0.0);
         });
         // The trunk: each convolution, its statistics summed, then batch norm and ReLU.
         let mut stats = Vec::with_capacity(layers + 1);
@@ -503,12 +518,14 @@ impl Backprop {
             let cin = if l == 0 { self.in_planes } else { c };
             self.each(|me, s| me.conv_back(l, layer, cin, &coef, s));
         }
-        let (mut policy_loss, mut value_loss, mut owner_loss) = (0.0, 0.0, 0.0);
+        let (mut policy_loss, mut value_loss) = (0.0, 0.0);
+        let (mut owner_loss, mut margin_loss) = (0.0, 0.0);
         let mut all = grads.buffers_mut();
         for s in &mut self.shards {
             policy_loss += s.loss.0;
             value_loss += s.loss.1;
             owner_loss += s.loss.2;
+            margin_loss += s.loss.3;
             for (g, part) in all.iter_mut().zip(s.grads.buffers_mut()) {
                 g.iter_mut().zip(part.iter()).for_each(|(g, p)| *g += p);
             }
@@ -520,6 +537,7 @@ impl Backprop {
             policy_loss: policy_loss / batch.size as f64,
             value_loss: value_loss / (batch.size * self.players) as f64,
             owner_loss: owner_loss / rows as f64,
+            margin_loss: margin_loss / (batch.size * self.players) as f64,
         }
     }
 
