@@ -1,8 +1,29 @@
 //! Figures: an SVG written with its PNG beside it, rasterised with `resvg` and the
-//! DejaVu Sans font embedded in the binary (no system fonts needed). Below every layer
-//! that draws (`arena`'s ladder, `report`'s learning curves).
+//! DejaVu Sans font embedded in the binary (no system fonts needed), and the legend box
+//! every chart ends with. Below every layer that draws (`arena`'s ladder, `report`'s
+//! learning curves and Elo over training).
 
 use std::path::{Path, PathBuf};
+
+use plotters::coord::{CoordTranslate, Shift};
+use plotters::prelude::*;
+
+/// Draws `chart`'s series labels at its lower right, on a white box, and finishes the
+/// drawing on `root`.
+pub fn finish<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    mut chart: ChartContext<'a, DB, CT>,
+    root: &DrawingArea<DB, Shift>,
+) -> anyhow::Result<()> {
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("plotting: {e}");
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
 
 /// Writes `svg` at `out` and its PNG beside it (same name, `.png`; feature `png`, on by
 /// default); returns the PNG's path if one was written.

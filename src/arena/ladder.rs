@@ -217,14 +217,7 @@ pub fn plot(rungs: &[Rung], title: &str, out: &Path) -> anyhow::Result<Option<Pa
                     .map_err(err)?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+        crate::figure::finish(chart, &root)?;
     }
     crate::figure::save_svg(&svg, out)
 }

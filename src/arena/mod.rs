@@ -12,7 +12,6 @@
 //! - [`tournament`]: round robins and gauntlets of several agents, with a crosstable.
 
 pub mod elo;
-pub mod history;
 pub mod ladder;
 pub mod record;
 pub mod tournament;

@@ -63,8 +63,8 @@ pub trait Playable: Send + Sync {
     fn history(
         &self,
         run: &std::path::Path,
-        config: &crate::arena::history::HistoryConfig,
-    ) -> anyhow::Result<crate::arena::history::History>;
+        config: &crate::report::history::HistoryConfig,
+    ) -> anyhow::Result<crate::report::history::History>;
 
     /// `contagion replay` of one recorded game.
     fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()>;
@@ -135,9 +135,9 @@ impl<G: Baselines> Playable for G {
     fn history(
         &self,
         run: &std::path::Path,
-        config: &crate::arena::history::HistoryConfig,
-    ) -> anyhow::Result<crate::arena::history::History> {
-        crate::arena::history::run_history(self, run, config)
+        config: &crate::report::history::HistoryConfig,
+    ) -> anyhow::Result<crate::report::history::History> {
+        crate::report::history::run_history(self, run, config)
     }
 
     fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()> {

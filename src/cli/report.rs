@@ -1,6 +1,6 @@
 //! `contagion report`: learning curves (SVG and PNG) and a summary table from a run
 //! directory; with `--anchors`, the run's Elo over training against fixed agents
-//! ([`crate::arena::history`]).
+//! ([`crate::report::history`]).
 
 use std::path::{Path, PathBuf};
 
@@ -9,9 +9,9 @@ use clap::Args;
 use super::Games;
 use crate::agents::AgentSpec;
 use crate::arena::MatchConfig;
-use crate::arena::history::{self, HistoryConfig};
 use crate::config::Config;
 use crate::report;
+use crate::report::history::{self, HistoryConfig};
 use crate::train::{metrics, rundir};
 
 /// `contagion report`'s arguments.

@@ -6,6 +6,8 @@ use anyhow::bail;
 use super::Config;
 use super::fields::{Allowed, FIELDS, number, show, values};
 use crate::agents::AgentSpec;
+use crate::games::Game;
+use crate::nn::NetShape;
 
 /// Games that every seat plays equally often: `v` a multiple of the players (`why` says more).
 fn multiple(field: &str, v: u32, players: u32, why: &str) -> anyhow::Result<()> {
@@ -78,6 +80,33 @@ impl Config {
         spec("selfplay.opponent", &self.selfplay.opponent)?;
         spec("baseline.spec", &self.baseline.spec)?;
         Ok(())
+    }
+
+    /// The network shape a run of this config trains for `start`: the `[network]`
+    /// section's sizes, with the ownership head where `train.ownership_weight` is above 0
+    /// and the margin head where `train.margin_weight` is (an error for a game without
+    /// [`Game::owners`] or [`Game::score_vector`]).
+    pub fn net_shape<G: Game>(&self, start: &G) -> anyhow::Result<NetShape> {
+        let (n, t) = (&self.network, &self.train);
+        let ownership = t.ownership_weight > 0.0;
+        if ownership && start.owners().is_none() {
+            anyhow::bail!(
+                "train.ownership_weight: the game '{}' has no map of who holds each cell",
+                start.name()
+            );
+        }
+        let margin = t.margin_weight > 0.0;
+        if margin && start.score_vector().is_none() {
+            anyhow::bail!(
+                "train.margin_weight: the game '{}' has no score beyond its result",
+                start.name()
+            );
+        }
+        let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
+        Ok(NetShape {
+            margin,
+            ..shape.with_ownership(ownership)
+        })
     }
 
     /// The rules that depend on the game's number of players: match games come in

@@ -97,36 +97,6 @@ impl NetShape {
         }
     }
 
-    /// The shape a run of `config` trains for `start`: the `[network]` section's sizes,
-    /// with the ownership head where `train.ownership_weight` is above 0 and the margin
-    /// head where `train.margin_weight` is (an error for a game without [`Game::owners`]
-    /// or [`Game::score_vector`]).
-    pub fn for_config<G: Game>(
-        start: &G,
-        config: &crate::config::Config,
-    ) -> anyhow::Result<NetShape> {
-        let n = &config.network;
-        let ownership = config.train.ownership_weight > 0.0;
-        if ownership && start.owners().is_none() {
-            anyhow::bail!(
-                "train.ownership_weight: the game '{}' has no map of who holds each cell",
-                start.name()
-            );
-        }
-        let margin = config.train.margin_weight > 0.0;
-        if margin && start.score_vector().is_none() {
-            anyhow::bail!(
-                "train.margin_weight: the game '{}' has no score beyond its result",
-                start.name()
-            );
-        }
-        let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
-        Ok(NetShape {
-            margin,
-            ..shape.with_ownership(ownership)
-        })
-    }
-
     /// This shape with the ownership head, or without it.
     pub fn with_ownership(self, ownership: bool) -> NetShape {
         NetShape { ownership, ..self }

@@ -114,7 +114,7 @@ pub fn run<G: Baselines>(start: &G, config: &Config, opts: &WorkerOptions) -> an
     store::check_name("worker id", &opts.id)?;
     let c = config;
     let store = store::open(&store::join(&opts.root, &c.run.name))?;
-    let shape = NetShape::for_config(start, c)?;
+    let shape = c.net_shape(start)?;
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

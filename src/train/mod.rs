@@ -34,7 +34,7 @@ use burn::tensor::{Bytes, Device, Tensor, TensorData};
 
 use crate::config::TrainConfig;
 use crate::games::Game;
-use crate::nn::backprop::{Backprop, BatchRef};
+use crate::nn::backprop::{Backprop, BatchRef, LossWeights};
 use crate::nn::checkpoint::{model_bytes, model_from_bytes};
 use crate::nn::{Net, NetShape, PolicyValueNet, train_step};
 use crate::rng::Rng;
@@ -172,7 +172,12 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
         0 => crate::limits::cores(),
         n => n,
     };
-    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, config, threads))
+    let weights = LossWeights {
+        value: config.value_weight,
+        ownership: config.ownership_weight,
+        margin: config.margin_weight,
+    };
+    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, weights, threads))
 }
 
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {

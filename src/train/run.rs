@@ -24,7 +24,6 @@ use super::rundir::{self, checkpoint_key};
 use super::{Losses, Trainer, events, gating, ingest};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
-use crate::nn::NetShape;
 use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
@@ -71,7 +70,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     if c.run.tensorboard {
         events::sync(store.as_ref())?;
     }
-    let shape = NetShape::for_config(start, c)?;
+    let shape = c.net_shape(start)?;
     let latest = rundir::latest(store.as_ref())?;
     let (mut trainer, mut state) = match &latest {
         Some(ckpt) => {

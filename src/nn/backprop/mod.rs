@@ -15,7 +15,7 @@
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
 //!   targets, plus `value_weight` × the mean squared value error, plus
 //!   `ownership_weight` × the ownership head's cross-entropy, plus `margin_weight` ×
-//!   the margin head's mean squared error ([`heads`]).
+//!   the margin head's mean squared error (`heads.rs`).
 
 mod heads;
 
@@ -24,7 +24,6 @@ use rayon::prelude::*;
 
 use super::NetShape;
 use super::conv::{Op, Taps, matmul, sized};
-use crate::config::TrainConfig;
 
 /// A layer's parameters in the step's layout: `w` is `[cin, cout]` for a dense layer or
 /// 1×1 convolution, `[9 × cin, cout]` for a 3×3 convolution; `b` is the bias (empty
@@ -111,6 +110,18 @@ impl Weights {
         }
         all
     }
+}
+
+/// The loss's weights (`train.value_weight`, `ownership_weight`, `margin_weight`): each
+/// term's against the policy cross-entropy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LossWeights {
+    /// The value head's mean squared error.
+    pub value: f64,
+    /// The ownership head's cross-entropy.
+    pub ownership: f64,
+    /// The margin head's mean squared error.
+    pub margin: f64,
 }
 
 /// A batch norm's batch statistics: mean and biased variance per channel.
@@ -342,10 +353,10 @@ fn total(shards: &[Shard]) -> Vec<f64> {
 }
 
 impl Backprop {
-    /// The step for `shape`'s network with `config`'s loss weights, splitting each batch
+    /// The step for `shape`'s network with the loss's `weights`, splitting each batch
     /// over `threads` threads. (A pool that cannot be built leaves the step on the
     /// caller's thread.)
-    pub fn new(shape: &NetShape, config: &TrainConfig, threads: usize) -> Backprop {
+    pub fn new(shape: &NetShape, weights: LossWeights, threads: usize) -> Backprop {
         let pool = match threads {
             0 | 1 => None,
             n => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
@@ -361,9 +372,9 @@ impl Backprop {
             owner_classes: shape.owner_classes(),
             margin: shape.margin,
             gather: shape.policy_gather(),
-            value_weight: config.value_weight,
-            ownership_weight: config.ownership_weight,
-            margin_weight: config.margin_weight,
+            value_weight: weights.value,
+            ownership_weight: weights.ownership,
+            margin_weight: weights.margin,
             pool,
             shards: Vec::new(),
         }

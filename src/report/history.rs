@@ -1,6 +1,6 @@
 //! A run's Elo over training: some of its numbered checkpoints, each matched against a
 //! fixed set of anchors (baselines, earlier bundles), each anchor against the next, and
-//! one Bradley–Terry fit over every match ([`super::tournament::ratings`]) with the first
+//! one Bradley–Terry fit over every match ([`crate::arena::tournament::ratings`]) with the first
 //! anchor at 0. `contagion report --anchors` prints it and draws it against the run's
 //! minutes, so that a long run shows whether its later hours still help.
 
@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::tournament::{Pairing, ratings};
-use super::{MatchConfig, run_match};
 use crate::agents::{AgentSpec, Baselines};
+use crate::arena::tournament::{Pairing, ratings};
+use crate::arena::{MatchConfig, MatchReport, run_match};
 use crate::train::{metrics, rundir};
 
 /// How the checkpoints are measured.
@@ -122,7 +122,7 @@ pub fn run_history<G: Baselines>(
     })
 }
 
-fn pair(a: usize, b: usize, report: super::MatchReport) -> Pairing {
+fn pair(a: usize, b: usize, report: MatchReport) -> Pairing {
     Pairing {
         a,
         b,
@@ -214,14 +214,7 @@ pub fn plot(h: &History, title: &str, out: &Path) -> anyhow::Result<Option<PathB
                 .draw_series([Circle::new(centre(p), 4, BLUE.filled())])
                 .map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)?;
+        crate::figure::finish(chart, &root)?;
     }
     crate::figure::save_svg(&svg, out)
 }

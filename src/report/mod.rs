@@ -7,6 +7,10 @@
 //! data. Written as SVG, then rasterised to PNG beside it with `resvg`, using the
 //! DejaVu Sans font embedded in the binary (no system fonts needed). Also formats a
 //! summary table, one row per iteration.
+//!
+//! - [`history`]: a run's Elo over training against fixed anchors (`report --anchors`).
+
+pub mod history;
 
 use std::path::{Path, PathBuf};
 
@@ -148,16 +152,30 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         let loss = |f: fn(&IterationMetrics) -> f64| {
             move |x: &IterationMetrics| (x.train_steps > 0).then_some(f(x))
         };
+        let mut losses = vec![
+            series("policy", m, BLUE, loss(|x| x.loss_policy)),
+            series("value", m, RED, loss(|x| x.loss_value)),
+            series("total", m, BLACK, loss(|x| x.loss_total)),
+        ];
+        // The auxiliary heads' losses, where the network has them.
+        type Loss = fn(&IterationMetrics) -> f64;
+        let aux: [(&str, RGBColor, Loss); 2] = [
+            ("ownership", GREEN, |x| x.loss_owner),
+            ("margin", ORANGE, |x| x.loss_margin),
+        ];
+        for (name, color, f) in aux {
+            if m.iter().any(|x| f(x) != 0.0) {
+                losses.push(series(name, m, color, move |x| {
+                    (x.train_steps > 0).then_some(f(x))
+                }));
+            }
+        }
         panel(
             &panels[2],
             "training loss",
             "loss",
             0.0..loss_max * 1.05,
-            &[
-                series("policy", m, BLUE, loss(|x| x.loss_policy)),
-                series("value", m, RED, loss(|x| x.loss_value)),
-                series("total", m, BLACK, loss(|x| x.loss_total)),
-            ],
+            &losses,
         )?;
         let lr_max = trained().map(|x| x.learning_rate).fold(1e-6, f64::max);
         panel(
