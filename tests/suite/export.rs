@@ -308,7 +308,7 @@ fn random_lines<G: Game>(start: &G, count: usize, seed: u64) -> Vec<(String, G)>
 /// The Python front end, given only the bundle, must reach the same positions (by
 /// replaying the moves), and compute the same notation, legal moves, logits and values
 /// as Rust, to 1e-4.
-fn python_agrees<G: Game>(start: &G, bundle: &Path, net: &Net, dir: &Path) {
+pub fn python_agrees<G: Game>(start: &G, bundle: &Path, net: &Net, dir: &Path) {
     let lines = random_lines(start, 120, 7);
     let list = dir.join("positions.txt");
     let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();

@@ -2,8 +2,8 @@
 //! (installed into the test venv from PyPI) runs to the same outputs as our forward,
 //! within 1e-4, for every shipped bundle (all four games), on 100 positions from seeded
 //! games; the manifest names the file; a fresh export from a checkpoint writes it too,
-//! with the auxiliary heads as outputs; and a bundle without `--format onnx` is still
-//! refused.
+//! with the auxiliary heads as outputs (which the Python front end also runs); and a
+//! bundle without `--format onnx` is still refused.
 
 use crate::process;
 use process::{contagion, temp_dir, test_config, text, train};
@@ -215,6 +215,8 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("and model.onnx"), "{}", text(&o));
     onnx_agrees(&Board::new(), &out, &dir);
+    // The Python front end runs the bundle's layers, the heads' too, to the same outputs.
+    crate::export::python_agrees(&Board::new(), &out, &load_net(&out).unwrap(), &dir);
     // A plain export of a bundle is refused, naming the way to add the ONNX model.
     let again = dir.join("again");
     let o = contagion(&[
