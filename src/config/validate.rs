@@ -103,10 +103,7 @@ impl Config {
             );
         }
         let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
-        Ok(NetShape {
-            margin,
-            ..shape.with_ownership(ownership)
-        })
+        Ok(shape.with_heads(ownership, margin))
     }
 
     /// The rules that depend on the game's number of players: match games come in

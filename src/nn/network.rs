@@ -97,9 +97,13 @@ impl NetShape {
         }
     }
 
-    /// This shape with the ownership head, or without it.
-    pub fn with_ownership(self, ownership: bool) -> NetShape {
-        NetShape { ownership, ..self }
+    /// This shape with the auxiliary heads asked for: the ownership head, the margin head.
+    pub fn with_heads(self, ownership: bool, margin: bool) -> NetShape {
+        NetShape {
+            ownership,
+            margin,
+            ..self
+        }
     }
 
     /// The ownership head's classes per cell: nobody, then each player relative to the

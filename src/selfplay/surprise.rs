@@ -47,15 +47,7 @@ pub fn kl(target: &[(Action, f32)], logits: &[f32], legal: &[Action]) -> f32 {
 }
 
 impl Surprise {
-    /// Surprise weighting at `weight` (in `[0, 1]`).
-    pub fn new(weight: f32) -> Surprise {
-        Surprise {
-            weight,
-            ..Surprise::default()
-        }
-    }
-
-    /// Weights draws by `weight` from now on.
+    /// Weights draws by `weight` (in `[0, 1]`) from now on.
     pub fn set_weight(&mut self, weight: f32) {
         self.weight = weight;
     }
@@ -146,7 +138,8 @@ mod tests {
 
     #[test]
     fn draws_follow_the_surprise() {
-        let mut s = Surprise::new(1.0);
+        let mut s = Surprise::default();
+        s.set_weight(1.0);
         s.push(2);
         // Position 0 measured at KL 1, position 1 at KL 3: drawn 1 : 3.
         for (i, k) in [(0, 1.0), (1, 3.0)] {
@@ -159,6 +152,6 @@ mod tests {
         assert!((ones as f64 / 20_000.0 - 0.75).abs() < 0.02, "{ones}");
         s.pop_front();
         assert_eq!((s.measured, s.sum), (1, 3.0));
-        assert!(!Surprise::new(0.0).active());
+        assert!(!Surprise::default().active());
     }
 }

@@ -151,10 +151,7 @@ fn weights(shape: &NetShape) -> TrainConfig {
 /// The fast step against burn's on `start`'s network, with the ownership and margin heads
 /// or without.
 fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin): (bool, bool)) {
-    let shape = NetShape {
-        margin,
-        ..NetShape::for_game(start, blocks, channels, 16).with_ownership(ownership)
-    };
+    let shape = NetShape::for_game(start, blocks, channels, 16).with_heads(ownership, margin);
     let data = samples(start, 48, 21);
     // Batch 9 on 2 threads: shards of unequal size.
     for (threads, size) in [(1, 8), (2, 9)] {
@@ -238,10 +235,7 @@ fn fast_step_equals_autodiff_for_chexers() {
 #[test]
 fn checkpoints_from_either_path_load_in_the_other() {
     let start = Board::new();
-    let shape = NetShape {
-        margin: true,
-        ..NetShape::for_game(&start, 1, 8, 8).with_ownership(true)
-    };
+    let shape = NetShape::for_game(&start, 1, 8, 8).with_heads(true, true);
     let data = samples(&start, 24, 5);
     let all = batches(&data, &shape, 8, 4);
     let config = weights(&shape);

@@ -327,14 +327,7 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     // Red to move and Red the winner: relative to the mover the target is [1, -1, -1]
     // under every Chexers rotation, though a rotation passes the turn to another colour.
     let state = Chexers::new();
-    let mut legal = Vec::new();
-    state.legal_actions(&mut legal);
-    let sample = Sample {
-        state: state.clone(),
-        policy: vec![(legal[0], 1.0)],
-        outcome: [1.0, -1.0, -1.0],
-        end: None,
-    };
+    let sample = first_move_sample(&state, None);
     let samples = vec![&sample; 48];
     let shape = NetShape::for_game(&state, 1, 8, 16);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
@@ -348,21 +341,27 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     }
 }
 
+/// A sample at `state`: its first legal move the policy target, the first seat the
+/// winner, and `end` the game's last position.
+fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
+    let mut legal = Vec::new();
+    state.legal_actions(&mut legal);
+    Sample {
+        state: state.clone(),
+        policy: vec![(legal[0], 1.0)],
+        outcome: [1.0, -1.0, -1.0],
+        end: end.map(std::sync::Arc::new),
+    }
+}
+
 /// Ownership targets of samples whose game ended where they stand: under every drawn
 /// symmetry, a cell's class is the mover's (1), the next player's (2, …) or nobody's (0)
 /// exactly where the input's first planes (each player's pieces from the mover's view)
 /// say so.
 fn check_ownership_follows_the_input<G: Game>(state: G) {
-    let mut legal = Vec::new();
-    state.legal_actions(&mut legal);
-    let sample = Sample {
-        state: state.clone(),
-        policy: vec![(legal[0], 1.0)],
-        outcome: [1.0, -1.0, -1.0],
-        end: Some(std::sync::Arc::new(state.clone())),
-    };
+    let sample = first_move_sample(&state, Some(state.clone()));
     let samples = vec![&sample; 32];
-    let shape = NetShape::for_game(&state, 1, 8, 16).with_ownership(true);
+    let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(true, false);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
     let (cells, k, np) = (shape.cells(), shape.owner_classes(), state.num_players());
     assert_eq!(k, np + 1);
@@ -414,10 +413,7 @@ fn checkpoints_of_format_2_still_load_and_resume() {
 #[test]
 fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     let start = Board::new();
-    let shape = NetShape {
-        margin: true,
-        ..NetShape::for_game(&start, 1, 8, 16).with_ownership(true)
-    };
+    let shape = NetShape::for_game(&start, 1, 8, 16).with_heads(true, true);
     let config = TrainConfig {
         ownership_weight: 1.5,
         margin_weight: 1.0,

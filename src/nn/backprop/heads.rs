@@ -5,6 +5,22 @@
 use super::{Backprop, BatchRef, Shard, Weights, add_column_sums, normalise, relu_back};
 use crate::nn::conv::{Op, matmul, sized};
 
+/// The cross-entropy of `softmax(logits)` against `target` (weights, not necessarily
+/// summing to 1), returned; `logits` become its gradient by them, times `scale`.
+fn cross_entropy(logits: &mut [f32], target: &[f32], scale: f32) -> f64 {
+    let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let lse = max + logits.iter().map(|&l| (l - max).exp()).sum::<f32>().ln();
+    let tsum: f32 = target.iter().sum();
+    let mut loss = 0.0;
+    for (l, &t) in logits.iter_mut().zip(target) {
+        if t != 0.0 {
+            loss -= (t * (*l - lse)) as f64;
+        }
+        *l = ((*l - lse).exp() * tsum - t) * scale;
+    }
+    loss
+}
+
 impl Backprop {
     /// The heads on one shard: the value head from its batch norm on, the loss, and the
     /// backward of the heads as far as the value batch norm (its `[Σ dy, Σ dy·z]` left in
@@ -58,16 +74,10 @@ impl Backprop {
             for ((l, &g), &m) in logits.iter_mut().zip(&self.gather).zip(mask) {
                 *l = out[g as usize] + m;
             }
-            let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let sum: f32 = logits.iter().map(|&l| (l - max).exp()).sum();
-            let lse = max + sum.ln();
-            let tsum: f32 = target.iter().sum();
+            s.loss.0 += cross_entropy(&mut logits, target, 1.0 / total);
             out.fill(0.0);
-            for ((&l, &g), &t) in logits.iter().zip(&self.gather).zip(target) {
-                if t != 0.0 {
-                    s.loss.0 -= (t * (l - lse)) as f64;
-                }
-                out[g as usize] = ((l - lse).exp() * tsum - t) / total;
+            for (&d, &g) in logits.iter().zip(&self.gather) {
+                out[g as usize] = d;
             }
         }
         let trunk = &s.y[last];
@@ -149,15 +159,7 @@ impl Backprop {
         let targets = &batch.owner[s.first * cells * k..(s.first + s.n) * cells * k];
         for (row, target) in out.chunks_exact_mut(k).zip(targets.chunks_exact(k)) {
             row.iter_mut().zip(&w.owner.b).for_each(|(v, b)| *v += b);
-            let max = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-            let lse = max + row.iter().map(|&l| (l - max).exp()).sum::<f32>().ln();
-            let tsum: f32 = target.iter().sum();
-            for (l, &t) in row.iter_mut().zip(target) {
-                if t != 0.0 {
-                    s.loss.2 -= (t * (*l - lse)) as f64;
-                }
-                *l = ((*l - lse).exp() * tsum - t) * scale;
-            }
+            s.loss.2 += cross_entropy(row, target, scale);
         }
         let g = &mut s.grads.owner;
         matmul(&mut g.w, Op::T(trunk), Op::N(&s.own), c, r, k, true);
