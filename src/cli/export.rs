@@ -9,6 +9,7 @@ use clap::Args;
 use anyhow::Context;
 
 use super::Games;
+use crate::config::Config;
 use crate::nn::bundle;
 use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
 use crate::nn::manifest::Provenance;
@@ -120,6 +121,10 @@ fn provenance(file: &Path, ckpt: &Checkpoint) -> Provenance {
         steps: s.steps,
         training_minutes: (s.wall_seconds / 60.0 * 10.0).round() / 10.0,
         config_digest: s.config_digest.clone(),
+        started_from: Config::load(&run_dir.join("config.toml"))
+            .ok()
+            .map(|c| c.run.init)
+            .filter(|init| !init.is_empty()),
         last_gating: last(|m| m.gating.as_ref()),
         vs_baseline: last(|m| m.vs_baseline.as_ref()),
         vs_greedy: last(|m| m.vs_greedy.as_ref()),

@@ -77,6 +77,7 @@ pub struct Config {
 pub struct RunConfig {
     pub name: String,
     pub game: GameName,
+    pub init: String,
     pub seed: u64,
     pub iterations: u32,
     pub max_minutes: f64,
@@ -204,6 +205,7 @@ impl Default for RunConfig {
         RunConfig {
             name: "infexion".into(),
             game: GameName::default(),
+            init: String::new(),
             seed: 1,
             iterations: 100,
             max_minutes: 0.0,

@@ -316,6 +316,13 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<Manifest> {
 
 /// Loads bundle `path` (its directory or its manifest) for inference.
 pub fn load(path: &Path) -> anyhow::Result<Net> {
+    let (shape, model) = load_model(path)?;
+    Ok(Net::new(shape, &model))
+}
+
+/// Bundle `path` as a burn module with identity batch norms (its convolutions carry them
+/// folded), and its shape.
+pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
     let dir = dir_of(path);
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
@@ -327,7 +334,7 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
             dir.join(WEIGHTS).display()
         );
     }
-    Ok(Net::new(shape, &model))
+    Ok((shape, model))
 }
 
 /// The weights of bundle `dir` whose manifest is `m`, checked: the SHA-256 the manifest

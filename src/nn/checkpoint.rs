@@ -268,14 +268,23 @@ impl Checkpoint {
 /// a checkpoint file, or a run directory (its `best` checkpoint); in an indexed models
 /// directory also by a game's or a former name ([`super::models::resolve`]).
 pub fn load_net(path: &Path) -> anyhow::Result<Net> {
+    let (shape, model) = load_model(path)?;
+    Ok(Net::new(shape, &model))
+}
+
+/// The network at `path` (as [`load_net`] finds it) as a burn module, with its shape. A
+/// bundle's batch norms come folded into their convolutions: identity norms, exact at
+/// inference ([`super::warm`] rebases them for training).
+pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
     let path = &super::models::resolve(path);
     if super::bundle::is_bundle(path) {
-        return super::bundle::load(path);
+        return super::bundle::load_model(path);
     }
     let file = checkpoint_file(path)?;
-    Checkpoint::load(&file)?
-        .net()
-        .with_context(|| format!("loading {}", file.display()))
+    let ckpt = Checkpoint::load(&file)?;
+    let model = model_from_bytes(&ckpt.shape, &ckpt.model, &super::device())
+        .with_context(|| format!("loading {}", file.display()))?;
+    Ok((ckpt.shape, model))
 }
 
 /// `path` itself, or for a run directory its `best` checkpoint.

@@ -234,6 +234,10 @@ pub struct Provenance {
     pub steps: u64,
     pub training_minutes: f64,
     pub config_digest: String,
+    /// The model the run's first network came from (`run.init`); absent for a run
+    /// trained from nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_from: Option<String>,
     /// The last gating match and baseline measurements in the run's metrics, if any.
     pub last_gating: Option<serde_json::Value>,
     pub vs_baseline: Option<serde_json::Value>,

@@ -10,6 +10,7 @@
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
 //!   burn's autodiff stays the reference and the path on CUDA.
+//! - [`warm`]: a run's first network taken from a trained model (`run.init`).
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
@@ -32,6 +33,7 @@ pub mod onnx;
 pub mod quant;
 pub mod safetensors;
 pub mod train_step;
+pub mod warm;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};

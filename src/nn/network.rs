@@ -182,8 +182,13 @@ impl ConvBn {
     }
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.convolve(x))
+    }
+
+    /// The padded convolution alone, before the batch norm.
+    pub(super) fn convolve(&self, x: Tensor<4>) -> Tensor<4> {
         let x = if self.wraps { pad_circular(x) } else { x };
-        self.bn.forward(self.conv.forward(x))
+        self.conv.forward(x)
     }
 }
 

@@ -151,6 +151,9 @@ fn batch_with<G: Game>(
     b
 }
 
+/// Positions whose statistics a warm start's batch norms take ([`Trainer::rebase_batch_norms`]).
+pub const REBASE_POSITIONS: usize = 1024;
+
 /// The network being trained, its optimizer and the training step.
 pub struct Trainer {
     /// The network's shape.
@@ -238,6 +241,40 @@ impl Trainer {
             device,
             steps,
         })
+    }
+
+    /// A trainer whose network starts from the model at `path` (`run.init`): the layers
+    /// `shape` shares with it ([`crate::nn::warm`]), fresh optimizer state. Rebase its
+    /// batch norms ([`Trainer::rebase_batch_norms`]) before its first step.
+    pub fn start_from(
+        shape: NetShape,
+        config: &TrainConfig,
+        path: &std::path::Path,
+    ) -> anyhow::Result<Trainer> {
+        let (source, model) = crate::nn::checkpoint::load_model(path)?;
+        let model = crate::nn::warm::start_from(&shape, &source, model)?;
+        Trainer::restore(shape, config, &model_bytes(&model)?, &[], 0)
+    }
+
+    /// Sets the batch norms' statistics to those of `REBASE_POSITIONS` positions drawn
+    /// from `buffer`, without changing what the network computes at inference
+    /// ([`crate::nn::warm::rebase_batch_norms`]).
+    pub fn rebase_batch_norms<G: Game>(
+        &mut self,
+        buffer: &ReplayBuffer<G>,
+        rng: &mut Rng,
+    ) -> anyhow::Result<()> {
+        let samples: Vec<&Sample<G>> = (0..REBASE_POSITIONS).map(|_| buffer.sample(rng)).collect();
+        let b = make_batch(&samples, &self.shape, rng);
+        let s = &self.shape;
+        let x = Tensor::<4>::from_data(
+            TensorData::new(b.input, [b.size, s.in_planes, s.height, s.width]),
+            &crate::nn::device(),
+        );
+        let mut model = self.model.valid();
+        crate::nn::warm::rebase_batch_norms(&mut model, x);
+        self.model = model_from_bytes(&self.shape, &model_bytes(&model)?, &self.device)?;
+        Ok(())
     }
 
     /// This trainer with burn's autodiff computing every step's gradients (the reference

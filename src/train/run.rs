@@ -13,7 +13,7 @@
 //! finishes an unfinished iteration (gate, promotion, baselines, metrics line) before
 //! starting the next, and writes a metrics line at most once per iteration.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -101,7 +101,11 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             (trainer, ckpt.state.clone())
         }
         None => {
-            let trainer = Trainer::new(shape.clone(), &c.train);
+            let trainer = match c.run.init.as_str() {
+                "" => Trainer::new(shape.clone(), &c.train),
+                init => Trainer::start_from(shape.clone(), &c.train, Path::new(init))
+                    .with_context(|| format!("run.init = {init:?}"))?,
+            };
             let state = TrainState::default();
             println!("starting run {}", store.url());
             (trainer, state)
@@ -307,6 +311,11 @@ impl<G: Baselines> Run<'_, G> {
         };
         let bar = Progress::new("training", steps, "steps", self.progress);
         let t_train = Instant::now();
+        if steps > 0 && trainer.steps == 0 && !c.run.init.is_empty() {
+            // A network from a model: its batch norms to this run's positions first.
+            let mut rng = Rng::new(c.run.seed ^ crate::rng::salt::TRAINING);
+            trainer.rebase_batch_norms(buffer, &mut rng)?;
+        }
         let (losses, batch_seconds) = if steps > 0 {
             trainer.train(buffer, steps, &mut rng, || bar.inc())
         } else {

@@ -50,3 +50,4 @@ mod tensorboard;
 mod tournament;
 mod train_cli;
 mod training;
+mod warm_start;

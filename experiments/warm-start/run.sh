@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# A run of configs/GAME.toml that starts from the shipped model FROM (run.init) and trains
+# MINUTES at the learning rate the shipped runs ended at (0.0002, decaying), every
+# numbered checkpoint kept, with any further overrides given; then its final against
+# FROM over 200 games at 200 simulations each, and over GAMES games at 100 ms a move (one
+# thread each, two games at a time).
+# Usage: run.sh CONTAGION_BINARY OUT_DIR GAME FROM MINUTES GAMES [--set key=value ...]
+#   run.sh target/release/contagion /tmp/warm ataxx ataxx-4x32-166min 60 100
+#   run.sh target/release/contagion /tmp/warm infexion infexion-4x32-100min 40 40 --set selfplay.max_plies=0
+set -euo pipefail
+bin=$1 out=$2 game=$3 from=$4 minutes=$5 games=$6
+shift 6
+name="$game-from-${from#*-4x32-}"
+mkdir -p "$out"
+"$bin" train --config "configs/$game.toml" --checkpoints "$out" --quiet \
+  --set run.name="$name" --set run.init="models/$from" --set run.max_minutes="$minutes" \
+  --set run.iterations=100000 --set run.keep_checkpoints=1000 \
+  --set train.learning_rate=0.0002 --set train.lr_min=0.00002 --set train.lr_decay_steps=80000 \
+  --set baseline.every=100 --set baseline.spec=alphabeta:depth=4 "$@" > "$out/$name.log" 2>&1
+"$bin" eval --game "$game" --a "model:$out/$name,sims=200" --b "model:models/$from,sims=200" \
+  --games 200 --seed 1 --threads 2 --time-per-game 0 -q > "$out/$name-sims200.txt" 2>&1
+"$bin" eval --game "$game" --a "model:$out/$name,sims=1000000" --b "model:models/$from,sims=1000000" \
+  --movetime 100 --games "$games" --seed 1 --threads 2 --time-per-game 0 -q > "$out/$name-100ms.txt" 2>&1
