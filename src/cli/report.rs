@@ -24,10 +24,10 @@ pub struct ReportArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also measure the run's Elo over training against these agents (comma-separated
-    /// specs, e.g. `alphabeta:depth=2,model:models/ataxx`; the first is Elo 0), drawn to
-    /// RUN/elo.svg.
-    #[arg(long, value_delimiter = ',', value_name = "SPECS")]
-    pub anchors: Vec<AgentSpec>,
+    /// specs, e.g. `alphabeta:depth=2,model:models/ataxx,sims=200`; the first is Elo 0),
+    /// drawn to RUN/elo.svg.
+    #[arg(long, value_name = "SPECS", value_parser = anchor_specs, default_value = "")]
+    pub anchors: Anchors,
     /// Games of each checkpoint against each anchor, and of each anchor against the next.
     #[arg(long, default_value_t = 20)]
     pub games: u32,
@@ -75,10 +75,37 @@ pub fn run(args: ReportArgs, games: &Games) -> anyhow::Result<()> {
     let title = format!("{name} — learning curves");
     let drawn = report::plot(&m, &title, &out)?;
     say_written("curves", &out, drawn);
-    if !args.anchors.is_empty() {
+    if !args.anchors.0.is_empty() {
         elo_over_training(&args, games, &name, &out.with_file_name("elo.svg"))?;
     }
     Ok(())
+}
+
+/// The agents of `--anchors`.
+#[derive(Debug, Clone, Default)]
+pub struct Anchors(pub Vec<AgentSpec>);
+
+/// `--anchors`' specs: split at commas, where a `key=value` part continues the spec before
+/// it (`model:PATH,sims=200`) and any other part starts a spec (`alphabeta:depth=3`).
+fn anchor_specs(list: &str) -> Result<Anchors, String> {
+    let mut specs: Vec<String> = Vec::new();
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        let option = part
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.contains(':'));
+        match specs.last_mut() {
+            Some(spec) if option => {
+                spec.push(',');
+                spec.push_str(part);
+            }
+            _ => specs.push(part.to_string()),
+        }
+    }
+    let parsed = specs.iter().map(|s| s.parse::<AgentSpec>());
+    parsed
+        .collect::<Result<_, _>>()
+        .map(Anchors)
+        .map_err(|e| e.to_string())
 }
 
 fn say_written(what: &str, svg: &Path, png: Option<PathBuf>) {
@@ -102,7 +129,7 @@ fn elo_over_training(
     let game = games.for_config(&config)?;
     let threads = args.threads.unwrap_or(crate::limits::cores());
     let config = HistoryConfig {
-        anchors: args.anchors.clone(),
+        anchors: args.anchors.0.clone(),
         sims: args.sims,
         points: args.points as usize,
         matches: MatchConfig {
@@ -125,4 +152,21 @@ fn elo_over_training(
         serde_json::to_string_pretty(&h)?.as_bytes(),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::anchor_specs;
+
+    #[test]
+    fn anchors_keep_each_spec_s_options() {
+        let list = "alphabeta:depth=3,model:models/ataxx,sims=200,threads=1,greedy";
+        let anchors = anchor_specs(list).unwrap();
+        let shown: Vec<String> = anchors.0.iter().map(|a| format!("{a:?}")).collect();
+        assert_eq!(shown.len(), 3, "{shown:?}");
+        assert!(shown[1].contains("200"), "{shown:?}");
+        assert!(anchor_specs("").unwrap().0.is_empty());
+        assert!(anchor_specs("sims=200").is_err());
+        assert!(anchor_specs("model:models/ataxx,sims=lots").is_err());
+    }
 }

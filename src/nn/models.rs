@@ -105,7 +105,7 @@ impl Index {
     /// The index as a Markdown table: what `models/README.md` holds.
     pub fn markdown(&self) -> String {
         let mut out = String::from(
-            "| model | game | trained from nothing | result | status | record |\n|---|---|---|---|---|---|\n",
+            "| model | game | training | result | status | record |\n|---|---|---|---|---|---|\n",
         );
         for m in &self.models {
             let status = match m.status {
