@@ -26,7 +26,7 @@ pub struct ReportArgs {
     /// Also measure the run's Elo over training against these agents (comma-separated
     /// specs, e.g. `alphabeta:depth=2,model:models/ataxx,sims=200`; the first is Elo 0),
     /// drawn to RUN/elo.svg.
-    #[arg(long, value_name = "SPECS", value_parser = anchor_specs, default_value = "")]
+    #[arg(long, value_name = "SPECS", value_parser = anchor_specs, default_value = "", hide_default_value = true)]
     pub anchors: Anchors,
     /// Games of each checkpoint against each anchor, and of each anchor against the next.
     #[arg(long, default_value_t = 20)]
