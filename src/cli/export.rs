@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::nn::bundle;
 use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
 use crate::nn::manifest::Provenance;
-use crate::train::metrics;
+use crate::train::{metrics, rundir};
 
 #[derive(Debug, Args)]
 #[command(
@@ -121,7 +121,7 @@ fn provenance(file: &Path, ckpt: &Checkpoint) -> Provenance {
         steps: s.steps,
         training_minutes: (s.wall_seconds / 60.0 * 10.0).round() / 10.0,
         config_digest: s.config_digest.clone(),
-        started_from: Config::load(&run_dir.join("config.toml"))
+        started_from: Config::load(&run_dir.join(rundir::CONFIG))
             .ok()
             .map(|c| c.run.init)
             .filter(|init| !init.is_empty()),

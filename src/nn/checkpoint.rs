@@ -257,10 +257,14 @@ impl Checkpoint {
         Ok(ckpt)
     }
 
+    /// The network as a burn module on the inference device.
+    pub fn module(&self) -> anyhow::Result<PolicyValueNet> {
+        model_from_bytes(&self.shape, &self.model, &super::device())
+    }
+
     /// The network ready for inference.
     pub fn net(&self) -> anyhow::Result<Net> {
-        let model = model_from_bytes(&self.shape, &self.model, &super::device())?;
-        Ok(Net::new(self.shape.clone(), &model))
+        Ok(Net::new(self.shape.clone(), &self.module()?))
     }
 }
 
@@ -282,7 +286,8 @@ pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
     }
     let file = checkpoint_file(path)?;
     let ckpt = Checkpoint::load(&file)?;
-    let model = model_from_bytes(&ckpt.shape, &ckpt.model, &super::device())
+    let model = ckpt
+        .module()
         .with_context(|| format!("loading {}", file.display()))?;
     Ok((ckpt.shape, model))
 }

@@ -26,7 +26,7 @@ use super::{NetShape, PolicyValueNet};
 pub fn start_from(
     shape: &NetShape,
     source: &NetShape,
-    model: PolicyValueNet,
+    mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
     let body = |s: &NetShape| s.clone().with_heads(false, false);
     if body(source) != body(shape) {
@@ -43,7 +43,6 @@ pub fn start_from(
         );
     }
     let fresh = PolicyValueNet::new(shape, &super::device());
-    let mut model = model;
     if !(shape.ownership && source.ownership) {
         model.owner = fresh.owner;
     }

@@ -21,7 +21,6 @@ use contagion::games::infexion::Board;
 use contagion::nn::Net;
 use contagion::nn::checkpoint::load_net;
 use contagion::rng::Rng;
-use contagion::selfplay::replay::Sample;
 
 /// 200 positions from random play, 2 to 200 actions in.
 fn positions() -> Vec<Board> {
@@ -31,28 +30,9 @@ fn positions() -> Vec<Board> {
         .collect()
 }
 
-/// Samples for `states`: a random legal move as the policy target, a random winner.
-fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
-    let mut legal = Vec::new();
-    states
-        .into_iter()
-        .map(|state| {
-            state.legal_actions(&mut legal);
-            let policy = vec![(legal[rng.below(legal.len())], 1.0)];
-            let first = if rng.below(2) == 0 { 1.0 } else { -1.0 };
-            Sample {
-                state,
-                policy,
-                outcome: [first, -first, 0.0],
-                end: None,
-            }
-        })
-        .collect()
-}
-
 /// An Infexion 2×16 network trained for 40 steps on [`positions`], exported.
 fn trained_bundle(dir: &Path) -> (Net, PathBuf) {
-    let data = samples(positions(), &mut Rng::new(5));
+    let data = bundle::samples(positions(), &mut Rng::new(5));
     bundle::export_trained(&Board::new(), (2, 16), &data, 40, dir)
 }
 
@@ -454,7 +434,7 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
 fn bundles_of_the_other_games_reproduce_their_checkpoints() {
     fn check<G: Game>(start: &G, dir: &Path) {
         let states = sample_positions(start, 24, 6, 1);
-        let data = samples(states.clone(), &mut Rng::new(2));
+        let data = bundle::samples(states.clone(), &mut Rng::new(2));
         let dir = dir.join(start.name());
         std::fs::create_dir_all(&dir).unwrap();
         let (net, bundle) = bundle::export_trained(start, (1, 8), &data, 10, &dir);

@@ -9,7 +9,6 @@ use process::{temp_dir, test_config, text, train};
 use burn::tensor::{Tensor, TensorData};
 use contagion::bench::sample_positions;
 use contagion::config::TrainConfig;
-use contagion::games::Game;
 use contagion::games::infexion::Board;
 use contagion::nn::checkpoint::{Checkpoint, load_model, load_net, model_bytes};
 use contagion::nn::{Net, warm};
@@ -17,25 +16,15 @@ use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Trainer, make_plain_batch};
 
-/// Infexion positions from random play, each with a random legal move and winner.
+/// Infexion positions from random play (3, 12 and 40 plies in, none finished), each with
+/// a random legal move and winner.
 fn samples(count: usize, seed: u64) -> Vec<Sample<Board>> {
-    let mut rng = Rng::new(seed);
-    let mut legal = Vec::new();
-    [3, 12, 40]
+    let states = [3, 12, 40]
         .iter()
         .flat_map(|&ply| sample_positions(&Board::new(), count / 3, ply, seed + ply as u64))
         .filter(|s| s.outcome().is_none())
-        .map(|state| {
-            state.legal_actions(&mut legal);
-            let first = if rng.below(2) == 0 { 1.0 } else { -1.0 };
-            Sample {
-                policy: vec![(legal[rng.below(legal.len())], 1.0)],
-                state,
-                outcome: [first, -first, 0.0],
-                end: None,
-            }
-        })
-        .collect()
+        .collect();
+    bundle::samples(states, &mut Rng::new(seed))
 }
 
 /// The largest difference between two nets' outputs on `data`.

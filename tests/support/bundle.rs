@@ -12,6 +12,25 @@ use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Trainer, make_batch};
 
+/// Samples for `states`: a random legal move as the policy target, a random winner.
+pub fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
+    let mut legal = Vec::new();
+    states
+        .into_iter()
+        .map(|state| {
+            state.legal_actions(&mut legal);
+            let policy = vec![(legal[rng.below(legal.len())], 1.0)];
+            let first = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+            Sample {
+                state,
+                policy,
+                outcome: [first, -first, 0.0],
+                end: None,
+            }
+        })
+        .collect()
+}
+
 /// A `blocks`×`channels` network trained for `steps` real steps on `data` (so its batch
 /// norms hold real statistics), saved as checkpoint `dir/ckpt-000003.ckpt` of iteration
 /// 3, and exported to `dir/bundle` through the binary.
