@@ -4,7 +4,9 @@
 # after the other, each arm differing from the control in one setting; then each arm's
 # final network against the control's over 200 games at 200 simulations, and each final
 # against alphabeta:depth=3 over 100 games.
-# Usage: run.sh CONTAGION_BINARY OUT_DIR ARM...   (ARM: control surprise soft margin combined)
+# Usage: run.sh CONTAGION_BINARY OUT_DIR ARM...   (ARM: control surprise soft margin combined short
+# soft-head). The short and soft-head arms were matched against the committed control:
+# OUT_DIR/runs/control a link to experiments/training-signals/control.
 # An arm whose run already finished in OUT_DIR/runs is not trained again, nor a match
 # whose result is already there played again.
 set -euo pipefail
@@ -18,6 +20,8 @@ settings() {
     soft) echo "--set train.policy_target_power=0.25" ;;
     margin) echo "--set train.margin_weight=1" ;;
     combined) echo "--set train.policy_surprise_weight=0.5 --set train.margin_weight=1" ;;
+    short) echo "--set train.short_value_weight=1 --set train.short_value_plies=8" ;;
+    soft-head) echo "--set train.soft_policy_weight=8" ;;
     *) echo "unknown arm $1" >&2; exit 2 ;;
   esac
 }

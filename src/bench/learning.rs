@@ -168,6 +168,7 @@ pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::r
                 state: state.clone(),
                 policy: vec![(a, 1.0)],
                 outcome: [1.0, -1.0, 0.0],
+                short_value: [0.5, -0.5, 0.0],
                 end: Some(std::sync::Arc::new(state.clone())),
             }
         })

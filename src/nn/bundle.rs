@@ -68,12 +68,19 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (&model.policy, None),
         (&model.value_conv, Some(&model.value_bn)),
     ];
-    let owner = model.owner.as_ref().map(|c| (c, None));
+    let aux = [
+        (names::OWNERSHIP, &model.owner),
+        (names::SOFT_POLICY, &model.soft_policy),
+    ];
+    let aux: Vec<_> = (aux.into_iter())
+        .filter_map(|(n, c)| c.as_ref().map(|c| (n.to_string(), (c, None))))
+        .collect();
     let names = (names::trunk(model.blocks.len()).into_iter())
         .chain([names::POLICY, names::VALUE_CONV].map(String::from))
-        .chain(owner.map(|_| names::OWNERSHIP.to_string()));
+        .chain(aux.iter().map(|(n, _)| n.clone()));
+    let layers = trunk.chain(heads).chain(aux.iter().map(|&(_, l)| l));
     let mut folded = BTreeMap::new();
-    for (name, (conv, bn)) in names.zip(trunk.chain(heads).chain(owner)) {
+    for (name, (conv, bn)) in names.zip(layers) {
         let (w, b) = fold_conv(conv, bn);
         folded.insert(names::weight(&name), w);
         folded.insert(names::bias(&name), b);
@@ -82,8 +89,14 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (names::VALUE_HIDDEN, &model.value_hidden),
         (names::VALUE_OUT, &model.value_out),
     ];
-    let margin = model.margin.as_ref().map(|l| (names::MARGIN, l));
-    for (name, linear) in dense.into_iter().chain(margin) {
+    let aux = [
+        (names::MARGIN, &model.margin),
+        (names::SHORT_VALUE, &model.short_value),
+    ];
+    let aux = aux
+        .into_iter()
+        .filter_map(|(n, l)| l.as_ref().map(|l| (n, l)));
+    for (name, linear) in dense.into_iter().chain(aux) {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
         let [cin, cout] = w.dims();
@@ -160,6 +173,25 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
                           'value': the expected final score vector (the game's own \
                           score in [-1, 1]; an auxiliary head: the search does not read it)"
                     .into(),
+            }),
+            short_value: shape.short_value.then(|| Output {
+                value: names::SHORT_VALUE.into(),
+                shape: vec![shape.num_players],
+                meaning: "tanh outputs, one per player relative to the mover as for \
+                          'value': the expected score vector a few plies ahead (the \
+                          result where the game ends sooner; an auxiliary head: the \
+                          search does not read it)"
+                    .into(),
+            }),
+            soft_policy: shape.soft_policy.then(|| Output {
+                value: names::SOFT_POLICY.into(),
+                shape: vec![shape.actions()],
+                meaning: format!(
+                    "logits over the whole action space in action order, as for 'policy', \
+                     trained on the policy target raised to the power {} and normalised \
+                     (an auxiliary head: the search does not read it)",
+                    super::network::SOFT_POLICY_POWER
+                ),
             }),
         },
         actions: Actions {
@@ -269,6 +301,8 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         value_hidden: a.value_hidden,
         ownership: m.outputs.ownership.is_some(),
         margin: m.outputs.margin.is_some(),
+        short_value: m.outputs.short_value.is_some(),
+        soft_policy: m.outputs.soft_policy.is_some(),
     };
     let flat = shape.policy_planes * height * width;
     ensure!(
@@ -425,16 +459,29 @@ fn unfold(
     model.policy.bias = Some(param(take(&names::bias(names::POLICY)), device));
     model.value_conv.weight = param(take(&names::weight(names::VALUE_CONV)), device);
     identity(&mut model.value_bn, take(&names::bias(names::VALUE_CONV)));
-    if let Some(conv) = &mut model.owner {
-        conv.weight = param(take(&names::weight(names::OWNERSHIP)), device);
-        conv.bias = Some(param(take(&names::bias(names::OWNERSHIP)), device));
+    let aux = [
+        (names::OWNERSHIP, &mut model.owner),
+        (names::SOFT_POLICY, &mut model.soft_policy),
+    ];
+    for (name, conv) in aux
+        .into_iter()
+        .filter_map(|(n, c)| c.as_mut().map(|c| (n, c)))
+    {
+        conv.weight = param(take(&names::weight(name)), device);
+        conv.bias = Some(param(take(&names::bias(name)), device));
     }
     let dense = [
         (names::VALUE_HIDDEN, &mut model.value_hidden),
         (names::VALUE_OUT, &mut model.value_out),
     ];
-    let margin = model.margin.as_mut().map(|l| (names::MARGIN, l));
-    for (name, linear) in dense.into_iter().chain(margin) {
+    let aux = [
+        (names::MARGIN, &mut model.margin),
+        (names::SHORT_VALUE, &mut model.short_value),
+    ];
+    let aux = aux
+        .into_iter()
+        .filter_map(|(n, l)| l.as_mut().map(|l| (n, l)));
+    for (name, linear) in dense.into_iter().chain(aux) {
         let w = take(&names::weight(name));
         let (cout, cin) = (w.shape[0], w.shape[1]);
         let t: Vec<f32> = (0..cin * cout)

@@ -18,9 +18,10 @@ use crate::framing;
 /// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
-/// [`NetShape::ownership`], version 4 [`NetShape::margin`]; versions 1 to 3 still load
-/// (version 1 as finished iterations; each without the heads that came later).
-pub const VERSION: u32 = 4;
+/// [`NetShape::ownership`], version 4 [`NetShape::margin`], version 5
+/// [`NetShape::short_value`] and [`NetShape::soft_policy`]; versions 1 to 4 still load (version 1 as finished
+/// iterations; each without the heads that came later).
+pub const VERSION: u32 = 5;
 
 /// Where a training run stands; saved in every checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -96,6 +97,8 @@ impl From<ShapeV2> for NetShape {
             value_hidden: s.value_hidden,
             ownership: false,
             margin: false,
+            short_value: false,
+            soft_policy: false,
         }
     }
 }
@@ -116,7 +119,24 @@ impl From<ShapeV3> for NetShape {
     }
 }
 
-/// A checkpoint as formats 2 and 3 stored it, with that format's shape.
+/// A network shape as checkpoint format 4 stored it (no short-term value or soft policy
+/// head).
+#[derive(bincode::Decode)]
+struct ShapeV4 {
+    base: ShapeV3,
+    margin: bool,
+}
+
+impl From<ShapeV4> for NetShape {
+    fn from(s: ShapeV4) -> NetShape {
+        NetShape {
+            margin: s.margin,
+            ..s.base.into()
+        }
+    }
+}
+
+/// A checkpoint as formats 2 to 4 stored it, with that format's shape.
 #[derive(bincode::Decode)]
 struct CheckpointOf<S> {
     shape: S,
@@ -234,7 +254,7 @@ impl Checkpoint {
 
     /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
     pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
-        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, VERSION], what)? {
+        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, 4, VERSION], what)? {
             (1, payload) => {
                 let (shape, state, model, optimizer): (ShapeV2, _, _, _) =
                     framing::decode(payload, what)?;
@@ -249,6 +269,7 @@ impl Checkpoint {
             }
             (2, payload) => framing::decode::<CheckpointOf<ShapeV2>>(payload, what)?.into(),
             (3, payload) => framing::decode::<CheckpointOf<ShapeV3>>(payload, what)?.into(),
+            (4, payload) => framing::decode::<CheckpointOf<ShapeV4>>(payload, what)?.into(),
             (_, payload) => framing::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {

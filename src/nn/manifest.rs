@@ -34,6 +34,12 @@ pub mod names {
     pub const OWNERSHIP: &str = "ownership";
     /// The margin head's dense layer (its output is the graph value `margin`).
     pub const MARGIN: &str = "margin";
+    /// The short-term value head's dense layer (its output is the graph value
+    /// `value.short`).
+    pub const SHORT_VALUE: &str = "value.short";
+    /// The soft policy head's 1×1 convolution (its logits in action order are the graph
+    /// value `policy.soft`).
+    pub const SOFT_POLICY: &str = "policy.soft";
 
     /// Residual block `i`'s first (`a`) or second (`b`) convolution.
     pub fn block(i: usize, second: bool) -> String {
@@ -193,12 +199,22 @@ pub struct Outputs {
     pub ownership: Option<Output>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<Output>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_value: Option<Output>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft_policy: Option<Output>,
 }
 
 impl Outputs {
     /// Every output the bundle has: the policy, the value, then the auxiliary heads'.
     pub fn all(&self) -> Vec<&Output> {
-        let aux = [&self.ownership, &self.margin].into_iter().flatten();
+        let aux = [
+            &self.ownership,
+            &self.margin,
+            &self.short_value,
+            &self.soft_policy,
+        ];
+        let aux = aux.into_iter().flatten();
         [&self.policy, &self.value].into_iter().chain(aux).collect()
     }
 }
@@ -327,24 +343,23 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         shape.value_channels,
         shape.value_hidden,
     );
-    out.push(conv(
-        names::POLICY,
-        &trunk,
-        "policy.planes",
-        c,
-        pp,
-        1,
-        "none",
-    ));
-    out.push(Layer::Flatten {
-        input: "policy.planes".into(),
-        output: "policy.flat".into(),
-    });
-    out.push(Layer::Gather {
-        input: "policy.flat".into(),
-        output: names::POLICY.into(),
-        index: "actions.policy_index".into(),
-    });
+    // A policy head: a 1×1 convolution to planes, flattened, gathered into action order.
+    let policy = |name: &str| {
+        let (planes, flat) = (format!("{name}.planes"), format!("{name}.flat"));
+        [
+            conv(name, &trunk, &planes, c, pp, 1, "none"),
+            Layer::Flatten {
+                input: planes.clone(),
+                output: flat.clone(),
+            },
+            Layer::Gather {
+                input: flat,
+                output: name.into(),
+                index: "actions.policy_index".into(),
+            },
+        ]
+    };
+    out.extend(policy(names::POLICY));
     out.push(conv(
         names::VALUE_CONV,
         &trunk,
@@ -380,9 +395,16 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         let name = names::OWNERSHIP;
         out.push(conv(name, &trunk, name, c, classes, 1, "none"));
     }
-    if shape.margin {
+    let dense = [
+        (shape.margin, names::MARGIN),
+        (shape.short_value, names::SHORT_VALUE),
+    ];
+    for (_, name) in dense.into_iter().filter(|&(has, _)| has) {
         let np = shape.num_players;
-        out.push(linear(names::MARGIN, names::VALUE_HIDDEN, vh, np, "tanh"));
+        out.push(linear(name, names::VALUE_HIDDEN, vh, np, "tanh"));
+    }
+    if shape.soft_policy {
+        out.extend(policy(names::SOFT_POLICY));
     }
     out
 }

@@ -39,7 +39,7 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
 pub use evaluator::NetEvaluator;
-pub use network::{NetShape, PolicyValueNet};
+pub use network::{Heads, NetShape, PolicyValueNet};
 
 /// The device every network runs on: CUDA with the `cuda` feature, else the CPU.
 pub fn device() -> Device {

@@ -17,6 +17,13 @@
 //! - Margin head (optional, for training only): a dense layer from the value head's
 //!   hidden layer to one `tanh` per player relative to the mover: the game's final
 //!   score vector (KataGo's score target).
+//! - Short-term value head (optional, for training only): the same from the hidden layer
+//!   to one `tanh` per player: the score vector a few plies ahead (`train.short_value_plies`;
+//!   KataGo's short-horizon value targets).
+//! - Soft policy head (optional, for training only): a second 1×1 convolution to policy
+//!   logits like the policy head's, trained on the policy target raised to 1/4 and
+//!   normalised (KataGo's soft policy head): it learns the moves the search ranks below
+//!   the best.
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -26,6 +33,10 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
 use crate::games::Game;
+
+/// The power the soft policy head's target raises the policy target to before
+/// normalising it (KataGo's 1/4).
+pub const SOFT_POLICY_POWER: f32 = 0.25;
 
 /// Batch norm's epsilon: the network's, the fast training step's and the one folded
 /// into exported convolutions.
@@ -66,6 +77,27 @@ pub struct NetShape {
     /// `train.margin_weight`; the search never reads it).
     #[serde(default)]
     pub margin: bool,
+    /// Whether the network has the short-term value head (trained with
+    /// `train.short_value_weight`; the search never reads it).
+    #[serde(default)]
+    pub short_value: bool,
+    /// Whether the network has the soft policy head (trained with
+    /// `train.soft_policy_weight`; the search never reads it).
+    #[serde(default)]
+    pub soft_policy: bool,
+}
+
+/// Which auxiliary heads a network has (each trained only; the search reads none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Heads {
+    /// Who holds each cell at the game's end.
+    pub ownership: bool,
+    /// The game's final score vector.
+    pub margin: bool,
+    /// The score vector a few plies ahead.
+    pub short_value: bool,
+    /// The policy target softened.
+    pub soft_policy: bool,
 }
 
 impl NetShape {
@@ -94,15 +126,29 @@ impl NetShape {
             value_hidden,
             ownership: false,
             margin: false,
+            short_value: false,
+            soft_policy: false,
         }
     }
 
-    /// This shape with the auxiliary heads asked for: the ownership head, the margin head.
-    pub fn with_heads(self, ownership: bool, margin: bool) -> NetShape {
+    /// This shape with the auxiliary heads asked for.
+    pub fn with_heads(self, heads: Heads) -> NetShape {
         NetShape {
-            ownership,
-            margin,
+            ownership: heads.ownership,
+            margin: heads.margin,
+            short_value: heads.short_value,
+            soft_policy: heads.soft_policy,
             ..self
+        }
+    }
+
+    /// The auxiliary heads this shape has.
+    pub fn heads(&self) -> Heads {
+        Heads {
+            ownership: self.ownership,
+            margin: self.margin,
+            short_value: self.short_value,
+            soft_policy: self.soft_policy,
         }
     }
 
@@ -151,6 +197,15 @@ pub struct Outputs {
     pub owner: Option<Tensor<3>>,
     /// `[batch, players]` the margin head's `tanh` outputs relative to the mover.
     pub margin: Option<Tensor<2>>,
+    /// `[batch, players]` the short-term value head's `tanh` outputs relative to the mover.
+    pub short_value: Option<Tensor<2>>,
+    /// `[batch, actions]` the soft policy head's logits in action order.
+    pub soft_logits: Option<Tensor<2>>,
+}
+
+/// An auxiliary dense head: from the value head's hidden layer to one output a player.
+fn dense(shape: &NetShape, device: &Device) -> Linear {
+    LinearConfig::new(shape.value_hidden, shape.num_players).init(device)
 }
 
 /// A 3×3 convolution with batch norm, padded circularly or with zeros.
@@ -234,6 +289,10 @@ pub struct PolicyValueNet {
     pub(super) owner: Option<Conv2d>,
     /// The margin head: from the value head's hidden layer to one `tanh` a player.
     pub(super) margin: Option<Linear>,
+    /// The short-term value head: from the value head's hidden layer to one `tanh` a player.
+    pub(super) short_value: Option<Linear>,
+    /// The soft policy head's 1×1 convolution to `policy_planes` logits a cell.
+    pub(super) soft_policy: Option<Conv2d>,
     #[module(skip)]
     action_order: Vec<i64>,
 }
@@ -261,8 +320,10 @@ impl PolicyValueNet {
             value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
             owner: (shape.ownership)
                 .then(|| Conv2dConfig::new([c, shape.owner_classes()], [1, 1]).init(device)),
-            margin: (shape.margin)
-                .then(|| LinearConfig::new(shape.value_hidden, shape.num_players).init(device)),
+            margin: (shape.margin).then(|| dense(shape, device)),
+            short_value: (shape.short_value).then(|| dense(shape, device)),
+            soft_policy: (shape.soft_policy)
+                .then(|| Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device)),
             action_order: shape.action_order.iter().map(|&i| i as i64).collect(),
         }
     }
@@ -296,13 +357,16 @@ impl PolicyValueNet {
             let classes = o.dims()[1];
             o.reshape([b, classes, height * width]).swap_dims(1, 2)
         });
+        let soft_logits = self.soft_policy.as_ref().map(|c| self.logits(c, h.clone()));
         let (logits, values, hidden) = self.heads(h);
-        let margin = self.margin.as_ref().map(|l| tanh(l.forward(hidden)));
+        let dense = |l: &Option<Linear>| l.as_ref().map(|l| tanh(l.forward(hidden.clone())));
         Outputs {
+            margin: dense(&self.margin),
+            short_value: dense(&self.short_value),
+            soft_logits,
             logits,
             values,
             owner,
-            margin,
         }
     }
 
@@ -315,17 +379,23 @@ impl PolicyValueNet {
         h
     }
 
-    /// The policy and value heads on the trunk's output: the logits, the values and the
-    /// value head's hidden layer.
-    fn heads(&self, h: Tensor<4>) -> (Tensor<2>, Tensor<2>, Tensor<2>) {
+    /// A policy head's logits in action order: the 1×1 convolution `conv` on the trunk's
+    /// output `h`, flattened and gathered.
+    fn logits(&self, conv: &Conv2d, h: Tensor<4>) -> Tensor<2> {
         let [b, _, height, width] = h.dims();
-        let p = self.policy.forward(h.clone());
+        let p = conv.forward(h);
         let planes = p.dims()[1];
         let order = Tensor::<1, Int>::from_data(
             TensorData::new(self.action_order.clone(), [self.action_order.len()]),
             &p.device(),
         );
-        let logits = p.reshape([b, planes * height * width]).select(1, order);
+        p.reshape([b, planes * height * width]).select(1, order)
+    }
+
+    /// The policy and value heads on the trunk's output: the logits, the values and the
+    /// value head's hidden layer.
+    fn heads(&self, h: Tensor<4>) -> (Tensor<2>, Tensor<2>, Tensor<2>) {
+        let logits = self.logits(&self.policy, h.clone());
         let v = relu(self.value_bn.forward(self.value_conv.forward(h)));
         let v = v.mean_dims(&[2, 3]).flatten::<2>(1, 3);
         let hidden = relu(self.value_hidden.forward(v));

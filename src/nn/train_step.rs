@@ -64,6 +64,10 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
         out: linear(&model.value_out),
         owner: model.owner.as_ref().map(conv_weights).unwrap_or_default(),
         margin: model.margin.as_ref().map(linear).unwrap_or_default(),
+        short_value: model.short_value.as_ref().map(linear).unwrap_or_default(),
+        soft_policy: (model.soft_policy.as_ref())
+            .map(conv_weights)
+            .unwrap_or_default(),
     }
 }
 
@@ -84,16 +88,26 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     }
     put_norm(&model.value_bn, &g.value_conv.1);
     let dense = [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)];
-    let dense: Vec<_> = (dense.into_iter())
-        .chain(model.margin.as_ref().map(|m| (m, &g.margin)))
-        .collect();
+    let aux = [
+        (&model.margin, &g.margin),
+        (&model.short_value, &g.short_value),
+    ];
+    let aux = aux
+        .into_iter()
+        .filter_map(|(l, gl)| l.as_ref().map(|l| (l, gl)));
+    let dense: Vec<_> = dense.into_iter().chain(aux).collect();
     for &(l, gl) in &dense {
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }
     let heads = std::iter::once((&model.policy, &g.policy));
-    let heads: Vec<_> = heads
-        .chain(model.owner.as_ref().map(|o| (o, &g.owner)))
-        .collect();
+    let aux = [
+        (&model.owner, &g.owner),
+        (&model.soft_policy, &g.soft_policy),
+    ];
+    let aux = aux
+        .into_iter()
+        .filter_map(|(c, gl)| c.as_ref().map(|c| (c, gl)));
+    let heads: Vec<_> = heads.chain(aux).collect();
     for &(conv, gl) in &heads {
         put1(conv.bias.as_ref().expect("head bias"), &gl.b);
     }

@@ -19,7 +19,7 @@ use burn::nn::BatchNorm;
 use burn::tensor::Tensor;
 use burn::tensor::activation::relu;
 
-use super::{NetShape, PolicyValueNet};
+use super::{Heads, NetShape, PolicyValueNet};
 
 /// `model` (of shape `source`) as a network of `shape`: its shared layers kept, a head
 /// that `source` lacks fresh, a head `shape` lacks dropped.
@@ -28,7 +28,7 @@ pub fn start_from(
     source: &NetShape,
     mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
-    let body = |s: &NetShape| s.clone().with_heads(false, false);
+    let body = |s: &NetShape| s.clone().with_heads(Heads::default());
     if body(source) != body(shape) {
         let describe = |s: &NetShape| {
             format!(
@@ -48,6 +48,12 @@ pub fn start_from(
     }
     if !(shape.margin && source.margin) {
         model.margin = fresh.margin;
+    }
+    if !(shape.short_value && source.short_value) {
+        model.short_value = fresh.short_value;
+    }
+    if !(shape.soft_policy && source.soft_policy) {
+        model.soft_policy = fresh.soft_policy;
     }
     Ok(model)
 }

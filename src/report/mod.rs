@@ -159,9 +159,11 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         ];
         // The auxiliary heads' losses, where the network has them.
         type Loss = fn(&IterationMetrics) -> f64;
-        let aux: [(&str, RGBColor, Loss); 2] = [
+        let aux: [(&str, RGBColor, Loss); 4] = [
             ("ownership", GREEN, |x| x.loss_owner),
             ("margin", ORANGE, |x| x.loss_margin),
+            ("short-term value", MAGENTA, |x| x.loss_short_value),
+            ("soft policy", CYAN, |x| x.loss_soft_policy),
         ];
         for (name, color, f) in aux {
             if m.iter().any(|x| f(x) != 0.0) {

@@ -184,6 +184,10 @@ pub struct Sample<G> {
     pub policy: Vec<(Action, f32)>,
     /// The value target for each player (absolute seats): see [`Targets`].
     pub outcome: [f32; MAX_PLAYERS],
+    /// The short-term value head's target for each player (absolute seats): the
+    /// [`Game::score_vector`] [`Targets::short_plies`] plies later, or the game's
+    /// recorded outcome where it ends sooner.
+    pub short_value: [f32; MAX_PLAYERS],
     /// The game's last position (shared by all its samples), whose [`Game::owners`]
     /// are the ownership target; `None` where the sample has no game behind it.
     pub end: Option<Arc<G>>,
@@ -215,7 +219,7 @@ pub struct ReplayBuffer<G> {
 }
 
 /// How training targets are made from a stored game (`train.value_target_mix`,
-/// `train.value_horizon`, `train.policy_target_power`).
+/// `train.value_horizon`, `train.short_value_plies`, `train.policy_target_power`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Targets {
     /// The weight of the search's root value: `(1 - m) · target + m · root value`.
@@ -225,6 +229,9 @@ pub struct Targets {
     /// only where the game ends within `N` plies (a truncated return: progress soon is
     /// credited to the moves that made it, not blurred over a whole long game).
     pub horizon: u32,
+    /// How many plies ahead the short-term value head's target lies ([`Sample::short_value`];
+    /// 0: the recorded outcome, as for the value head).
+    pub short_plies: u32,
     /// The policy target is the visit distribution raised to this power and normalised:
     /// 1 takes it as it is, less than 1 softens it (KataGo's soft policy target, 1/4).
     pub policy_power: f32,
@@ -235,6 +242,7 @@ impl Default for Targets {
         Targets {
             root_mix: 0.0,
             horizon: 0,
+            short_plies: 0,
             policy_power: 1.0,
         }
     }
@@ -303,8 +311,11 @@ pub fn positions<G: Game>(
         }
         let policy = policy_target(visits, targets.policy_power);
         // A horizon target where the game goes on past it (and the game has a score).
-        let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
-        let target = later.flatten().map_or(game.outcome, |s| s.0);
+        let ahead = |h: usize| {
+            let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
+            later.flatten().map_or(game.outcome, |s| s.0)
+        };
+        let target = ahead(h);
         let proven = game.proven.binary_search(&(i as u32)).is_ok();
         let outcome = match game.values.get(i) {
             Some(&exact) if proven => exact,
@@ -315,6 +326,7 @@ pub fn positions<G: Game>(
             state: state.clone(),
             policy,
             outcome,
+            short_value: ahead(targets.short_plies as usize),
             end: Some(end.clone()),
         });
     }

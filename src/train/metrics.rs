@@ -75,6 +75,12 @@ pub struct IterationMetrics {
     /// The margin head's loss (absent without the head).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub loss_margin: f64,
+    /// The short-term value head's loss (absent without the head).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loss_short_value: f64,
+    /// The soft policy head's loss (absent without the head).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loss_soft_policy: f64,
     pub loss_total: f64,
     /// Candidate (this iteration) against the best so far.
     pub gating: Option<MatchResult>,

@@ -36,6 +36,7 @@ use crate::config::TrainConfig;
 use crate::games::Game;
 use crate::nn::backprop::{Backprop, BatchRef, LossWeights};
 use crate::nn::checkpoint::{model_bytes, model_from_bytes};
+use crate::nn::network::SOFT_POLICY_POWER;
 use crate::nn::{Net, NetShape, PolicyValueNet, train_step};
 use crate::rng::Rng;
 use crate::selfplay::replay::{ReplayBuffer, Sample};
@@ -59,6 +60,13 @@ pub struct Batch {
     /// `[size, players]` the game's final score vector relative to the mover (zeros for a
     /// sample without its game's end); empty for a network without the margin head.
     pub margin: Vec<f32>,
+    /// `[size, players]` the score vector a few plies ahead relative to the mover (see
+    /// [`crate::selfplay::replay::Targets::short_plies`]); empty for a network without
+    /// the short-term value head.
+    pub short_value: Vec<f32>,
+    /// `[size, actions]` the policy target raised to [`SOFT_POLICY_POWER`] and
+    /// normalised; empty for a network without the soft policy head.
+    pub soft_policy: Vec<f32>,
 }
 
 /// Mean losses over some steps.
@@ -74,8 +82,41 @@ pub struct Losses {
     /// The margin head's mean squared error (0 without the head).
     #[serde(skip_serializing_if = "metrics::is_zero")]
     pub margin: f64,
+    /// The short-term value head's mean squared error (0 without the head).
+    #[serde(skip_serializing_if = "metrics::is_zero")]
+    pub short_value: f64,
+    /// The soft policy head's cross-entropy (0 without the head).
+    #[serde(skip_serializing_if = "metrics::is_zero")]
+    pub soft_policy: f64,
     /// The weighted sum the optimizer minimises.
     pub total: f64,
+}
+
+impl Losses {
+    /// Every loss of `self` plus `other`'s, times `scale`.
+    fn add_scaled(&mut self, other: &Losses, scale: f64) {
+        let mine = [
+            &mut self.policy,
+            &mut self.value,
+            &mut self.owner,
+            &mut self.margin,
+            &mut self.short_value,
+            &mut self.soft_policy,
+            &mut self.total,
+        ];
+        let theirs = [
+            other.policy,
+            other.value,
+            other.owner,
+            other.margin,
+            other.short_value,
+            other.soft_policy,
+            other.total,
+        ];
+        for (m, t) in mine.into_iter().zip(theirs) {
+            *m += t * scale;
+        }
+    }
 }
 
 const ILLEGAL: f32 = -1.0e9;
@@ -108,6 +149,8 @@ fn batch_with<G: Game>(
         value: vec![0.0; size * np],
         owner: vec![0.0; size * cells * classes],
         margin: vec![0.0; if shape.margin { size * np } else { 0 }],
+        short_value: vec![0.0; if shape.short_value { size * np } else { 0 }],
+        soft_policy: vec![0.0; if shape.soft_policy { size * na } else { 0 }],
     };
     let mut legal = Vec::new();
     for (i, s) in samples.iter().enumerate() {
@@ -121,11 +164,22 @@ fn batch_with<G: Game>(
         for &(a, p) in &s.policy {
             b.policy[i * na + s.state.transform_action(a, sym) as usize] = p;
         }
+        if shape.soft_policy {
+            let soft = &mut b.soft_policy[i * na..(i + 1) * na];
+            for (t, &p) in soft.iter_mut().zip(&b.policy[i * na..(i + 1) * na]) {
+                *t = p.powf(SOFT_POLICY_POWER);
+            }
+            let sum: f32 = soft.iter().sum();
+            soft.iter_mut().for_each(|t| *t /= sum);
+        }
         // Relative to the mover of the stored position: a symmetry that relabels the
         // seats (the Chexers rotations) moves the mover and its result alike.
         let mover = s.state.to_move();
         for rel in 0..np {
             b.value[i * np + rel] = s.outcome[(mover + rel) % np];
+            if shape.short_value {
+                b.short_value[i * np + rel] = s.short_value[(mover + rel) % np];
+            }
         }
         if let Some(score) = (s.end.as_ref())
             .filter(|_| shape.margin)
@@ -179,6 +233,8 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
         value: config.value_weight,
         ownership: config.ownership_weight,
         margin: config.margin_weight,
+        short_value: config.short_value_weight,
+        soft_policy: config.soft_policy_weight,
     };
     (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, weights, threads))
 }
@@ -325,7 +381,7 @@ impl Trainer {
         Trainer::losses(self.loss(&model, batch, &device))
     }
 
-    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 5] {
+    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 7] {
         let s = &self.shape;
         let tensor2 = |data: &[f32], cols: usize| {
             Tensor::<2>::from_data(TensorData::new(data.to_vec(), [b.size, cols]), device)
@@ -336,11 +392,12 @@ impl Trainer {
         );
         let out = model.forward_all(x);
         let (logits, values) = (out.logits, out.values);
-        let logp = log_softmax(logits + tensor2(&b.mask, s.actions()), 1);
-        let policy = (logp * tensor2(&b.policy, s.actions()))
-            .sum_dim(1)
-            .mean()
-            .neg();
+        let cross_entropy = |logits: Tensor<2>, targets: &[f32]| {
+            let logp = log_softmax(logits + tensor2(&b.mask, s.actions()), 1);
+            let ce = logp * tensor2(targets, s.actions());
+            ce.sum_dim(1).mean().neg()
+        };
+        let policy = cross_entropy(logits, &b.policy);
         let value = (values - tensor2(&b.value, s.num_players)).square().mean();
         let mut total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
         let owner = match out.owner {
@@ -353,25 +410,49 @@ impl Trainer {
             }
             None => Tensor::<1>::zeros([1], device),
         };
-        let margin = match out.margin {
+        let mut dense = |out: Option<Tensor<2>>, targets: &[f32], weight: f64| match out {
             Some(m) => {
-                let se = (m - tensor2(&b.margin, s.num_players)).square().mean();
-                total = total + se.clone().mul_scalar(self.config.margin_weight);
+                let se = (m - tensor2(targets, s.num_players)).square().mean();
+                total = total.clone() + se.clone().mul_scalar(weight);
                 se
             }
             None => Tensor::<1>::zeros([1], device),
         };
-        [policy, value, owner, margin, total]
+        let margin = dense(out.margin, &b.margin, self.config.margin_weight);
+        let short = dense(
+            out.short_value,
+            &b.short_value,
+            self.config.short_value_weight,
+        );
+        let soft = match out.soft_logits {
+            Some(l) => {
+                let ce = cross_entropy(l, &b.soft_policy);
+                total = total + ce.clone().mul_scalar(self.config.soft_policy_weight);
+                ce
+            }
+            None => Tensor::<1>::zeros([1], device),
+        };
+        [policy, value, owner, margin, short, soft, total]
     }
 
     /// The losses as numbers.
-    fn losses(parts: [Tensor<1>; 5]) -> Losses {
-        let [policy, value, owner, margin, total] = parts.map(|t| t.into_scalar::<f32>() as f64);
+    fn losses(parts: [Tensor<1>; 7]) -> Losses {
+        let [
+            policy,
+            value,
+            owner,
+            margin,
+            short_value,
+            soft_policy,
+            total,
+        ] = parts.map(|t| t.into_scalar::<f32>() as f64);
         Losses {
             policy,
             value,
             owner,
             margin,
+            short_value,
+            soft_policy,
             total,
         }
     }
@@ -381,7 +462,7 @@ impl Trainer {
     pub fn gradients(&mut self, batch: &Batch) -> (Losses, GradientsParams) {
         let Some(fast) = &mut self.fast else {
             let parts = self.loss(&self.model, batch, &self.device);
-            let total = parts[4].clone();
+            let total = parts[6].clone();
             return (
                 Trainer::losses(parts),
                 GradientsParams::from_grads(total.backward(), &self.model),
@@ -398,6 +479,8 @@ impl Trainer {
                 value: &batch.value,
                 owner: &batch.owner,
                 margin: &batch.margin,
+                short_value: &batch.short_value,
+                soft_policy: &batch.soft_policy,
             },
         );
         train_step::update_running(&self.model, &r.stats);
@@ -407,10 +490,14 @@ impl Trainer {
             value: r.value_loss,
             owner: r.owner_loss,
             margin: r.margin_loss,
+            short_value: r.short_value_loss,
+            soft_policy: r.soft_policy_loss,
             total: r.policy_loss
                 + c.value_weight * r.value_loss
                 + c.ownership_weight * r.owner_loss
-                + c.margin_weight * r.margin_loss,
+                + c.margin_weight * r.margin_loss
+                + c.short_value_weight * r.short_value_loss
+                + c.soft_policy_weight * r.soft_policy_loss,
         };
         let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
         (losses, grads)
@@ -443,22 +530,9 @@ impl Trainer {
                 .collect();
             let batch = make_batch(&samples, &self.shape, rng);
             batch_time += t.elapsed();
-            let l = self.step(&batch);
-            sum.policy += l.policy;
-            sum.value += l.value;
-            sum.owner += l.owner;
-            sum.margin += l.margin;
-            sum.total += l.total;
+            sum.add_scaled(&self.step(&batch), 1.0 / steps as f64);
             tick();
         }
-        let n = steps.max(1) as f64;
-        let losses = Losses {
-            policy: sum.policy / n,
-            value: sum.value / n,
-            owner: sum.owner / n,
-            margin: sum.margin / n,
-            total: sum.total / n,
-        };
-        (losses, batch_time.as_secs_f64())
+        (sum, batch_time.as_secs_f64())
     }
 }

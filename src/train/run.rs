@@ -147,6 +147,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     let targets = Targets {
         root_mix: c.train.value_target_mix as f32,
         horizon: c.train.value_horizon,
+        short_plies: c.train.short_value_plies,
         policy_power: c.train.policy_target_power as f32,
     };
     let mut buffer = ReplayBuffer::open_with(start, store.clone(), c.replay.window, targets)?;
@@ -222,7 +223,13 @@ fn summary_line(m: &IterationMetrics) -> String {
 /// ` o X m Y`: the auxiliary heads' losses, where the network has them.
 fn aux_losses(m: &IterationMetrics) -> String {
     let mut out = String::new();
-    for (tag, loss) in [("o", m.loss_owner), ("m", m.loss_margin)] {
+    let aux = [
+        ("o", m.loss_owner),
+        ("m", m.loss_margin),
+        ("s", m.loss_short_value),
+        ("sp", m.loss_soft_policy),
+    ];
+    for (tag, loss) in aux {
         if loss != 0.0 {
             out += &format!(" {tag} {loss:.3}");
         }
@@ -348,6 +355,8 @@ impl<G: Baselines> Run<'_, G> {
             loss_value: losses.value,
             loss_owner: losses.owner,
             loss_margin: losses.margin,
+            loss_short_value: losses.short_value,
+            loss_soft_policy: losses.soft_policy,
             loss_total: losses.total,
             gating: None,
             gate_candidate_vs_baseline: None,

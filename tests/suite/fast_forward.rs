@@ -30,6 +30,7 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
                 state: s.clone(),
                 policy: vec![(legal[rng.below(legal.len())], 1.0)],
                 outcome,
+                short_value: outcome,
                 end: None,
             }
         })

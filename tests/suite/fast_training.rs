@@ -21,8 +21,8 @@ use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::NetShape;
 use contagion::nn::train_step::{named_gradients, named_tensors};
+use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Batch, Trainer, make_batch};
@@ -54,10 +54,13 @@ fn samples<G: Game>(start: &G, count: usize, seed: u64) -> Vec<Sample<G>> {
                 }
                 end.apply(legal[rng.below(legal.len())]).unwrap();
             }
+            // The short-term target: a random lead for each player, inside (-1, 1).
+            let short_value = [0, 1, 2].map(|_| rng.below(19) as f32 / 10.0 - 0.9);
             Sample {
                 state,
                 policy,
                 outcome,
+                short_value,
                 end: Some(Arc::new(end)),
             }
         })
@@ -138,20 +141,29 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
     (fast, burn)
 }
 
+/// Every auxiliary head.
+const ALL: Heads = Heads {
+    ownership: true,
+    margin: true,
+    short_value: true,
+    soft_policy: true,
+};
+
 /// The loss weights of a run with the auxiliary heads `shape` has.
 fn weights(shape: &NetShape) -> TrainConfig {
     let on = |head: bool, weight: f64| if head { weight } else { 0.0 };
     TrainConfig {
         ownership_weight: on(shape.ownership, 1.5),
         margin_weight: on(shape.margin, 0.7),
+        short_value_weight: on(shape.short_value, 0.4),
+        soft_policy_weight: on(shape.soft_policy, 8.0),
         ..TrainConfig::default()
     }
 }
 
-/// The fast step against burn's on `start`'s network, with the ownership and margin heads
-/// or without.
-fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin): (bool, bool)) {
-    let shape = NetShape::for_game(start, blocks, channels, 16).with_heads(ownership, margin);
+/// The fast step against burn's on `start`'s network, with the auxiliary heads `heads`.
+fn check<G: Game>(start: &G, blocks: usize, channels: usize, heads: Heads) {
+    let shape = NetShape::for_game(start, blocks, channels, 16).with_heads(heads);
     let data = samples(start, 48, 21);
     // Batch 9 on 2 threads: shards of unequal size.
     for (threads, size) in [(1, 8), (2, 9)] {
@@ -169,9 +181,25 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin)
                 (lf.total - lb.total).abs() <= 1e-5 * lb.total.abs().max(1.0),
                 "{what}"
             );
-            assert_eq!(lf.owner > 0.0, ownership, "{what}: an ownership loss");
-            assert_eq!(lf.margin > 0.0, margin, "{what}: a margin loss");
-            for (f, b) in [(lf.owner, lb.owner), (lf.margin, lb.margin)] {
+            assert_eq!(lf.owner > 0.0, heads.ownership, "{what}: an ownership loss");
+            assert_eq!(lf.margin > 0.0, heads.margin, "{what}: a margin loss");
+            assert_eq!(
+                lf.short_value > 0.0,
+                heads.short_value,
+                "{what}: a short loss"
+            );
+            assert_eq!(
+                lf.soft_policy > 0.0,
+                heads.soft_policy,
+                "{what}: a soft loss"
+            );
+            let aux = [
+                (lf.owner, lb.owner),
+                (lf.margin, lb.margin),
+                (lf.short_value, lb.short_value),
+                (lf.soft_policy, lb.soft_policy),
+            ];
+            for (f, b) in aux {
                 assert!((f - b).abs() <= 1e-5 * b.max(1.0), "{what}: {f} {b}");
             }
             let (named_f, named_b) = (
@@ -179,8 +207,14 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin)
                 named_gradients(burn.model(), &gb),
             );
             // Every parameter has a gradient (running statistics have none).
-            let heads = 9 + 2 * (ownership as usize + margin as usize);
-            assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + heads, "{what}");
+            let aux = [
+                heads.ownership,
+                heads.margin,
+                heads.short_value,
+                heads.soft_policy,
+            ];
+            let tensors = 9 + 2 * aux.iter().filter(|&&on| on).count();
+            assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + tensors, "{what}");
             compare(&format!("{what}: gradient"), &named_f, &named_b);
             compare(
                 &format!("{what}: tensors after the step"),
@@ -209,33 +243,43 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, (ownership, margin)
         last.0,
         last.1
     );
-    assert!((last.0 - last.1).abs() <= 1e-3, "after 100 steps: {last:?}");
+    // (Relative: the soft policy head's weight of 8 makes the loss ten times larger.)
+    let tolerance = 3e-4 * last.1.abs().max(1.0);
+    assert!(
+        (last.0 - last.1).abs() <= tolerance,
+        "after 100 steps: {last:?}"
+    );
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_infexion() {
-    check(&Board::new(), 2, 16, (false, true));
+    let heads = Heads {
+        margin: true,
+        short_value: true,
+        ..Heads::default()
+    };
+    check(&Board::new(), 2, 16, heads);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_ataxx() {
-    check(&Ataxx::standard(), 2, 16, (true, true));
+    check(&Ataxx::standard(), 2, 16, ALL);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_virus() {
-    check(&Ataxx::virus(), 1, 8, (false, false));
+    check(&Ataxx::virus(), 1, 8, Heads::default());
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_chexers() {
-    check(&Chexers::new(), 1, 16, (true, true));
+    check(&Chexers::new(), 1, 16, ALL);
 }
 
 #[test]
 fn checkpoints_from_either_path_load_in_the_other() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 8).with_heads(true, true);
+    let shape = NetShape::for_game(&start, 1, 8, 8).with_heads(ALL);
     let data = samples(&start, 24, 5);
     let all = batches(&data, &shape, 8, 4);
     let config = weights(&shape);

@@ -338,6 +338,16 @@ fn value_targets_look_a_horizon_ahead() {
     // A horizon at least as long as the game leaves every target the outcome.
     let long = positions(&start, &g, targets(n as u32, 0.0)).unwrap();
     assert!(long.iter().all(|s| s.outcome == g.outcome));
+    // `train.short_value_plies`: the short-term value head's target looks as far ahead
+    // while the value head's stays the game's outcome.
+    let short = Targets {
+        short_plies: h as u32,
+        ..Targets::default()
+    };
+    let short = positions(&start, &g, short).unwrap();
+    for (s, a) in short.iter().zip(&ahead) {
+        assert_eq!((s.short_value, s.outcome), (a.outcome, g.outcome));
+    }
 }
 
 /// `train.policy_target_power = p`: each policy target is the visits raised to `p`,

@@ -125,7 +125,8 @@ fn onnx_agrees<G: Game>(start: &G, bundle: &Path, dir: &Path) {
 }
 
 /// The ownership head's logits (`[batch, classes, height, width]`, as the bundle lays
-/// them out) and the margin head's outputs, where `net` has them, by burn's forward.
+/// them out), the dense heads' outputs (margin, short-term value) and the soft policy
+/// head's logits, where `net` has them, by burn's forward.
 fn aux_outputs(net: &contagion::nn::Net, input: Vec<f32>, batch: usize) -> Vec<Vec<f32>> {
     use burn::tensor::{Tensor, TensorData};
     let s = &net.shape;
@@ -135,10 +136,9 @@ fn aux_outputs(net: &contagion::nn::Net, input: Vec<f32>, batch: usize) -> Vec<V
     let out = net.model().forward_all(x);
     let flat = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
     let owner = out.owner.map(|o| flat(o.swap_dims(1, 2)));
-    let margin = out
-        .margin
-        .map(|m| m.into_data().try_to_vec::<f32>().unwrap());
-    owner.into_iter().chain(margin).collect()
+    let dense = [out.margin, out.short_value, out.soft_logits];
+    let dense = (dense.into_iter().flatten()).map(|m| m.into_data().try_to_vec::<f32>().unwrap());
+    owner.into_iter().chain(dense).collect()
 }
 
 #[test]
@@ -189,12 +189,14 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     let dir = temp_dir("fresh");
     let runs = dir.join("runs");
     // With the auxiliary heads, which the bundle and its ONNX model carry as outputs.
-    let heads = ["train.ownership_weight=1.5", "train.margin_weight=1"];
-    let o = train(
-        &test_config(),
-        &runs,
-        &["--set", heads[0], "--set", heads[1]],
-    );
+    let heads = [
+        "train.ownership_weight=1.5",
+        "train.margin_weight=1",
+        "train.short_value_weight=0.5",
+        "train.soft_policy_weight=8",
+    ];
+    let sets: Vec<&str> = heads.iter().flat_map(|h| ["--set", h]).collect();
+    let o = train(&test_config(), &runs, &sets);
     assert!(o.status.success(), "{}", text(&o));
     let run = std::fs::read_dir(&runs)
         .unwrap()

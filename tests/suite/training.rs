@@ -9,8 +9,8 @@ use contagion::config::{Config, TrainConfig};
 use contagion::games::Game;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::NetShape;
 use contagion::nn::checkpoint::{Checkpoint, TrainState};
+use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::SelfPlayGame;
 use contagion::selfplay::replay::{ReplayBuffer, Sample};
@@ -44,6 +44,7 @@ fn dataset() -> Vec<Sample<Board>> {
                 state,
                 policy: vec![(a, 1.0)],
                 outcome,
+                short_value: outcome,
                 end: None,
             }
         })
@@ -325,11 +326,16 @@ fn the_network_is_translation_equivariant_on_the_torus() {
 #[test]
 fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     // Red to move and Red the winner: relative to the mover the target is [1, -1, -1]
-    // under every Chexers rotation, though a rotation passes the turn to another colour.
+    // under every Chexers rotation, though a rotation passes the turn to another colour;
+    // so are the short-term value targets.
     let state = Chexers::new();
     let sample = first_move_sample(&state, None);
     let samples = vec![&sample; 48];
-    let shape = NetShape::for_game(&state, 1, 8, 16);
+    let short = Heads {
+        short_value: true,
+        ..Heads::default()
+    };
+    let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(short);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
     let len = shape.input_len();
     let mut inputs: Vec<&[f32]> = batch.input.chunks(len).collect();
@@ -339,10 +345,13 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     for v in batch.value.chunks(3) {
         assert_eq!(v, [1.0, -1.0, -1.0]);
     }
+    for v in batch.short_value.chunks(3) {
+        assert_eq!(v, [0.5, -0.2, -0.3]);
+    }
 }
 
 /// A sample at `state`: its first legal move the policy target, the first seat the
-/// winner, and `end` the game's last position.
+/// winner (and ahead in the short term), and `end` the game's last position.
 fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
     let mut legal = Vec::new();
     state.legal_actions(&mut legal);
@@ -350,6 +359,7 @@ fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
         state: state.clone(),
         policy: vec![(legal[0], 1.0)],
         outcome: [1.0, -1.0, -1.0],
+        short_value: [0.5, -0.2, -0.3],
         end: end.map(std::sync::Arc::new),
     }
 }
@@ -361,7 +371,11 @@ fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
 fn check_ownership_follows_the_input<G: Game>(state: G) {
     let sample = first_move_sample(&state, Some(state.clone()));
     let samples = vec![&sample; 32];
-    let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(true, false);
+    let ownership = Heads {
+        ownership: true,
+        ..Heads::default()
+    };
+    let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(ownership);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
     let (cells, k, np) = (shape.cells(), shape.owner_classes(), state.num_players());
     assert_eq!(k, np + 1);
@@ -413,10 +427,18 @@ fn checkpoints_of_format_2_still_load_and_resume() {
 #[test]
 fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 16).with_heads(true, true);
+    let all = Heads {
+        ownership: true,
+        margin: true,
+        short_value: true,
+        soft_policy: true,
+    };
+    let shape = NetShape::for_game(&start, 1, 8, 16).with_heads(all);
     let config = TrainConfig {
         ownership_weight: 1.5,
         margin_weight: 1.0,
+        short_value_weight: 0.5,
+        soft_policy_weight: 8.0,
         ..TrainConfig::default()
     };
     let trainer = Trainer::new(shape.clone(), &config);
@@ -430,10 +452,10 @@ fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
         metrics: String::new(),
     };
     let back = Checkpoint::from_bytes(&ckpt.to_bytes().unwrap(), "test").unwrap();
-    assert!(back.shape.ownership && back.shape.margin);
+    assert_eq!(back.shape.heads(), all);
     let resumed = Trainer::restore(back.shape, &config, &back.model, &back.optimizer, 0).unwrap();
     let names = contagion::nn::train_step::named_tensors(resumed.model());
-    for head in ["owner.", "margin."] {
+    for head in ["owner.", "margin.", "short_value.", "soft_policy."] {
         assert!(
             names.keys().any(|k| k.starts_with(head)),
             "{:?}",

@@ -25,6 +25,7 @@ pub fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
                 state,
                 policy,
                 outcome: [first, -first, 0.0],
+                short_value: [first, -first, 0.0],
                 end: None,
             }
         })

@@ -1,8 +1,9 @@
 //! The training step's heads: the policy head's loss, the value head from its batch
-//! norm on, the ownership and margin heads, and the backward of each as far as the
-//! trunk's output (the value and margin heads' as far as the value batch norm).
+//! norm on, the ownership and soft policy heads and the dense auxiliary heads (margin,
+//! short-term value), and the backward of each as far as the trunk's output (the value and dense
+//! heads' as far as the value batch norm).
 
-use super::{Backprop, BatchRef, Shard, Weights, add_column_sums, normalise, relu_back};
+use super::{Backprop, BatchRef, Layer, Shard, Weights, add_column_sums, normalise, relu_back};
 use crate::nn::conv::{Op, matmul, sized};
 
 /// The cross-entropy of `softmax(logits)` against `target` (weights, not necessarily
@@ -65,21 +66,7 @@ impl Backprop {
                 .for_each(|(v, b)| *v = (*v + b).tanh());
         }
         // Policy loss; the policy output's buffer becomes its gradient.
-        let na = self.gather.len();
-        let mut logits = vec![0.0f32; na];
-        for p in 0..n {
-            let at = (s.first + p) * na;
-            let (target, mask) = (&batch.policy[at..at + na], &batch.mask[at..at + na]);
-            let out = &mut s.pol[p * cells * pp..(p + 1) * cells * pp];
-            for ((l, &g), &m) in logits.iter_mut().zip(&self.gather).zip(mask) {
-                *l = out[g as usize] + m;
-            }
-            s.loss.0 += cross_entropy(&mut logits, target, 1.0 / total);
-            out.fill(0.0);
-            for (&d, &g) in logits.iter().zip(&self.gather) {
-                out[g as usize] = d;
-            }
-        }
+        s.loss[0] += self.policy_loss(&mut s.pol, batch.policy, batch.mask, s.first, 1.0 / total);
         let trunk = &s.y[last];
         let g = &mut s.grads.policy;
         matmul(&mut g.w, Op::T(trunk), Op::N(&s.pol), c, r, pp, true);
@@ -89,6 +76,9 @@ impl Backprop {
         if self.owner_classes > 0 {
             self.owner(w, batch, s);
         }
+        if self.soft_policy {
+            self.soft_policy(w, batch, s);
+        }
         // Value loss and its backward through tanh and the dense layers.
         let mut dzo = vec![0.0f32; n * np];
         let scale = 2.0 * self.value_weight as f32 / (total * np as f32);
@@ -97,7 +87,7 @@ impl Backprop {
             .zip(s.v.iter())
             .zip(&batch.value[s.first * np..])
         {
-            s.loss.1 += ((out - t) as f64).powi(2);
+            s.loss[1] += ((out - t) as f64).powi(2);
             *d = scale * (out - t) * (1.0 - out * out);
         }
         let g = &mut s.grads;
@@ -105,8 +95,18 @@ impl Backprop {
         add_column_sums(&dzo, &mut g.out.b);
         let mut dhid = vec![0.0f32; n * hd];
         matmul(&mut dhid, Op::N(&dzo), Op::T(&w.out.w), n, np, hd, false);
+        let span = s.first * np..(s.first + n) * np;
+        let scale = |weight: f64| (2.0 * weight / (batch.size * np) as f64) as f32;
         if self.margin {
-            self.margin(w, batch, s, &mut dhid);
+            let (targets, scale) = (&batch.margin[span.clone()], scale(self.margin_weight));
+            let (out, g) = (&mut s.marg, &mut s.grads.margin);
+            s.loss[3] += dense_head(&s.hid, &w.margin, targets, scale, out, g, &mut dhid);
+        }
+        if self.short_value {
+            let targets = &batch.short_value[span];
+            let scale = scale(self.short_value_weight);
+            let (out, g) = (&mut s.short, &mut s.grads.short_value);
+            s.loss[4] += dense_head(&s.hid, &w.short_value, targets, scale, out, g, &mut dhid);
         }
         let g = &mut s.grads;
         for (d, &h) in dhid.iter_mut().zip(s.hid.iter()) {
@@ -145,6 +145,68 @@ impl Backprop {
         relu_back(dv, &s.vy, &s.vz, vc, &mut s.sums);
     }
 
+    /// A policy head's cross-entropy on one shard, returned: `out` (`[n, cells,
+    /// policy_planes]`, the head's 1×1 convolution) gathered into action order and masked,
+    /// against `targets` (`[batch, actions]`, from the shard's first position `first`);
+    /// `out` becomes the loss's gradient by it, times `scale`.
+    fn policy_loss(
+        &self,
+        out: &mut [f32],
+        targets: &[f32],
+        mask: &[f32],
+        first: usize,
+        scale: f32,
+    ) -> f64 {
+        let (na, per) = (self.gather.len(), self.taps.cells * self.policy_planes);
+        let mut logits = vec![0.0f32; na];
+        let mut loss = 0.0;
+        for (p, out) in out.chunks_exact_mut(per).enumerate() {
+            let at = (first + p) * na;
+            let (target, mask) = (&targets[at..at + na], &mask[at..at + na]);
+            for ((l, &g), &m) in logits.iter_mut().zip(&self.gather).zip(mask) {
+                *l = out[g as usize] + m;
+            }
+            loss += cross_entropy(&mut logits, target, scale);
+            out.fill(0.0);
+            for (&d, &g) in logits.iter().zip(&self.gather) {
+                out[g as usize] = d;
+            }
+        }
+        loss
+    }
+
+    /// The soft policy head on one shard: a 1×1 convolution of the trunk's output to
+    /// policy logits, the cross-entropy of their masked softmax against the batch's soft
+    /// targets (weighted), and its backward: the head's gradients, and its share of the
+    /// trunk output's gradient added.
+    fn soft_policy(&self, w: &Weights, batch: &BatchRef, s: &mut Shard) {
+        let (cells, c, pp) = (self.taps.cells, self.channels, self.policy_planes);
+        let r = s.n * cells;
+        let trunk = &s.y[s.y.len() - 1];
+        let out = sized(&mut s.soft, r * pp);
+        matmul(out, Op::N(trunk), Op::N(&w.soft_policy.w), r, c, pp, false);
+        for row in out.chunks_exact_mut(pp) {
+            row.iter_mut()
+                .zip(&w.soft_policy.b)
+                .for_each(|(v, b)| *v += b);
+        }
+        let scale = (self.soft_policy_weight / batch.size as f64) as f32;
+        s.loss[5] += self.policy_loss(out, batch.soft_policy, batch.mask, s.first, scale);
+        let g = &mut s.grads.soft_policy;
+        matmul(&mut g.w, Op::T(trunk), Op::N(&s.soft), c, r, pp, true);
+        add_column_sums(&s.soft, &mut g.b);
+        let dtrunk = &mut s.dy[s.y.len() - 1];
+        matmul(
+            dtrunk,
+            Op::N(&s.soft),
+            Op::T(&w.soft_policy.w),
+            r,
+            pp,
+            c,
+            true,
+        );
+    }
+
     /// The ownership head on one shard: a 1×1 convolution of the trunk's output to
     /// `owner_classes` logits a cell, the cross-entropy of their softmax against the
     /// batch's one-hot owners (averaged over positions and cells, weighted), and its
@@ -159,7 +221,7 @@ impl Backprop {
         let targets = &batch.owner[s.first * cells * k..(s.first + s.n) * cells * k];
         for (row, target) in out.chunks_exact_mut(k).zip(targets.chunks_exact(k)) {
             row.iter_mut().zip(&w.owner.b).for_each(|(v, b)| *v += b);
-            s.loss.2 += cross_entropy(row, target, scale);
+            s.loss[2] += cross_entropy(row, target, scale);
         }
         let g = &mut s.grads.owner;
         matmul(&mut g.w, Op::T(trunk), Op::N(&s.own), c, r, k, true);
@@ -167,25 +229,34 @@ impl Backprop {
         let dtrunk = &mut s.dy[s.y.len() - 1];
         matmul(dtrunk, Op::N(&s.own), Op::T(&w.owner.w), r, k, c, true);
     }
+}
 
-    /// The margin head on one shard: `tanh` of a dense layer on the value head's hidden
-    /// layer, its squared error against the batch's final score vectors (averaged over
-    /// positions and players, weighted), and its backward: the head's gradients, and its
-    /// share of the hidden layer's gradient added to `dhid` (before the ReLU).
-    fn margin(&self, w: &Weights, batch: &BatchRef, s: &mut Shard, dhid: &mut [f32]) {
-        let (n, hd, np) = (s.n, self.hidden, self.players);
-        let out = sized(&mut s.marg, n * np);
-        matmul(out, Op::N(&s.hid), Op::N(&w.margin.w), n, hd, np, false);
-        let scale = (2.0 * self.margin_weight / (batch.size * np) as f64) as f32;
-        let targets = &batch.margin[s.first * np..(s.first + n) * np];
-        for (k, (m, &t)) in out.iter_mut().zip(targets).enumerate() {
-            let y = (*m + w.margin.b[k % np]).tanh();
-            s.loss.3 += ((y - t) as f64).powi(2);
-            *m = scale * (y - t) * (1.0 - y * y);
-        }
-        let g = &mut s.grads.margin;
-        matmul(&mut g.w, Op::T(&s.hid), Op::N(&s.marg), hd, n, np, true);
-        add_column_sums(&s.marg, &mut g.b);
-        matmul(dhid, Op::N(&s.marg), Op::T(&w.margin.w), n, np, hd, true);
+/// A dense auxiliary head (margin, short-term value) on one shard's hidden layer `hid`
+/// (`[n, hidden]`): `tanh` of the dense layer `w`, its squared error against `targets`
+/// (`[n, players]`) summed and returned, and its backward with the loss scaled by
+/// `scale`: the layer's gradient added to `g`, its share of the hidden layer's gradient
+/// added to `dhid` (before the ReLU). `out` is the head's buffer.
+fn dense_head(
+    hid: &[f32],
+    w: &Layer,
+    targets: &[f32],
+    scale: f32,
+    out: &mut Vec<f32>,
+    g: &mut Layer,
+    dhid: &mut [f32],
+) -> f64 {
+    let np = w.b.len();
+    let (n, hd) = (targets.len() / np, w.w.len() / np);
+    let out = sized(out, n * np);
+    matmul(out, Op::N(hid), Op::N(&w.w), n, hd, np, false);
+    let mut loss = 0.0;
+    for (k, (m, &t)) in out.iter_mut().zip(targets).enumerate() {
+        let y = (*m + w.b[k % np]).tanh();
+        loss += ((y - t) as f64).powi(2);
+        *m = scale * (y - t) * (1.0 - y * y);
     }
+    matmul(&mut g.w, Op::T(hid), Op::N(out), hd, n, np, true);
+    add_column_sums(out, &mut g.b);
+    matmul(dhid, Op::N(out), Op::T(&w.w), n, np, hd, true);
+    loss
 }

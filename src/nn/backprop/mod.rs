@@ -15,7 +15,9 @@
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
 //!   targets, plus `value_weight` × the mean squared value error, plus
 //!   `ownership_weight` × the ownership head's cross-entropy, plus `margin_weight` ×
-//!   the margin head's mean squared error (`heads.rs`).
+//!   the margin head's and `short_value_weight` × the short-term value head's mean
+//!   squared errors, plus `soft_policy_weight` × the soft policy head's cross-entropy
+//!   (`heads.rs`).
 
 mod heads;
 
@@ -62,6 +64,10 @@ pub struct Weights {
     pub owner: Layer,
     /// The margin head's dense layer (empty without the head).
     pub margin: Layer,
+    /// The short-term value head's dense layer (empty without the head).
+    pub short_value: Layer,
+    /// The soft policy head's 1×1 convolution (empty without the head).
+    pub soft_policy: Layer,
 }
 
 impl Weights {
@@ -88,6 +94,8 @@ impl Weights {
             out: layer(&self.out),
             owner: layer(&self.owner),
             margin: layer(&self.margin),
+            short_value: layer(&self.short_value),
+            soft_policy: layer(&self.soft_policy),
         }
     }
 
@@ -105,6 +113,8 @@ impl Weights {
             &mut self.out,
             &mut self.owner,
             &mut self.margin,
+            &mut self.short_value,
+            &mut self.soft_policy,
         ] {
             all.extend([&mut l.w, &mut l.b]);
         }
@@ -112,8 +122,9 @@ impl Weights {
     }
 }
 
-/// The loss's weights (`train.value_weight`, `ownership_weight`, `margin_weight`): each
-/// term's against the policy cross-entropy.
+/// The loss's weights (`train.value_weight`, `ownership_weight`, `margin_weight`,
+/// `short_value_weight`, `soft_policy_weight`): each term's against the policy
+/// cross-entropy.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossWeights {
     /// The value head's mean squared error.
@@ -122,6 +133,10 @@ pub struct LossWeights {
     pub ownership: f64,
     /// The margin head's mean squared error.
     pub margin: f64,
+    /// The short-term value head's mean squared error.
+    pub short_value: f64,
+    /// The soft policy head's cross-entropy.
+    pub soft_policy: f64,
 }
 
 /// A batch norm's batch statistics: mean and biased variance per channel.
@@ -150,6 +165,11 @@ pub struct BatchRef<'a> {
     pub owner: &'a [f32],
     /// `[size, players]` final score vectors (empty without the margin head).
     pub margin: &'a [f32],
+    /// `[size, players]` score vectors a few plies ahead (empty without the short-term
+    /// value head).
+    pub short_value: &'a [f32],
+    /// `[size, actions]` soft policy targets (empty without the soft policy head).
+    pub soft_policy: &'a [f32],
 }
 
 /// What one step computed.
@@ -166,6 +186,11 @@ pub struct StepResult {
     pub owner_loss: f64,
     /// The margin loss's mean over the batch's positions and players (0 without the head).
     pub margin_loss: f64,
+    /// The short-term value loss's mean over the batch's positions and players (0
+    /// without the head).
+    pub short_value_loss: f64,
+    /// The soft policy loss's mean over the batch (0 without the head).
+    pub soft_policy_loss: f64,
 }
 
 /// im2col rows per slice of a shard's positions.
@@ -196,11 +221,16 @@ struct Shard {
     own: Vec<f32>,
     /// The margin head's outputs before `tanh`, then their gradient.
     marg: Vec<f32>,
+    /// The short-term value head's outputs before `tanh`, then their gradient.
+    short: Vec<f32>,
+    /// The soft policy head's output, then its gradient.
+    soft: Vec<f32>,
     /// Per-channel sums handed between passes.
     sums: Vec<f64>,
     grads: Weights,
-    /// The policy, value, ownership and margin losses' sums.
-    loss: (f64, f64, f64, f64),
+    /// The policy, value, ownership, margin, short-term value and soft policy losses'
+    /// sums.
+    loss: [f64; 6],
 }
 
 /// The training step for one network shape; keeps its buffers between steps.
@@ -214,11 +244,15 @@ pub struct Backprop {
     players: usize,
     owner_classes: usize,
     margin: bool,
+    short_value: bool,
+    soft_policy: bool,
     /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
     gather: Vec<u32>,
     value_weight: f64,
     ownership_weight: f64,
     margin_weight: f64,
+    short_value_weight: f64,
+    soft_policy_weight: f64,
     pool: Option<rayon::ThreadPool>,
     shards: Vec<Shard>,
 }
@@ -371,10 +405,14 @@ impl Backprop {
             players: shape.num_players,
             owner_classes: shape.owner_classes(),
             margin: shape.margin,
+            short_value: shape.short_value,
+            soft_policy: shape.soft_policy,
             gather: shape.policy_gather(),
             value_weight: weights.value,
             ownership_weight: weights.ownership,
             margin_weight: weights.margin,
+            short_value_weight: weights.short_value,
+            soft_policy_weight: weights.soft_policy,
             pool,
             shards: Vec::new(),
         }
@@ -435,7 +473,7 @@ impl Backprop {
                 }
             }
             s.grads = w.zeros_like();
-            s.loss = (0.0, 0.0, 0.0, 0.0);
+            s.loss = [0.0; 6];
         });
         // The trunk: each convolution, its statistics summed, then batch norm and ReLU.
         let mut stats = Vec::with_capacity(layers + 1);
@@ -529,14 +567,10 @@ impl Backprop {
             let cin = if l == 0 { self.in_planes } else { c };
             self.each(|me, s| me.conv_back(l, layer, cin, &coef, s));
         }
-        let (mut policy_loss, mut value_loss) = (0.0, 0.0);
-        let (mut owner_loss, mut margin_loss) = (0.0, 0.0);
+        let mut loss = [0.0; 6];
         let mut all = grads.buffers_mut();
         for s in &mut self.shards {
-            policy_loss += s.loss.0;
-            value_loss += s.loss.1;
-            owner_loss += s.loss.2;
-            margin_loss += s.loss.3;
+            loss.iter_mut().zip(s.loss).for_each(|(l, s)| *l += s);
             for (g, part) in all.iter_mut().zip(s.grads.buffers_mut()) {
                 g.iter_mut().zip(part.iter()).for_each(|(g, p)| *g += p);
             }
@@ -545,10 +579,12 @@ impl Backprop {
         StepResult {
             grads,
             stats,
-            policy_loss: policy_loss / batch.size as f64,
-            value_loss: value_loss / (batch.size * self.players) as f64,
-            owner_loss: owner_loss / rows as f64,
-            margin_loss: margin_loss / (batch.size * self.players) as f64,
+            policy_loss: loss[0] / batch.size as f64,
+            value_loss: loss[1] / (batch.size * self.players) as f64,
+            owner_loss: loss[2] / rows as f64,
+            margin_loss: loss[3] / (batch.size * self.players) as f64,
+            short_value_loss: loss[4] / (batch.size * self.players) as f64,
+            soft_policy_loss: loss[5] / batch.size as f64,
         }
     }
 
