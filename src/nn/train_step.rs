@@ -71,6 +71,13 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
     }
 }
 
+/// The auxiliary heads the model has, each with what goes with it.
+fn present<'a, L: 'a, T>(
+    heads: impl IntoIterator<Item = (&'a Option<L>, T)>,
+) -> impl Iterator<Item = (&'a L, T)> {
+    (heads.into_iter()).filter_map(|(layer, with)| layer.as_ref().map(|l| (l, with)))
+}
+
 /// The gradients `g` as burn's [`GradientsParams`], keyed by `model`'s parameters, on
 /// `device` (the inner device of the model's autodiff device).
 pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> GradientsParams {
@@ -92,10 +99,7 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         (&model.margin, &g.margin),
         (&model.short_value, &g.short_value),
     ];
-    let aux = aux
-        .into_iter()
-        .filter_map(|(l, gl)| l.as_ref().map(|l| (l, gl)));
-    let dense: Vec<_> = dense.into_iter().chain(aux).collect();
+    let dense: Vec<_> = dense.into_iter().chain(present(aux)).collect();
     for &(l, gl) in &dense {
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }
@@ -104,10 +108,7 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         (&model.owner, &g.owner),
         (&model.soft_policy, &g.soft_policy),
     ];
-    let aux = aux
-        .into_iter()
-        .filter_map(|(c, gl)| c.as_ref().map(|c| (c, gl)));
-    let heads: Vec<_> = heads.chain(aux).collect();
+    let heads: Vec<_> = heads.chain(present(aux)).collect();
     for &(conv, gl) in &heads {
         put1(conv.bias.as_ref().expect("head bias"), &gl.b);
     }

@@ -93,9 +93,10 @@ pub struct Losses {
 }
 
 impl Losses {
-    /// Every loss of `self` plus `other`'s, times `scale`.
-    fn add_scaled(&mut self, other: &Losses, scale: f64) {
-        let mine = [
+    /// Every loss, in [`Trainer::loss`]'s order: the policy's, the value's, the
+    /// auxiliary heads' (ownership, margin, short-term value, soft policy), the total.
+    fn parts_mut(&mut self) -> [&mut f64; 7] {
+        [
             &mut self.policy,
             &mut self.value,
             &mut self.owner,
@@ -103,18 +104,13 @@ impl Losses {
             &mut self.short_value,
             &mut self.soft_policy,
             &mut self.total,
-        ];
-        let theirs = [
-            other.policy,
-            other.value,
-            other.owner,
-            other.margin,
-            other.short_value,
-            other.soft_policy,
-            other.total,
-        ];
-        for (m, t) in mine.into_iter().zip(theirs) {
-            *m += t * scale;
+        ]
+    }
+
+    /// Every loss of `self` plus `other`'s, times `scale`.
+    fn add_scaled(&mut self, mut other: Losses, scale: f64) {
+        for (m, t) in self.parts_mut().into_iter().zip(other.parts_mut()) {
+            *m += *t * scale;
         }
     }
 }
@@ -437,24 +433,11 @@ impl Trainer {
 
     /// The losses as numbers.
     fn losses(parts: [Tensor<1>; 7]) -> Losses {
-        let [
-            policy,
-            value,
-            owner,
-            margin,
-            short_value,
-            soft_policy,
-            total,
-        ] = parts.map(|t| t.into_scalar::<f32>() as f64);
-        Losses {
-            policy,
-            value,
-            owner,
-            margin,
-            short_value,
-            soft_policy,
-            total,
+        let mut losses = Losses::default();
+        for (slot, part) in losses.parts_mut().into_iter().zip(parts) {
+            *slot = part.into_scalar::<f32>() as f64;
         }
+        losses
     }
 
     /// The gradients of the loss on `batch` and its losses, by the fast step or burn's
@@ -530,7 +513,7 @@ impl Trainer {
                 .collect();
             let batch = make_batch(&samples, &self.shape, rng);
             batch_time += t.elapsed();
-            sum.add_scaled(&self.step(&batch), 1.0 / steps as f64);
+            sum.add_scaled(self.step(&batch), 1.0 / steps as f64);
             tick();
         }
         (sum, batch_time.as_secs_f64())
