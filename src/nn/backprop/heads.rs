@@ -34,12 +34,7 @@ impl Backprop {
         vshift: &[f32],
         s: &mut Shard,
     ) {
-        let (cells, c, pp, vc) = (
-            self.taps.cells,
-            self.channels,
-            self.policy_planes,
-            self.value_channels,
-        );
+        let (cells, c, vc) = (self.taps.cells, self.channels, self.value_channels);
         let (n, r, hd, np) = (s.n, s.n * cells, self.hidden, self.players);
         let total = batch.size as f32;
         let last = s.y.len() - 1;
@@ -67,12 +62,15 @@ impl Backprop {
         }
         // Policy loss; the policy output's buffer becomes its gradient.
         s.loss[0] += self.policy_loss(&mut s.pol, batch.policy, batch.mask, s.first, 1.0 / total);
-        let trunk = &s.y[last];
-        let g = &mut s.grads.policy;
-        matmul(&mut g.w, Op::T(trunk), Op::N(&s.pol), c, r, pp, true);
-        add_column_sums(&s.pol, &mut g.b);
         let dtrunk = sized(&mut s.dy[last], r * c);
-        matmul(dtrunk, Op::N(&s.pol), Op::T(&w.policy.w), r, pp, c, false);
+        head_back(
+            &s.y[last],
+            &w.policy,
+            &s.pol,
+            &mut s.grads.policy,
+            dtrunk,
+            false,
+        );
         if self.owner_classes > 0 {
             self.owner(w, batch, s);
         }
@@ -180,29 +178,17 @@ impl Backprop {
     /// targets (weighted), and its backward: the head's gradients, and its share of the
     /// trunk output's gradient added.
     fn soft_policy(&self, w: &Weights, batch: &BatchRef, s: &mut Shard) {
-        let (cells, c, pp) = (self.taps.cells, self.channels, self.policy_planes);
-        let r = s.n * cells;
-        let trunk = &s.y[s.y.len() - 1];
-        let out = sized(&mut s.soft, r * pp);
-        matmul(out, Op::N(trunk), Op::N(&w.soft_policy.w), r, c, pp, false);
-        for row in out.chunks_exact_mut(pp) {
-            row.iter_mut()
-                .zip(&w.soft_policy.b)
-                .for_each(|(v, b)| *v += b);
-        }
+        let last = s.y.len() - 1;
+        let out = head_forward(&s.y[last], &w.soft_policy, &mut s.soft);
         let scale = (self.soft_policy_weight / batch.size as f64) as f32;
         s.loss[5] += self.policy_loss(out, batch.soft_policy, batch.mask, s.first, scale);
         let g = &mut s.grads.soft_policy;
-        matmul(&mut g.w, Op::T(trunk), Op::N(&s.soft), c, r, pp, true);
-        add_column_sums(&s.soft, &mut g.b);
-        let dtrunk = &mut s.dy[s.y.len() - 1];
-        matmul(
-            dtrunk,
-            Op::N(&s.soft),
-            Op::T(&w.soft_policy.w),
-            r,
-            pp,
-            c,
+        head_back(
+            &s.y[last],
+            &w.soft_policy,
+            &s.soft,
+            g,
+            &mut s.dy[last],
             true,
         );
     }
@@ -212,23 +198,54 @@ impl Backprop {
     /// batch's one-hot owners (averaged over positions and cells, weighted), and its
     /// backward: the head's gradients, and its share of the trunk output's gradient added.
     fn owner(&self, w: &Weights, batch: &BatchRef, s: &mut Shard) {
-        let (cells, c, k) = (self.taps.cells, self.channels, self.owner_classes);
-        let r = s.n * cells;
-        let trunk = &s.y[s.y.len() - 1];
-        let out = sized(&mut s.own, r * k);
-        matmul(out, Op::N(trunk), Op::N(&w.owner.w), r, c, k, false);
+        let (cells, k) = (self.taps.cells, self.owner_classes);
+        let last = s.y.len() - 1;
+        let out = head_forward(&s.y[last], &w.owner, &mut s.own);
         let scale = (self.ownership_weight / (batch.size * cells) as f64) as f32;
         let targets = &batch.owner[s.first * cells * k..(s.first + s.n) * cells * k];
         for (row, target) in out.chunks_exact_mut(k).zip(targets.chunks_exact(k)) {
-            row.iter_mut().zip(&w.owner.b).for_each(|(v, b)| *v += b);
             s.loss[2] += cross_entropy(row, target, scale);
         }
         let g = &mut s.grads.owner;
-        matmul(&mut g.w, Op::T(trunk), Op::N(&s.own), c, r, k, true);
-        add_column_sums(&s.own, &mut g.b);
-        let dtrunk = &mut s.dy[s.y.len() - 1];
-        matmul(dtrunk, Op::N(&s.own), Op::T(&w.owner.w), r, k, c, true);
+        head_back(&s.y[last], &w.owner, &s.own, g, &mut s.dy[last], true);
     }
+}
+
+/// A 1×1 convolution head (`layer`, with its bias) on the trunk's output `trunk`
+/// (`[rows, channels]`): its output `[rows, outputs]`, in the buffer `out`.
+pub(super) fn head_forward<'a>(
+    trunk: &[f32],
+    layer: &Layer,
+    out: &'a mut Vec<f32>,
+) -> &'a mut [f32] {
+    let k = layer.b.len();
+    let c = layer.w.len() / k;
+    let r = trunk.len() / c;
+    let out = sized(out, r * k);
+    matmul(out, Op::N(trunk), Op::N(&layer.w), r, c, k, false);
+    for row in out.chunks_exact_mut(k) {
+        row.iter_mut().zip(&layer.b).for_each(|(v, b)| *v += b);
+    }
+    out
+}
+
+/// The backward of [`head_forward`] from the gradient at its output `dout`: the layer's
+/// gradient added to `g`, and the gradient at the trunk's output written to `dtrunk`
+/// (added to it where `add`).
+fn head_back(
+    trunk: &[f32],
+    layer: &Layer,
+    dout: &[f32],
+    g: &mut Layer,
+    dtrunk: &mut [f32],
+    add: bool,
+) {
+    let k = layer.b.len();
+    let c = layer.w.len() / k;
+    let r = trunk.len() / c;
+    matmul(&mut g.w, Op::T(trunk), Op::N(dout), c, r, k, true);
+    add_column_sums(dout, &mut g.b);
+    matmul(dtrunk, Op::N(dout), Op::T(&layer.w), r, k, c, add);
 }
 
 /// A dense auxiliary head (margin, short-term value) on one shard's hidden layer `hid`

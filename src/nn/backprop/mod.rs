@@ -509,15 +509,11 @@ impl Backprop {
             stats.push(st);
         }
         // The heads' forward, to the value head's batch norm.
-        let (pp, vc) = (self.policy_planes, self.value_channels);
+        let vc = self.value_channels;
         self.each(|_, s| {
             let r = s.n * cells;
             let trunk = &s.y[layers - 1];
-            let pol = sized(&mut s.pol, r * pp);
-            matmul(pol, Op::N(trunk), Op::N(&w.policy.w), r, c, pp, false);
-            for row in pol.chunks_exact_mut(pp) {
-                row.iter_mut().zip(&w.policy.b).for_each(|(v, b)| *v += b);
-            }
+            heads::head_forward(trunk, &w.policy, &mut s.pol);
             let vz = sized(&mut s.vz, r * vc);
             matmul(vz, Op::N(trunk), Op::N(&w.value_conv.0.w), r, c, vc, false);
             moments(vz, vc, &mut s.sums);
