@@ -21,7 +21,7 @@ use super::manifest::{
     self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance, names,
 };
 use super::safetensors::{self, Tensor};
-use super::{Net, NetShape, PolicyValueNet, values};
+use super::{Net, NetShape, PolicyValueNet, present, values};
 use crate::framing::write_atomic;
 use crate::games::Game;
 
@@ -69,16 +69,14 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (&model.value_conv, Some(&model.value_bn)),
     ];
     let aux = [
-        (names::OWNERSHIP, &model.owner),
-        (names::SOFT_POLICY, &model.soft_policy),
+        (model.owner.as_ref(), names::OWNERSHIP),
+        (model.soft_policy.as_ref(), names::SOFT_POLICY),
     ];
-    let aux: Vec<_> = (aux.into_iter())
-        .filter_map(|(n, c)| c.as_ref().map(|c| (n.to_string(), (c, None))))
-        .collect();
+    let aux: Vec<_> = present(aux).collect();
     let names = (names::trunk(model.blocks.len()).into_iter())
         .chain([names::POLICY, names::VALUE_CONV].map(String::from))
-        .chain(aux.iter().map(|(n, _)| n.clone()));
-    let layers = trunk.chain(heads).chain(aux.iter().map(|&(_, l)| l));
+        .chain(aux.iter().map(|&(_, n)| n.to_string()));
+    let layers = (trunk.chain(heads)).chain(aux.iter().map(|&(conv, _)| (conv, None)));
     let mut folded = BTreeMap::new();
     for (name, (conv, bn)) in names.zip(layers) {
         let (w, b) = fold_conv(conv, bn);
@@ -90,12 +88,10 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (names::VALUE_OUT, &model.value_out),
     ];
     let aux = [
-        (names::MARGIN, &model.margin),
-        (names::SHORT_VALUE, &model.short_value),
+        (model.margin.as_ref(), names::MARGIN),
+        (model.short_value.as_ref(), names::SHORT_VALUE),
     ];
-    let aux = aux
-        .into_iter()
-        .filter_map(|(n, l)| l.as_ref().map(|l| (n, l)));
+    let aux = present(aux).map(|(linear, name)| (name, linear));
     for (name, linear) in dense.into_iter().chain(aux) {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
@@ -460,13 +456,10 @@ fn unfold(
     model.value_conv.weight = param(take(&names::weight(names::VALUE_CONV)), device);
     identity(&mut model.value_bn, take(&names::bias(names::VALUE_CONV)));
     let aux = [
-        (names::OWNERSHIP, &mut model.owner),
-        (names::SOFT_POLICY, &mut model.soft_policy),
+        (model.owner.as_mut(), names::OWNERSHIP),
+        (model.soft_policy.as_mut(), names::SOFT_POLICY),
     ];
-    for (name, conv) in aux
-        .into_iter()
-        .filter_map(|(n, c)| c.as_mut().map(|c| (n, c)))
-    {
+    for (conv, name) in present(aux) {
         conv.weight = param(take(&names::weight(name)), device);
         conv.bias = Some(param(take(&names::bias(name)), device));
     }
@@ -475,12 +468,10 @@ fn unfold(
         (names::VALUE_OUT, &mut model.value_out),
     ];
     let aux = [
-        (names::MARGIN, &mut model.margin),
-        (names::SHORT_VALUE, &mut model.short_value),
+        (model.margin.as_mut(), names::MARGIN),
+        (model.short_value.as_mut(), names::SHORT_VALUE),
     ];
-    let aux = aux
-        .into_iter()
-        .filter_map(|(n, l)| l.as_mut().map(|l| (n, l)));
+    let aux = present(aux).map(|(linear, name)| (name, linear));
     for (name, linear) in dense.into_iter().chain(aux) {
         let w = take(&names::weight(name));
         let (cout, cin) = (w.shape[0], w.shape[1]);

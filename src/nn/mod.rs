@@ -53,6 +53,14 @@ pub fn device() -> Device {
     }
 }
 
+/// The auxiliary heads a model has: each pair whose head is there (`Some`), with what
+/// goes with it (its name, its gradient).
+pub(crate) fn present<L, T>(
+    heads: impl IntoIterator<Item = (Option<L>, T)>,
+) -> impl Iterator<Item = (L, T)> {
+    (heads.into_iter()).filter_map(|(head, with)| head.map(|h| (h, with)))
+}
+
 /// A float tensor's values as `f32`, row-major.
 pub(crate) fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.into_data()

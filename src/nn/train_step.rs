@@ -13,7 +13,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use super::backprop::{Layer, Norm, Stats, Weights};
 use super::conv::{from_gemm_layout, to_gemm_layout};
-use super::{PolicyValueNet, values};
+use super::{PolicyValueNet, present, values};
 
 fn param_values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
     values(p.val())
@@ -71,13 +71,6 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
     }
 }
 
-/// The auxiliary heads the model has, each with what goes with it.
-fn present<'a, L: 'a, T>(
-    heads: impl IntoIterator<Item = (&'a Option<L>, T)>,
-) -> impl Iterator<Item = (&'a L, T)> {
-    (heads.into_iter()).filter_map(|(layer, with)| layer.as_ref().map(|l| (l, with)))
-}
-
 /// The gradients `g` as burn's [`GradientsParams`], keyed by `model`'s parameters, on
 /// `device` (the inner device of the model's autodiff device).
 pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> GradientsParams {
@@ -96,8 +89,8 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     put_norm(&model.value_bn, &g.value_conv.1);
     let dense = [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)];
     let aux = [
-        (&model.margin, &g.margin),
-        (&model.short_value, &g.short_value),
+        (model.margin.as_ref(), &g.margin),
+        (model.short_value.as_ref(), &g.short_value),
     ];
     let dense: Vec<_> = dense.into_iter().chain(present(aux)).collect();
     for &(l, gl) in &dense {
@@ -105,8 +98,8 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     }
     let heads = std::iter::once((&model.policy, &g.policy));
     let aux = [
-        (&model.owner, &g.owner),
-        (&model.soft_policy, &g.soft_policy),
+        (model.owner.as_ref(), &g.owner),
+        (model.soft_policy.as_ref(), &g.soft_policy),
     ];
     let heads: Vec<_> = heads.chain(present(aux)).collect();
     for &(conv, gl) in &heads {
