@@ -392,6 +392,12 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 max: 65_536,
             },
             AgentOption {
+                name: "Contempt",
+                default: 0,
+                min: 0,
+                max: crate::search::mcts::MAX_CONTEMPT,
+            },
+            AgentOption {
                 name: "Endgame",
                 default: u64::from(ENDGAME),
                 min: 0,
@@ -410,6 +416,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         match name {
             "Simulations" => self.sims = value as u32,
             "Endgame" => self.endgame = value != 0,
+            "Contempt" => self.params.draw_value = -(value as f32) / 100.0,
             "Hash" => {
                 self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
                 self.rebuild_evaluators(self.searchers.threads());

@@ -50,6 +50,8 @@ pub enum AgentSpec {
         ms: Option<u64>,
         /// Threads each batch of leaves is evaluated on.
         threads: u32,
+        /// A draw by the rules scores `−contempt / 100` for every seat in the search.
+        contempt: u32,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -139,8 +141,9 @@ pub const KINDS: &[Kind] = &[
             MS,
             param("threads", "T", 1, crate::limits::MAX_THREADS as u64, Some(1)),
             param("gumbel", "K", 1, crate::limits::MAX_GUMBEL_ACTIONS, None),
+            param("contempt", "C", 0, crate::search::mcts::MAX_CONTEMPT, Some(0)),
         ],
-        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT",
+        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT, a draw by the rules scored -C/100 for every seat in the search",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -308,6 +311,7 @@ impl FromStr for AgentSpec {
                 gumbel: get("gumbel").unwrap_or(0) as u32,
                 ms,
                 threads: get("threads").unwrap_or(default("threads")) as u32,
+                contempt: get("contempt").unwrap_or(default("contempt")) as u32,
             },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
@@ -337,6 +341,7 @@ impl fmt::Display for AgentSpec {
                 gumbel,
                 ms,
                 threads,
+                contempt,
             } => {
                 write!(f, "model:{},sims={sims}", path.display())?;
                 if let Some(ms) = ms {
@@ -344,6 +349,9 @@ impl fmt::Display for AgentSpec {
                 }
                 if *threads != 1 {
                     write!(f, ",threads={threads}")?;
+                }
+                if *contempt != 0 {
+                    write!(f, ",contempt={contempt}")?;
                 }
                 match gumbel {
                     0 => Ok(()),
@@ -372,6 +380,18 @@ impl fmt::Display for AgentSpec {
 }
 
 impl AgentSpec {
+    /// `model:PATH,sims=N`, every other parameter at its default.
+    pub fn model(path: impl Into<std::path::PathBuf>, sims: u32) -> AgentSpec {
+        AgentSpec::Model {
+            path: path.into(),
+            sims,
+            gumbel: 0,
+            ms: None,
+            threads: 1,
+            contempt: 0,
+        }
+    }
+
     /// Whether the agent reads from the terminal (and so cannot run in parallel).
     pub fn is_interactive(&self) -> bool {
         matches!(self, AgentSpec::Human)
@@ -400,6 +420,7 @@ impl AgentSpec {
                 gumbel,
                 ms,
                 threads,
+                contempt,
             } => {
                 let net = super::mcts::cached_net(path)?;
                 anyhow::ensure!(
@@ -414,6 +435,7 @@ impl AgentSpec {
                 let mut agent = super::mcts::MctsAgent::new(name, net, sims, gumbel, seed);
                 agent.set_move_time(ms.map(std::time::Duration::from_millis));
                 agent.set_threads(threads as usize)?;
+                agent.set_option("Contempt", contempt.into())?;
                 Box::new(agent)
             }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
@@ -448,6 +470,8 @@ mod tests {
                 "model:m,threads=2,sims=50,gumbel=8",
                 "model:m,sims=50,threads=2,gumbel=8",
             ),
+            ("model:m,contempt=50", "model:m,sims=100,contempt=50"),
+            ("model:m,contempt=0", "model:m,sims=100"),
         ];
         for (text, canonical) in cases {
             let spec: AgentSpec = text.parse().unwrap();
@@ -467,5 +491,6 @@ mod tests {
         assert!(msg("minimax:depth").contains("KEY=VALUE"));
         assert!(msg("model:m,threads=0").contains("threads=0: expected an integer 1..=256"));
         assert!(msg("model:m,ms=0").contains("ms=0: expected an integer"));
+        assert!(msg("model:m,contempt=101").contains("contempt=101: expected an integer 0..=100"));
     }
 }

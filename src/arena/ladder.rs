@@ -78,6 +78,7 @@ pub fn run_ladder<G: Baselines>(
             gumbel: 0,
             ms: Some(ms),
             threads: config.threads,
+            contempt: 0,
         };
         for (games, factor) in [
             (config.games[k], 1),

@@ -467,6 +467,7 @@ impl Config {
                 c_visit: self.mcts.gumbel_c_visit,
                 c_scale: self.mcts.gumbel_c_scale,
             }),
+            draw_value: 0.0,
         }
     }
 

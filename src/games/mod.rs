@@ -91,6 +91,13 @@ impl Outcome {
         Outcome([0.0; MAX_PLAYERS])
     }
 
+    /// A draw valued `value` for each of `num_players` (below 0, a draw costs every seat).
+    pub fn draw_at(num_players: usize, value: f32) -> Self {
+        let mut v = [0.0; MAX_PLAYERS];
+        v[..num_players].fill(value);
+        Outcome(v)
+    }
+
     /// Two players' shares of a material score: `(a - b) / (a + b)` for the first, its
     /// negation for the second (0 when both are 0); a score vector in `[-1, 1]`.
     pub fn share(a: u32, b: u32) -> Self {

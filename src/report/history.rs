@@ -92,13 +92,7 @@ pub fn run_history<G: Baselines>(
         pairings.push(pair(i - 1, i, report));
     }
     for (k, (_, key)) in chosen.iter().enumerate() {
-        let model = AgentSpec::Model {
-            path: store.location(key),
-            sims: config.sims,
-            gumbel: 0,
-            ms: None,
-            threads: 1,
-        };
+        let model = AgentSpec::model(store.location(key), config.sims);
         for (j, anchor) in config.anchors.iter().enumerate() {
             let report = run_match(start, &model, anchor, &config.matches)?;
             pairings.push(pair(a + k, j, report));

@@ -6,10 +6,10 @@
 //! it before the move is chosen; a solved one is played and recorded as proven.
 
 use super::resign::{ResignWatch, Verdict, resigned_outcome};
-use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, draw_outcome, mix_score};
+use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, mix_score};
 use crate::agents::mcts::SOLVER_NODES_PER_SIM;
 use crate::agents::{Agent, Baselines, Limits};
-use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::games::{Action, Game, MAX_PLAYERS, Outcome};
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched_each;
@@ -269,7 +269,7 @@ impl<G: Baselines> Flight<'_, G> {
         // cut game is not over).
         let drawn = root.outcome().is_some_and(|o| o.winner().is_none());
         if drawn && s.draw_value != 0.0 {
-            draw_outcome(root.num_players(), s.draw_value)
+            Outcome::draw_at(root.num_players(), s.draw_value).0
         } else {
             mix_score(result, root, s.score_weight)
         }

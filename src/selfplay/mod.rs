@@ -238,13 +238,6 @@ pub fn play<G: Baselines>(
     Ok(stats)
 }
 
-/// The recorded outcome of a game drawn by its rules: `value` for each of the `players`.
-pub fn draw_outcome(players: usize, value: f32) -> [f32; MAX_PLAYERS] {
-    let mut o = [0.0; MAX_PLAYERS];
-    o[..players].fill(value);
-    o
-}
-
 /// `(1 - w) · outcome + w · score`, with the final position's score vector; the outcome
 /// alone when `w` is 0 or the game has no score vector.
 pub fn mix_score<G: Game>(outcome: [f32; MAX_PLAYERS], last: &G, w: f32) -> [f32; MAX_PLAYERS] {

@@ -315,13 +315,7 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
                     game
                 ))
             })?;
-        return Ok(AgentSpec::Model {
-            path: model.path.clone(),
-            sims: MODEL_SIMS,
-            gumbel: 0,
-            ms: None,
-            threads: 1,
-        });
+        return Ok(AgentSpec::model(model.path.clone(), MODEL_SIMS));
     }
     let spec: AgentSpec = text
         .parse()

@@ -19,17 +19,6 @@ use crate::arena::{MatchConfig, play_sprt_match, run_match};
 use crate::config::Config;
 use crate::rng::{Rng, salt};
 
-/// The `model:` agent for a checkpoint.
-pub fn model(path: &Path, sims: u32) -> AgentSpec {
-    AgentSpec::Model {
-        path: path.to_path_buf(),
-        sims,
-        gumbel: 0,
-        ms: None,
-        threads: 1,
-    }
-}
-
 /// What gating decided, with the matches behind it.
 #[derive(Debug, Clone, Default)]
 pub struct Gate {
@@ -79,7 +68,10 @@ pub fn gate<G: Baselines>(
     progress: bool,
 ) -> anyhow::Result<Gate> {
     let g = &c.gating;
-    let (a, b) = (model(candidate, g.simulations), model(best, g.simulations));
+    let (a, b) = (
+        AgentSpec::model(candidate, g.simulations),
+        AgentSpec::model(best, g.simulations),
+    );
     let (vs_best, mut promote) = if g.games == 0 {
         (None, true)
     } else {
@@ -160,6 +152,11 @@ pub fn measure<G: Baselines>(
     let spec: AgentSpec = opponent.parse()?;
     let seed = Rng::derive(c.run.seed ^ salt::BASELINE, iteration as u64);
     let config = match_config(c, bl.games, seed, bl.opening_plies, progress);
-    let report = run_match(start, &model(best, bl.simulations), &spec, &config)?;
+    let report = run_match(
+        start,
+        &AgentSpec::model(best, bl.simulations),
+        &spec,
+        &config,
+    )?;
     Ok(MatchResult::new(opponent, report.overall))
 }

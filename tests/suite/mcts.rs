@@ -240,6 +240,61 @@ fn three_player_backup_is_max_n() {
     assert_eq!(below.choose(false, &mut Rng::new(0)), Some(0));
 }
 
+/// Three Chexers pieces shuffled back and forth until Blue's next move would bring the
+/// start round a fourth time: a draw by the rules, valued `draw_value` in the tree.
+#[test]
+fn a_draw_by_repetition_scores_the_search_draw_value() {
+    use contagion::games::chexers::Chexers;
+    let mut s = Chexers::new()
+        .parse_position("4/1g3/6/3r3/6/2b2/4 r 0/0/0 0")
+        .expect("a position");
+    let cycle = "MOVE(0,0,1,0); MOVE(0,-2,1,-2); MOVE(-1,2,-1,3); \
+                 MOVE(1,0,0,0); MOVE(1,-2,0,-2); MOVE(-1,3,-1,2)";
+    let moves: Vec<&str> = cycle.split(';').map(str::trim).cycle().take(17).collect();
+    for m in moves {
+        let a = s.parse_legal_action(m).expect("a legal move");
+        s.apply(a).expect("applies");
+    }
+    let repeat = s.parse_legal_action("MOVE(-1,3,-1,2)").expect("legal");
+    let mut after = s.clone();
+    after.apply(repeat).expect("applies");
+    assert_eq!(
+        after.outcome(),
+        Some(Outcome::draw()),
+        "the fourth occurrence"
+    );
+    for draw_value in [0.0, -0.5, -1.0] {
+        let mut tree = Tree::new(s.clone());
+        let params = MctsParams {
+            draw_value,
+            ..MctsParams::default()
+        };
+        let mut eval = UniformEvaluator;
+        search_batched(
+            &mut [&mut tree],
+            600,
+            &params,
+            &mut eval,
+            |_, _| {},
+            |_| false,
+        );
+        let proof = tree
+            .child_proof(repeat)
+            .expect("the repeat is searched and proven");
+        assert_eq!(
+            proof.outcome[..3],
+            [draw_value; 3],
+            "draw value {draw_value}"
+        );
+        let chosen = tree.choose(false, &mut Rng::new(0));
+        // Every other move scores 0 for all under a uniform evaluator: a draw below 0 is
+        // the worst of Blue's moves, and a draw that costs a loss's −1 is never played.
+        if draw_value < 0.0 {
+            assert_ne!(chosen, Some(repeat), "draw value {draw_value}");
+        }
+    }
+}
+
 /// Uniform priors; a value for the mover that differs from position to position.
 struct HashEvaluator;
 

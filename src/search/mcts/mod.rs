@@ -28,7 +28,7 @@ mod reroot;
 pub use proof::Proven;
 
 use super::gumbel::{ChildView, RootPlan, Sigma, improved_policy, select_interior};
-use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::games::{Action, Game, MAX_PLAYERS, Outcome};
 use crate::rng::Rng;
 
 /// The network's (or any evaluator's) judgement of a position.
@@ -61,6 +61,10 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
+/// The most contempt a model agent takes (`contempt=`, the engine's `Contempt`): a
+/// draw then scores −1, as a loss.
+pub const MAX_CONTEMPT: u64 = 100;
+
 /// Search parameters.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MctsParams {
@@ -81,6 +85,11 @@ pub struct MctsParams {
     /// ([`forced`](self)); 0: off.
     #[serde(default)]
     pub forced_playouts: f32,
+    /// What a game drawn by its rules (a repetition, a turn limit, an even count) scores
+    /// for every seat in the tree; 0 (self-play's) scores it as the rules do. The model
+    /// agent sets minus its contempt: below 0, no seat steers for a draw.
+    #[serde(default)]
+    pub draw_value: f32,
 }
 
 /// Gumbel root search's settings: root actions sampled (k) and `σ`'s constants.
@@ -125,6 +134,19 @@ impl Default for MctsParams {
             leaves_per_tree: 1,
             gumbel: None,
             forced_playouts: 0.0,
+            draw_value: 0.0,
+        }
+    }
+}
+
+impl MctsParams {
+    /// A finished game's outcome as the tree scores it: a draw at
+    /// [`MctsParams::draw_value`], anything else as it is.
+    pub fn terminal(&self, outcome: Outcome, num_players: usize) -> Outcome {
+        if self.draw_value != 0.0 && outcome == Outcome::draw() {
+            Outcome::draw_at(num_players, self.draw_value)
+        } else {
+            outcome
         }
     }
 }
@@ -346,6 +368,7 @@ impl<G: Game> Tree<G> {
                 return None;
             }
             if let Some(outcome) = state.outcome() {
+                let outcome = params.terminal(outcome, state.num_players());
                 self.nodes[node as usize].proof = Some(Proven::terminal(outcome));
                 self.propagate_proof(&path, &movers);
                 self.backup(&path, &outcome.0, false);
