@@ -2,6 +2,7 @@
 
 use super::{Rate, measure, sample_positions};
 use crate::games::Game;
+use crate::nn::forward::Forward;
 use crate::nn::{Net, NetShape};
 
 /// One batch size's forward speed: the fast path (what `Net::infer` runs) and, when
@@ -24,9 +25,9 @@ pub struct NnFigure {
     pub burn_positions_per_s: Option<f64>,
     /// Which forward [`NnFigure::positions_per_s`] timed (see [`Net::forward_kind`]).
     pub forward: &'static str,
-    /// The other of the fp32 and int8 fast forwards on the same inputs (int8 where the
-    /// CPU has AVX-512 VNNI).
-    pub other_positions_per_s: Option<(&'static str, f64)>,
+    /// The other fast forwards this CPU runs ([`Forward::available`]), on the same
+    /// inputs.
+    pub other_positions_per_s: Vec<(&'static str, f64)>,
 }
 
 /// Network forward passes of `net`: positions per second for each batch size.
@@ -40,10 +41,12 @@ pub fn nn<G: Game>(
 ) -> Vec<NnFigure> {
     let len = net.shape.input_len();
     let positions = sample_positions(start, 64, 20, 7);
-    let other = match net.forward_kind() {
-        "int8" => Some(net.clone().fp32()),
-        "fp32" if crate::nn::quant::available() => Some(net.clone().int8()),
-        _ => None,
+    let others: Vec<Net> = match net.forward_kind() {
+        "burn" => Vec::new(),
+        own => (Forward::ALL.into_iter())
+            .filter(|f| f.available() && f.name() != own)
+            .map(|f| net.clone().on(f))
+            .collect(),
     };
     let time = |b: usize, input: &[f32], f: &dyn Fn(Vec<f32>)| -> Rate {
         // At least ~4096 positions per round so small batches are timed fairly.
@@ -72,12 +75,14 @@ pub fn nn<G: Game>(
                 })
                 .median
             });
-            let other = other.as_ref().map(|f| {
-                let rate = time(b, &input, &|x| {
-                    std::hint::black_box(f.infer(x, b));
-                });
-                (f.forward_kind(), rate.median)
-            });
+            let other = (others.iter())
+                .map(|f| {
+                    let rate = time(b, &input, &|x| {
+                        std::hint::black_box(f.infer(x, b));
+                    });
+                    (f.forward_kind(), rate.median)
+                })
+                .collect();
             NnFigure {
                 batch: b,
                 threads,

@@ -236,9 +236,9 @@ pub(super) fn bench<G: crate::agents::Baselines>(
                         f.positions_per_s / b
                     )
                 });
-                let other = f.other_positions_per_s.map_or(String::new(), |(k, b)| {
-                    format!("; {k} forward {b:.0}/s ({:.2}x)", b / f.positions_per_s)
-                });
+                let other: String = (f.other_positions_per_s.iter())
+                    .map(|(k, b)| format!("; {k} forward {b:.0}/s ({:.2}x)", b / f.positions_per_s))
+                    .collect();
                 println!(
                     "{} forward {}x{} ({mflop:.2} MFLOP/position), batch {:>4}, {} thread(s): {:>9.0} positions/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}{other}",
                     f.forward,

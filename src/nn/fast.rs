@@ -17,7 +17,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::NetShape;
+use super::bf16::BConv;
 use super::conv::{Op, Taps, matmul, sized, to_gemm_layout};
+use super::forward::{Forward, Product};
 use super::manifest::names;
 use super::quant::QConv;
 use super::safetensors::Tensor;
@@ -29,8 +31,15 @@ struct Conv3 {
     cout: usize,
     w: Vec<f32>,
     b: Vec<f32>,
-    /// The weights in int8, when this convolution runs in int8.
-    q: Option<QConv>,
+    /// The weights in int8 or bf16, when this convolution runs in one of them.
+    low: Option<Low>,
+}
+
+/// A convolution's weights for a product in fewer bits than a float's.
+#[derive(Debug, Clone)]
+enum Low {
+    Int8(QConv),
+    Bf16(BConv),
 }
 
 /// A dense layer on row vectors: weights `[cin, cout]`, bias.
@@ -57,6 +66,8 @@ pub struct FastNet {
     out: Dense,
     /// `gather[a]`: the index of action `a`'s logit in a position's `[cells, planes]` output.
     gather: Vec<u32>,
+    /// The products the convolutions run.
+    forward: Forward,
 }
 
 /// Positions per slice of a large batch (measured on the 4×32 Infexion net: 8 and 16 run
@@ -90,7 +101,7 @@ impl FastNet {
                 cout,
                 w: to_gemm_layout(&t.data, cout, cin, 9),
                 b: get(&names::bias(name)).data.clone(),
-                q: None,
+                low: None,
             }
         };
         // 1×1 convolutions ([cout, cin, 1, 1]) and linear layers ([out, in]) alike.
@@ -119,34 +130,30 @@ impl FastNet {
             hidden: dense(names::VALUE_HIDDEN),
             out: dense(names::VALUE_OUT),
             gather: shape.policy_gather(),
+            forward: Forward::Fp32,
         }
     }
 
-    /// This network with its residual blocks' convolutions in int8 ([`super::quant`]),
-    /// but for the last block's, whose output the heads read (in floats, the best move
-    /// agrees more often: 99.3% against 99.0% on Ataxx). The blocks' convolutions read
-    /// ReLU outputs (non-negative), as the int8 product needs; the stem reads the
-    /// encoded planes and stays in floats. The CPU must have AVX-512 VNNI
-    /// ([`super::quant::available`]).
-    pub fn int8(&self) -> FastNet {
+    /// This network on `forward` ([`super::forward`]): each 3×3 convolution's product
+    /// as [`Forward::plan`] says. The CPU must run it ([`Forward::available`]).
+    pub fn on(&self, forward: Forward) -> FastNet {
         let mut f = self.clone();
-        let last = f.convs.len().saturating_sub(2).max(1);
-        for c in &mut f.convs[1..last] {
-            c.q = Some(QConv::new(&c.w, 9 * c.cin, c.cout));
+        let plan = forward.plan(f.convs.len());
+        for (c, product) in f.convs.iter_mut().zip(plan) {
+            let (k, cout) = (9 * c.cin, c.cout);
+            c.low = match product {
+                Product::Fp32 => None,
+                Product::Int8 => Some(Low::Int8(QConv::new(&c.w, k, cout))),
+                Product::Bf16 => Some(Low::Bf16(BConv::new(&c.w, k, cout))),
+            };
         }
+        f.forward = forward;
         f
     }
 
-    /// This network with every product in floats (the reference for the int8 one).
-    pub fn fp32(&self) -> FastNet {
-        let mut f = self.clone();
-        f.convs.iter_mut().for_each(|c| c.q = None);
-        f
-    }
-
-    /// Whether some convolutions run in int8.
-    pub fn is_int8(&self) -> bool {
-        self.convs.iter().any(|c| c.q.is_some())
+    /// The forward this network runs.
+    pub fn precision(&self) -> Forward {
+        self.forward
     }
 
     /// One 3×3 convolution of `x` (`[n × cells, cin]`) into `y` (`[n × cells, cout]`),
@@ -163,8 +170,9 @@ impl FastNet {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
         let cols = sized(cols, n * cells * 9 * cin);
         self.taps.gather(&x[..n * cells * cin], cin, cols);
-        match &conv.q {
-            Some(q) => q.product(cols, n * cells, y),
+        match &conv.low {
+            Some(Low::Int8(q)) => q.product(cols, n * cells, y),
+            Some(Low::Bf16(b)) => b.product(cols, n * cells, y),
             None => matmul(
                 y,
                 Op::N(cols),

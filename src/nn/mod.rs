@@ -4,9 +4,9 @@
 //! - [`evaluator`]: [`NetEvaluator`], the MCTS evaluator that runs many positions as one
 //!   batch and caches results by position hash.
 //! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
-//!   im2col into one GEMM per convolution: [`conv`]; the residual blocks' convolutions
-//!   in int8 where the CPU has AVX-512 VNNI: [`quant`]); burn's forward stays the
-//!   reference and the path on CUDA.
+//!   im2col into one GEMM per convolution: [`conv`]; for searches, the residual blocks'
+//!   convolutions in bf16 and int8 where the CPU has AVX-512 BF16 and VNNI: [`forward`],
+//!   [`bf16`], [`quant`]); burn's forward stays the reference and the path on CUDA.
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
 //!   burn's autodiff stays the reference and the path on CUDA.
@@ -21,11 +21,13 @@
 //! with the `cuda` feature): batch norm uses its running statistics.
 
 pub mod backprop;
+pub mod bf16;
 pub mod bundle;
 pub mod checkpoint;
 pub mod conv;
 pub mod evaluator;
 pub mod fast;
+pub mod forward;
 pub mod manifest;
 pub mod models;
 pub mod network;
@@ -107,7 +109,7 @@ impl Net {
         let fast = (!cfg!(feature = "cuda")).then(|| {
             let tensors = bundle::folded_tensors(&shape, &model);
             let f = fast::FastNet::new(&shape, &tensors);
-            std::sync::Arc::new(if quant::everywhere() { f.int8() } else { f })
+            std::sync::Arc::new(f.on(forward::everywhere()))
         });
         Net {
             shape,
@@ -118,14 +120,13 @@ impl Net {
         }
     }
 
-    /// This network as a model agent's search runs it: with int8 convolutions where
-    /// [`quant::for_search`] says so.
+    /// This network as a model agent's search runs it: on [`forward::for_search`],
+    /// unless [`forward::FORWARD_ENV`] already put it on another.
     pub fn for_search(mut self) -> Net {
         if let Some(f) = &self.fast
-            && quant::for_search()
-            && !f.is_int8()
+            && f.precision() == forward::everywhere()
         {
-            self.fast = Some(std::sync::Arc::new(f.int8()));
+            self.fast = Some(std::sync::Arc::new(f.on(forward::for_search())));
         }
         self
     }
@@ -136,28 +137,16 @@ impl Net {
         self
     }
 
-    /// This network with its residual blocks' convolutions in int8 ([`quant`]); the CPU
-    /// must have AVX-512 VNNI ([`quant::available`]).
-    pub fn int8(mut self) -> Net {
-        self.fast = self.fast.map(|f| std::sync::Arc::new(f.int8()));
+    /// This network on `forward` ([`forward`]); the CPU must run it
+    /// ([`forward::Forward::available`]). burn's forward stays as it is.
+    pub fn on(mut self, forward: forward::Forward) -> Net {
+        self.fast = self.fast.map(|f| std::sync::Arc::new(f.on(forward)));
         self
     }
 
-    /// This network with every product of its fast forward in floats (the default, the
-    /// reference and fallback of the int8 convolutions, [`quant`]).
-    pub fn fp32(mut self) -> Net {
-        self.fast = self.fast.map(|f| std::sync::Arc::new(f.fp32()));
-        self
-    }
-
-    /// Which forward runs: `"int8"` (the blocks' convolutions on AVX-512 VNNI),
-    /// `"fp32"` (the fast forward in floats) or `"burn"`.
+    /// Which forward runs: a [`forward::Forward`]'s name, or `"burn"`.
     pub fn forward_kind(&self) -> &'static str {
-        match &self.fast {
-            Some(f) if f.is_int8() => "int8",
-            Some(_) => "fp32",
-            None => "burn",
-        }
+        self.fast.as_ref().map_or("burn", |f| f.precision().name())
     }
 
     /// This network with each forward split over `threads` threads (by positions). Self-

@@ -10,43 +10,7 @@
 //!   outputs), so `x ≈ s · u` with `u` in `[0, 255]` and `s = max(row) / 255`.
 //! - The product sums `u · q` exactly in 32 bits, then scales by `s · scale[o]`.
 //!
-//! On the project's machine this path is 1.2–1.4× as fast as the float forward
-//! ([`super::fast`]) and keeps its best move in 97.8% (Infexion) to 99.7% (Virus) of
-//! positions (docs/performance.md, "Network inference"); at equal time per move it
-//! outscores it (docs/engine.md). So a model agent's search runs it wherever the CPU has
-//! AVX-512 VNNI ([`for_search`]); the float forward stays the reference, and what
-//! everything else runs: training, self-play, export and the checks against burn.
-//! `CONTAGION_FORWARD=fp32` keeps searches on the float forward too, and
-//! `CONTAGION_FORWARD=int8` puts every network on int8 ([`everywhere`]).
-
-/// The environment variable that picks the forward: `int8` or `fp32`.
-pub const FORWARD_ENV: &str = "CONTAGION_FORWARD";
-
-/// What [`FORWARD_ENV`] asks for: `Some(true)` for `int8`, `Some(false)` for `fp32`,
-/// `None` when it is unset or says neither.
-fn asked() -> Option<bool> {
-    static ASKED: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
-    *ASKED.get_or_init(|| {
-        let v = std::env::var(FORWARD_ENV).ok()?;
-        match v.to_ascii_lowercase().as_str() {
-            "int8" => Some(true),
-            "fp32" => Some(false),
-            _ => None,
-        }
-    })
-}
-
-/// Whether every network is built with int8 convolutions: `CONTAGION_FORWARD=int8` on a
-/// CPU that has them ([`available`]).
-pub fn everywhere() -> bool {
-    asked() == Some(true) && available()
-}
-
-/// Whether a model agent's search runs the int8 forward: wherever the CPU has it
-/// ([`available`]), unless `CONTAGION_FORWARD=fp32`.
-pub fn for_search() -> bool {
-    asked() != Some(false) && available()
-}
+//! Which convolutions run it is [`super::forward`]'s choice.
 
 /// Whether the CPU has what the int8 convolution needs (AVX-512 F, BW and VNNI).
 pub fn available() -> bool {
@@ -265,15 +229,7 @@ mod tests {
     #[test]
     fn the_int8_product_is_close_to_the_float_one() {
         if !available() {
-            // This CPU cannot run it: the float forward is the one that runs.
-            assert!(!everywhere() && !for_search());
             return;
-        }
-        if std::env::var_os(FORWARD_ENV).is_none() {
-            assert!(
-                for_search() && !everywhere(),
-                "int8 for searches only, by default"
-            );
         }
         let (rows, k, cout) = (7, 9 * 5, 20);
         let w: Vec<f32> = (0..k * cout)

@@ -1,0 +1,137 @@
+//! Which forward a network runs: every product in floats, or the residual blocks'
+//! 3×3 convolutions in fewer bits, chosen at run time by the CPU's features.
+//!
+//! The stem (it reads the encoded planes) and the last block (the heads read its output)
+//! stay in floats in every forward; the blocks between run as [`Forward::plan`] says:
+//!
+//! - `fp32`: floats ([`super::conv`]), on every CPU: the reference and the fallback.
+//! - `int8`: int8 products ([`super::quant`]), with AVX-512 VNNI.
+//! - `bf16`: bfloat16 products ([`super::bf16`]), with AVX-512 BF16.
+//! - `mixed`: the first half of the blocks in bf16, the rest in int8, with both.
+//!   Int8's rounding in the early blocks is what the later ones amplify most.
+//!
+//! A model agent's search runs [`SEARCH`] where the CPU has it, and fp32 elsewhere;
+//! training, self-play, export and every check against burn run fp32.
+//! `CONTAGION_FORWARD=NAME` puts every network, searches and self-play alike, on that
+//! forward where the CPU has it (so `fp32` keeps searches in floats).
+
+/// The environment variable that picks the forward: one of [`Forward::ALL`]'s names.
+pub const FORWARD_ENV: &str = "CONTAGION_FORWARD";
+
+/// A forward's precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forward {
+    /// Every product in floats.
+    Fp32,
+    /// The blocks between the stem and the last in int8.
+    Int8,
+    /// The blocks between the stem and the last in bf16.
+    Bf16,
+    /// The first half of the blocks in bf16, the rest but the last in int8.
+    Mixed,
+}
+
+/// What a model agent's search runs where the CPU has it: the fastest forward that
+/// keeps the float forward's best move in at least 99% of positions of every game
+/// (`tests/suite/quantized_forward.rs`; docs/performance.md, "Network inference").
+pub const SEARCH: Forward = Forward::Mixed;
+
+/// One convolution's product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Product {
+    /// Floats ([`super::conv::matmul`]).
+    Fp32,
+    /// Int8 ([`super::quant::QConv`]).
+    Int8,
+    /// Bfloat16 ([`super::bf16::BConv`]).
+    Bf16,
+}
+
+impl Forward {
+    /// Every forward, in the order the benchmark lists them.
+    pub const ALL: [Forward; 4] = [Forward::Fp32, Forward::Int8, Forward::Bf16, Forward::Mixed];
+
+    /// Its name: `fp32`, `int8`, `bf16` or `mixed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Forward::Fp32 => "fp32",
+            Forward::Int8 => "int8",
+            Forward::Bf16 => "bf16",
+            Forward::Mixed => "mixed",
+        }
+    }
+
+    /// Whether this CPU runs it.
+    pub fn available(self) -> bool {
+        match self {
+            Forward::Fp32 => true,
+            Forward::Int8 => super::quant::available(),
+            Forward::Bf16 => super::bf16::available(),
+            Forward::Mixed => super::quant::available() && super::bf16::available(),
+        }
+    }
+
+    /// The product of each of `convs` 3×3 convolutions (the stem, then two a block).
+    pub fn plan(self, convs: usize) -> Vec<Product> {
+        let blocks = convs.saturating_sub(1) / 2;
+        (0..convs)
+            .map(|i| {
+                let block = i.saturating_sub(1) / 2;
+                if i == 0 || block + 1 >= blocks {
+                    return Product::Fp32;
+                }
+                match self {
+                    Forward::Fp32 => Product::Fp32,
+                    Forward::Int8 => Product::Int8,
+                    Forward::Bf16 => Product::Bf16,
+                    Forward::Mixed if block < blocks / 2 => Product::Bf16,
+                    Forward::Mixed => Product::Int8,
+                }
+            })
+            .collect()
+    }
+}
+
+/// What [`FORWARD_ENV`] asks for, if it names a forward.
+fn asked() -> Option<Forward> {
+    static ASKED: std::sync::OnceLock<Option<Forward>> = std::sync::OnceLock::new();
+    *ASKED.get_or_init(|| {
+        let v = std::env::var(FORWARD_ENV).ok()?.to_ascii_lowercase();
+        Forward::ALL.into_iter().find(|f| f.name() == v)
+    })
+}
+
+/// The forward every network is built with: the one [`FORWARD_ENV`] names where the CPU
+/// has it, else fp32.
+pub fn everywhere() -> Forward {
+    asked().filter(|f| f.available()).unwrap_or(Forward::Fp32)
+}
+
+/// The forward a model agent's search runs: the one [`FORWARD_ENV`] names, else
+/// [`SEARCH`], where the CPU has it; else fp32.
+pub fn for_search() -> Forward {
+    Some(asked().unwrap_or(SEARCH))
+        .filter(|f| f.available())
+        .unwrap_or(Forward::Fp32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stem_and_the_last_block_stay_in_floats() {
+        use Product::*;
+        // The stem and four blocks.
+        assert_eq!(Forward::Fp32.plan(9), vec![Fp32; 9]);
+        let int8 = [Fp32, Int8, Int8, Int8, Int8, Int8, Int8, Fp32, Fp32];
+        assert_eq!(Forward::Int8.plan(9), int8);
+        let mixed = [Fp32, Bf16, Bf16, Bf16, Bf16, Int8, Int8, Fp32, Fp32];
+        assert_eq!(Forward::Mixed.plan(9), mixed);
+        // Three blocks: one in bf16, one in int8.
+        let mixed = [Fp32, Bf16, Bf16, Int8, Int8, Fp32, Fp32];
+        assert_eq!(Forward::Mixed.plan(7), mixed);
+        // One block: the stem and the last block, all floats.
+        assert_eq!(Forward::Bf16.plan(3), vec![Fp32; 3]);
+    }
+}
