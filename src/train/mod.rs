@@ -393,42 +393,46 @@ impl Trainer {
             let ce = logp * tensor2(targets, s.actions());
             ce.sum_dim(1).mean().neg()
         };
-        let policy = cross_entropy(logits, &b.policy);
-        let value = (values - tensor2(&b.value, s.num_players)).square().mean();
-        let mut total = policy.clone() + value.clone().mul_scalar(self.config.value_weight);
-        let owner = match out.owner {
-            Some(o) => {
-                let dims = [b.size, s.cells(), s.owner_classes()];
-                let target = Tensor::<3>::from_data(TensorData::new(b.owner.clone(), dims), device);
-                let ce = (log_softmax(o, 2) * target).sum_dim(2).mean().neg();
-                total = total + ce.clone().mul_scalar(self.config.ownership_weight);
-                ce
-            }
-            None => Tensor::<1>::zeros([1], device),
+        let mse = |out: Tensor<2>, targets: &[f32]| {
+            (out - tensor2(targets, s.num_players)).square().mean()
         };
-        let mut dense = |out: Option<Tensor<2>>, targets: &[f32], weight: f64| match out {
-            Some(m) => {
-                let se = (m - tensor2(targets, s.num_players)).square().mean();
-                total = total.clone() + se.clone().mul_scalar(weight);
-                se
-            }
-            None => Tensor::<1>::zeros([1], device),
-        };
-        let margin = dense(out.margin, &b.margin, self.config.margin_weight);
-        let short = dense(
-            out.short_value,
-            &b.short_value,
-            self.config.short_value_weight,
-        );
-        let soft = match out.soft_logits {
-            Some(l) => {
-                let ce = cross_entropy(l, &b.soft_policy);
-                total = total + ce.clone().mul_scalar(self.config.soft_policy_weight);
-                ce
-            }
-            None => Tensor::<1>::zeros([1], device),
-        };
+        let owner = out.owner.map(|o| {
+            let dims = [b.size, s.cells(), s.owner_classes()];
+            let target = Tensor::<3>::from_data(TensorData::new(b.owner.clone(), dims), device);
+            (log_softmax(o, 2) * target).sum_dim(2).mean().neg()
+        });
+        let mut parts = [
+            Some(cross_entropy(logits, &b.policy)),
+            Some(mse(values, &b.value)),
+            owner,
+            out.margin.map(|m| mse(m, &b.margin)),
+            out.short_value.map(|m| mse(m, &b.short_value)),
+            out.soft_logits.map(|l| cross_entropy(l, &b.soft_policy)),
+        ];
+        let weights = self.loss_weights();
+        let mut total = Tensor::<1>::zeros([1], device);
+        let [policy, value, owner, margin, short, soft] =
+            std::array::from_fn(|i| match parts[i].take() {
+                Some(p) => {
+                    total = total.clone() + p.clone().mul_scalar(weights[i]);
+                    p
+                }
+                None => Tensor::<1>::zeros([1], device),
+            });
         [policy, value, owner, margin, short, soft, total]
+    }
+
+    /// Each loss's weight in the total, in [`Trainer::loss`]'s order (the policy's is 1).
+    fn loss_weights(&self) -> [f64; 6] {
+        let c = &self.config;
+        [
+            1.0,
+            c.value_weight,
+            c.ownership_weight,
+            c.margin_weight,
+            c.short_value_weight,
+            c.soft_policy_weight,
+        ]
     }
 
     /// The losses as numbers.
@@ -467,21 +471,19 @@ impl Trainer {
             },
         );
         train_step::update_running(&self.model, &r.stats);
-        let c = &self.config;
-        let losses = Losses {
+        let mut losses = Losses {
             policy: r.policy_loss,
             value: r.value_loss,
             owner: r.owner_loss,
             margin: r.margin_loss,
             short_value: r.short_value_loss,
             soft_policy: r.soft_policy_loss,
-            total: r.policy_loss
-                + c.value_weight * r.value_loss
-                + c.ownership_weight * r.owner_loss
-                + c.margin_weight * r.margin_loss
-                + c.short_value_weight * r.short_value_loss
-                + c.soft_policy_weight * r.soft_policy_loss,
+            total: 0.0,
         };
+        losses.total = (losses.parts_mut().into_iter())
+            .zip(self.loss_weights())
+            .map(|(part, weight)| *part * weight)
+            .sum();
         let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
         (losses, grads)
     }
