@@ -378,7 +378,13 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
 
     fn options(&self) -> Vec<AgentOption> {
-        vec![
+        let knobs = super::knobs::KNOBS.iter().map(|k| AgentOption {
+            name: k.option,
+            default: k.default,
+            min: 0,
+            max: k.max,
+        });
+        let mut options = vec![
             AgentOption {
                 name: "Simulations",
                 default: self.sims as u64,
@@ -392,18 +398,14 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 max: 65_536,
             },
             AgentOption {
-                name: "Contempt",
-                default: 0,
-                min: 0,
-                max: crate::search::mcts::MAX_CONTEMPT,
-            },
-            AgentOption {
                 name: "Endgame",
                 default: u64::from(ENDGAME),
                 min: 0,
                 max: 1,
             },
-        ]
+        ];
+        options.extend(knobs);
+        options
     }
 
     fn set_threads(&mut self, threads: usize) -> anyhow::Result<()> {
@@ -416,12 +418,14 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         match name {
             "Simulations" => self.sims = value as u32,
             "Endgame" => self.endgame = value != 0,
-            "Contempt" => self.params.draw_value = -(value as f32) / 100.0,
             "Hash" => {
                 self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
                 self.rebuild_evaluators(self.searchers.threads());
             }
-            _ => anyhow::bail!("{}: no option '{name}'", self.name),
+            _ => match super::knobs::by_option(name) {
+                Some(k) => (k.apply)(&mut self.params, value as f32 / 100.0),
+                None => anyhow::bail!("{}: no option '{name}'", self.name),
+            },
         }
         Ok(())
     }

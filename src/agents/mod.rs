@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod chexers;
 pub mod external;
 pub mod infexion;
+pub mod knobs;
 pub mod mcts;
 pub mod spec;
 pub mod timing;

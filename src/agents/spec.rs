@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::baseline::{AlphaBetaAgent, GreedyAgent, MaxnAgent, RandomAgent};
+use super::knobs::{KNOBS, Knob, KnobValues};
 use super::{Agent, Baselines};
 
 /// A parsed, validated agent spec.
@@ -50,8 +51,8 @@ pub enum AgentSpec {
         ms: Option<u64>,
         /// Threads each batch of leaves is evaluated on.
         threads: u32,
-        /// A draw by the rules scores `−contempt / 100` for every seat in the search.
-        contempt: u32,
+        /// The search's settings ([`super::knobs::KNOBS`]), in hundredths.
+        knobs: KnobValues,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -112,6 +113,11 @@ const fn param(
     }
 }
 
+/// A model's search knob as a spec parameter (`0..=max`).
+const fn knob_param(k: &Knob) -> Param {
+    param(k.key, k.letter, 0, k.max, Some(k.default))
+}
+
 const DEPTH_2: Param = param(
     "depth",
     "D",
@@ -141,9 +147,11 @@ pub const KINDS: &[Kind] = &[
             MS,
             param("threads", "T", 1, crate::limits::MAX_THREADS as u64, Some(1)),
             param("gumbel", "K", 1, crate::limits::MAX_GUMBEL_ACTIONS, None),
-            param("contempt", "C", 0, crate::search::mcts::MAX_CONTEMPT, Some(0)),
+            knob_param(&KNOBS[0]),
+            knob_param(&KNOBS[1]),
+            knob_param(&KNOBS[2]),
         ],
-        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT, a draw by the rules scored -C/100 for every seat in the search",
+        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT; PUCT's constant P/100, an unvisited child valued F/100 below its parent, a draw by the rules scored -C/100 for every seat",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -311,7 +319,7 @@ impl FromStr for AgentSpec {
                 gumbel: get("gumbel").unwrap_or(0) as u32,
                 ms,
                 threads: get("threads").unwrap_or(default("threads")) as u32,
-                contempt: get("contempt").unwrap_or(default("contempt")) as u32,
+                knobs: KNOBS.map(|k| get(k.key).unwrap_or(k.default)),
             },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
@@ -341,7 +349,7 @@ impl fmt::Display for AgentSpec {
                 gumbel,
                 ms,
                 threads,
-                contempt,
+                knobs,
             } => {
                 write!(f, "model:{},sims={sims}", path.display())?;
                 if let Some(ms) = ms {
@@ -350,8 +358,8 @@ impl fmt::Display for AgentSpec {
                 if *threads != 1 {
                     write!(f, ",threads={threads}")?;
                 }
-                if *contempt != 0 {
-                    write!(f, ",contempt={contempt}")?;
+                for (k, v) in KNOBS.iter().zip(knobs).filter(|(k, v)| **v != k.default) {
+                    write!(f, ",{}={v}", k.key)?;
                 }
                 match gumbel {
                     0 => Ok(()),
@@ -388,7 +396,7 @@ impl AgentSpec {
             gumbel: 0,
             ms: None,
             threads: 1,
-            contempt: 0,
+            knobs: super::knobs::defaults(),
         }
     }
 
@@ -420,7 +428,7 @@ impl AgentSpec {
                 gumbel,
                 ms,
                 threads,
-                contempt,
+                knobs,
             } => {
                 let net = super::mcts::cached_net(path)?;
                 anyhow::ensure!(
@@ -435,7 +443,9 @@ impl AgentSpec {
                 let mut agent = super::mcts::MctsAgent::new(name, net, sims, gumbel, seed);
                 agent.set_move_time(ms.map(std::time::Duration::from_millis));
                 agent.set_threads(threads as usize)?;
-                agent.set_option("Contempt", contempt.into())?;
+                for (k, v) in KNOBS.iter().zip(knobs) {
+                    agent.set_option(k.option, v)?;
+                }
                 Box::new(agent)
             }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
@@ -471,7 +481,11 @@ mod tests {
                 "model:m,sims=50,threads=2,gumbel=8",
             ),
             ("model:m,contempt=50", "model:m,sims=100,contempt=50"),
-            ("model:m,contempt=0", "model:m,sims=100"),
+            ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
+            (
+                "model:m,contempt=20,fpu=30,cpuct=250",
+                "model:m,sims=100,cpuct=250,fpu=30,contempt=20",
+            ),
         ];
         for (text, canonical) in cases {
             let spec: AgentSpec = text.parse().unwrap();

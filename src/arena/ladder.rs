@@ -78,7 +78,7 @@ pub fn run_ladder<G: Baselines>(
             gumbel: 0,
             ms: Some(ms),
             threads: config.threads,
-            contempt: 0,
+            knobs: crate::agents::knobs::defaults(),
         };
         for (games, factor) in [
             (config.games[k], 1),

@@ -232,8 +232,8 @@ impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
             simulations: 100,
-            c_puct: 1.5,
-            fpu_reduction: 0.0,
+            c_puct: crate::search::mcts::C_PUCT,
+            fpu_reduction: crate::search::mcts::FPU_REDUCTION,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.25,
             temperature_plies: 30,

@@ -61,9 +61,12 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
-/// The most contempt a model agent takes (`contempt=`, the engine's `Contempt`): a
-/// draw then scores −1, as a loss.
-pub const MAX_CONTEMPT: u64 = 100;
+/// PUCT's exploration constant unless a config or an agent sets another.
+pub const C_PUCT: f32 = 1.5;
+
+/// How far below its parent's value an unvisited child starts, unless a config or an
+/// agent sets another.
+pub const FPU_REDUCTION: f32 = 0.0;
 
 /// Search parameters.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -127,8 +130,8 @@ impl Default for GumbelParams {
 impl Default for MctsParams {
     fn default() -> Self {
         MctsParams {
-            c_puct: 1.5,
-            fpu_reduction: 0.0,
+            c_puct: C_PUCT,
+            fpu_reduction: FPU_REDUCTION,
             dirichlet_alpha: 0.3,
             dirichlet_fraction: 0.0,
             leaves_per_tree: 1,
