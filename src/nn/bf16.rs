@@ -11,6 +11,10 @@
 //!
 //! Twice the multiply-adds of an fp32 FMA per instruction, half of int8's.
 
+use super::quant::ROWS;
+#[cfg(target_arch = "x86_64")]
+use super::quant::store_tile;
+
 /// Whether the CPU has what the bf16 convolution needs (AVX-512 F and BF16).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -159,25 +163,10 @@ impl BConv {
             }
         }
         let acc = [[a0, c0], [a1, c1], [a2, c2], [a3, c3]];
-        let mut out = [0.0f32; 16];
-        for (i, pair) in acc.iter().enumerate().take(n) {
-            let yr = &mut y[i * self.cout..(i + 1) * self.cout];
-            for (b, ab) in pair.iter().enumerate() {
-                let o0 = p * 32 + b * 16;
-                let m = self.cout.saturating_sub(o0).min(16);
-                if m == 0 {
-                    continue;
-                }
-                // SAFETY: `out` holds 16 floats.
-                unsafe { _mm512_storeu_ps(out.as_mut_ptr(), *ab) };
-                yr[o0..o0 + m].copy_from_slice(&out[..m]);
-            }
-        }
+        // SAFETY: AVX-512 F is enabled.
+        unsafe { store_tile(&acc, n, p, self.cout, y, |_, _, ab| ab) };
     }
 }
-
-/// Rows that share each weight load (4 rows × 32 channels: 8 accumulators).
-const ROWS: usize = 4;
 
 #[cfg(test)]
 mod tests {

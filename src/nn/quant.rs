@@ -153,31 +153,51 @@ impl QConv {
             }
         }
         let acc = [[a0, c0], [a1, c1], [a2, c2], [a3, c3]];
-        let mut out = [0.0f32; 16];
-        for (i, pair) in acc.iter().enumerate().take(n) {
-            let yr = &mut y[i * self.cout..(i + 1) * self.cout];
-            for (b, ab) in pair.iter().enumerate() {
-                let o0 = p * 32 + b * 16;
-                let m = self.cout.saturating_sub(o0).min(16);
-                if m == 0 {
-                    continue;
-                }
-                // SAFETY: `scale` has `cout_pad >= o0 + 16` entries; `out` holds 16.
-                unsafe {
-                    let sc = _mm512_mul_ps(
-                        _mm512_loadu_ps(self.scale.as_ptr().add(o0)),
-                        _mm512_set1_ps(scales[i]),
-                    );
-                    _mm512_storeu_ps(out.as_mut_ptr(), _mm512_mul_ps(_mm512_cvtepi32_ps(*ab), sc));
-                }
-                yr[o0..o0 + m].copy_from_slice(&out[..m]);
-            }
-        }
+        // SAFETY: `scale` has `cout_pad >= o0 + 16` entries.
+        let finish = |i: usize, o0: usize, ab: __m512i| unsafe {
+            let sc = _mm512_mul_ps(
+                _mm512_loadu_ps(self.scale.as_ptr().add(o0)),
+                _mm512_set1_ps(scales[i]),
+            );
+            _mm512_mul_ps(_mm512_cvtepi32_ps(ab), sc)
+        };
+        // SAFETY: AVX-512 F is enabled.
+        unsafe { store_tile(&acc, n, p, self.cout, y, finish) };
     }
 }
 
 /// Rows that share each weight load (4 rows × 32 channels: 8 accumulators).
-const ROWS: usize = 4;
+pub(super) const ROWS: usize = 4;
+
+/// Writes a tile's accumulators into `y` (rows of `cout`): `acc[i][b]` holds row `i`'s
+/// output channels `32 p + 16 b ..` (those past `cout` dropped), which `finish(i, 32 p
+/// + 16 b, acc[i][b])` turns into floats; rows past `n` are padding.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn store_tile<A: Copy>(
+    acc: &[[A; 2]; ROWS],
+    n: usize,
+    p: usize,
+    cout: usize,
+    y: &mut [f32],
+    finish: impl Fn(usize, usize, A) -> std::arch::x86_64::__m512,
+) {
+    use std::arch::x86_64::*;
+    let mut out = [0.0f32; 16];
+    for (i, pair) in acc.iter().enumerate().take(n) {
+        let yr = &mut y[i * cout..(i + 1) * cout];
+        for (b, &ab) in pair.iter().enumerate() {
+            let o0 = p * 32 + b * 16;
+            let m = cout.saturating_sub(o0).min(16);
+            if m == 0 {
+                continue;
+            }
+            // SAFETY: `out` holds 16 floats.
+            unsafe { _mm512_storeu_ps(out.as_mut_ptr(), finish(i, o0, ab)) };
+            yr[o0..o0 + m].copy_from_slice(&out[..m]);
+        }
+    }
+}
 
 /// The largest value of `row` (0 for an empty or non-positive row).
 #[cfg(target_arch = "x86_64")]
