@@ -7,11 +7,13 @@
 //! - Bias, residual and ReLU are one pass over the product; the policy and value 1×1
 //!   convolutions are matrix products on the trunk's output, with no copy.
 //! - Scratch buffers live in a thread-local arena and are reused across calls.
-//! - Where the CPU has AVX-512 VNNI the residual blocks' convolutions run in int8
-//!   ([`super::quant`]); [`FastNet::fp32`] keeps every product in floats.
+//! - [`FastNet::on`] puts the residual blocks' convolutions in int8 or bf16, as a
+//!   [`super::forward::Forward`] says ([`super::quant`], [`super::bf16`]); a new network
+//!   computes every product in floats.
 //!
-//! A test (`tests/suite/fast_forward.rs`) holds the float forward within 1e-4 of burn's for
-//! every game's network, and the int8 one to the float one's moves and values.
+//! Tests hold the float forward within 1e-4 of burn's for every game's network
+//! (`tests/suite/fast_forward.rs`), and the others to the float one's moves and values
+//! (`tests/suite/quantized_forward.rs`).
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
