@@ -5,8 +5,8 @@
 //!   batch and caches results by position hash.
 //! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
 //!   im2col into one GEMM per convolution: [`conv`]; for searches, the residual blocks'
-//!   convolutions in bf16 and int8 where the CPU has AVX-512 BF16 and VNNI: [`forward`],
-//!   [`bf16`], [`quant`]); burn's forward stays the reference and the path on CUDA.
+//!   convolutions in int8 where the CPU has AVX-512 VNNI, or as [`forward`] is told:
+//!   [`quant`], [`bf16`]); burn's forward stays the reference and the path on CUDA.
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
 //!   burn's autodiff stays the reference and the path on CUDA.
