@@ -118,7 +118,7 @@ fn the_low_precision_forwards_keep_the_float_forwards_moves_and_values() {
             compare(&Ataxx::standard(), "models/ataxx-4x32-166min", N, f)
         }),
         ("virus", &|f| {
-            compare(&Ataxx::virus(), "models/virus-3x32-45min", N, f)
+            compare(&Ataxx::virus(), "models/virus-3x32-87min", N, f)
         }),
         ("infexion", &|f| {
             compare(&Board::new(), "models/infexion-4x32-100min", N, f)
