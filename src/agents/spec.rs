@@ -113,6 +113,13 @@ const fn param(
     }
 }
 
+/// The model kind lists each of [`KNOBS`] by index: a knob added there must be added
+/// to its parameters too.
+const _: () = assert!(
+    KNOBS.len() == 3,
+    "list every knob among the model's parameters"
+);
+
 /// A model's search knob as a spec parameter (`0..=max`).
 const fn knob_param(k: &Knob) -> Param {
     param(k.key, k.letter, 0, k.max, Some(k.default))

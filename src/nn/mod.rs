@@ -121,12 +121,15 @@ impl Net {
     }
 
     /// This network as a model agent's search runs it: on [`forward::for_search`],
-    /// unless [`forward::FORWARD_ENV`] already put it on another.
+    /// unless [`forward::FORWARD_ENV`] already put it on another (or on that one: it is
+    /// not built twice).
     pub fn for_search(mut self) -> Net {
+        let search = forward::for_search();
         if let Some(f) = &self.fast
             && f.precision() == forward::everywhere()
+            && f.precision() != search
         {
-            self.fast = Some(std::sync::Arc::new(f.on(forward::for_search())));
+            self.fast = Some(std::sync::Arc::new(f.on(search)));
         }
         self
     }
