@@ -120,7 +120,7 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
     }
 
     fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
-        let start = Instant::now();
+        let start = limits.start();
         let search_limits = self.search_limits(state, limits, start);
         let mut search = AlphaBeta::new(&self.heuristic, self.pruning);
         let result = search

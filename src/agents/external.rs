@@ -32,10 +32,13 @@ pub struct ExternalAgent {
     name: String,
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// Its output lines, each with when it was read.
+    lines: Receiver<(Instant, String)>,
     /// Why the program can no longer play, once it cannot.
     dead: Option<String>,
     last: Option<(Vec<String>, SearchInfo)>,
+    /// When the last `bestmove` line was read.
+    answered: Option<Instant>,
 }
 
 impl ExternalAgent {
@@ -62,7 +65,10 @@ impl ExternalAgent {
         std::thread::spawn(move || {
             for line in stdout.lines() {
                 let Ok(line) = line else { break };
-                if tx.send(line.trim_end().to_string()).is_err() {
+                if tx
+                    .send((Instant::now(), line.trim_end().to_string()))
+                    .is_err()
+                {
                     break;
                 }
             }
@@ -74,6 +80,7 @@ impl ExternalAgent {
             lines,
             dead: None,
             last: None,
+            answered: None,
         };
         agent.send(protocol)?;
         agent.expect(&format!("{protocol}ok"), HANDSHAKE)?;
@@ -94,20 +101,21 @@ impl ExternalAgent {
         Ok(())
     }
 
-    /// Reads lines until one for which `done` returns a value, or until `wait` passes.
+    /// Reads lines until one for which `done` returns a value (with when that line was
+    /// read), or until `wait` passes.
     fn read_until<T>(
         &mut self,
         wait: Duration,
         what: &str,
         mut done: impl FnMut(&str) -> Option<T>,
-    ) -> anyhow::Result<T> {
+    ) -> anyhow::Result<(T, Instant)> {
         let deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(line) => {
+                Ok((at, line)) => {
                     if let Some(t) = done(&line) {
-                        return Ok(t);
+                        return Ok((t, at));
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -127,6 +135,7 @@ impl ExternalAgent {
         self.read_until(wait, &format!("'{reply}'"), |l| {
             (l.trim() == reply).then_some(())
         })
+        .map(|_| ())
     }
 
     /// Marks the program dead (killing it) and returns the error to report.
@@ -199,7 +208,7 @@ impl<G: Game> Agent<G> for ExternalAgent {
         let (go, wait) = go_line(state, limits);
         self.send(&go)?;
         let mut info = Vec::new();
-        let best = self.read_until(wait, "bestmove", |line| {
+        let (best, answered) = self.read_until(wait, "bestmove", |line| {
             let mut words = line.split_whitespace();
             match words.next() {
                 Some("info") => {
@@ -213,13 +222,17 @@ impl<G: Game> Agent<G> for ExternalAgent {
         let action = state
             .parse_legal_action(&best)
             .map_err(|e| self.fail(format!("bestmove '{}': {e}", crate::limits::clip(&best))))?;
-        let searched = parse_info(&info, state, action, start.elapsed());
-        self.last = Some((info, searched));
+        let searched = parse_info(&info, state, action, answered.duration_since(start));
+        (self.last, self.answered) = (Some((info, searched)), Some(answered));
         Ok(action)
     }
 
     fn last_search(&self) -> Option<SearchInfo> {
         self.last.as_ref().map(|(_, i)| i.clone())
+    }
+
+    fn answered_at(&self) -> Option<Instant> {
+        self.answered
     }
 }
 

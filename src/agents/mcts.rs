@@ -269,7 +269,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
 
     fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
-        let start = Instant::now();
+        let start = limits.start();
         let shape = &self.searchers.net().shape;
         anyhow::ensure!(
             shape.game == state.name() && shape.input_len() == state.encoding_shape().len(),

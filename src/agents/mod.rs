@@ -49,6 +49,16 @@ pub struct Limits {
     /// Search until stopped (`go infinite`): the spec's own depth, node and time limits
     /// are lifted; a network search still ends at [`crate::limits::MAX_SIMULATIONS`].
     pub infinite: bool,
+    /// When the move's time began (the engine stamps a `go` line as it arrives, so the
+    /// hops between reading it and searching count against the move); now when unset.
+    pub since: Option<std::time::Instant>,
+}
+
+impl Limits {
+    /// When the move's time began: [`Limits::since`], else now.
+    pub fn start(&self) -> std::time::Instant {
+        self.since.unwrap_or_else(std::time::Instant::now)
+    }
 }
 
 /// The time for one move: the `go` command's `movetime`, else the agent's own `fallback`,
@@ -98,6 +108,13 @@ pub trait Agent<G: Game>: Send {
     /// engine's `info` line; `None` for agents that do not search. Its `pv` starts with
     /// the move `select` returned: one rule decides both.
     fn last_search(&self) -> Option<SearchInfo> {
+        None
+    }
+
+    /// When the last `select` had its answer, where that was before it returned: an
+    /// external program's `bestmove` line is read a moment before the thread waiting
+    /// for it runs. A match's clock stops there; `None`: when `select` returned.
+    fn answered_at(&self) -> Option<std::time::Instant> {
         None
     }
 

@@ -30,6 +30,11 @@ use crate::games::Game;
 /// How far past its share of the clock an unclear search may run.
 pub const EXTENSION: u32 = 3;
 
+/// Time kept back from every move's deadlines for the answer to reach the other side
+/// (never more than a twentieth of the move): on a loaded machine the thread that
+/// writes it and the one that reads it may each wait for a core.
+pub const MOVE_OVERHEAD: Duration = Duration::from_millis(3);
+
 /// Simulations a search runs before its rate is trusted for stopping early.
 const MIN_SIMS_FOR_RATE: u32 = 32;
 
@@ -66,6 +71,9 @@ impl TimePlan {
             (None, Some(left)) if settle => soft.map(|s| (s * EXTENSION).min(left / 4).max(s)),
             _ => soft,
         };
+        // What the move still needs once the search ends: the answer written and read.
+        let keep = |d: Duration| d - (d / 20).min(MOVE_OVERHEAD);
+        let (soft, hard) = (soft.map(keep), hard.map(keep));
         TimePlan {
             start,
             soft: soft.and_then(|d| start.checked_add(d)),
@@ -178,6 +186,11 @@ mod tests {
         assert!(plan(&movetime(100), None, 150).stop(&unclear, 110, 1000));
         assert!(plan(&Limits::default(), Some(100), 150).stop(&unclear, 110, 1000));
         assert!(!plan(&movetime(100), None, 0).stop(&unclear, 110, 1000));
+        // The answer's overhead is kept back: 100 ms end at 97, 10 ms at 9.5.
+        assert!(!plan(&movetime(100), None, 95).stop(&unclear, 110, 1000));
+        assert!(plan(&movetime(100), None, 98).stop(&unclear, 110, 1000));
+        assert!(!plan(&movetime(10), None, 9).stop(&unclear, 110, 1000));
+        assert!(plan(&movetime(10), None, 10).stop(&unclear, 110, 1000));
         // A search that plans its budget ends at the deadline alone.
         let limits = movetime(100);
         let start = Instant::now() - Duration::from_millis(50);

@@ -123,7 +123,9 @@ pub fn play_game<G: Game>(
         };
         let t0 = Instant::now();
         let choice = agents[seat].select(&state, &limits);
-        let took = t0.elapsed();
+        let end =
+            (agents[seat].answered_at().filter(|_| choice.is_ok())).unwrap_or_else(Instant::now);
+        let took = end.saturating_duration_since(t0);
         time_used[seat] += took;
         slowest_move[seat] = slowest_move[seat].max(took);
         let played = choice

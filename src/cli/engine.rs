@@ -36,6 +36,6 @@ pub(super) fn serve<G: crate::agents::Baselines>(
     args: &EngineArgs,
 ) -> anyhow::Result<()> {
     let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
-    Engine::new(start.clone(), args.agent.build(start, args.seed)?).run(stdin, stdout.lock())?;
+    Engine::new(start.clone(), args.agent.build(start, args.seed)?).run(stdin, stdout)?;
     Ok(())
 }

@@ -38,8 +38,8 @@ mod input;
 use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use crate::agents::{Agent, AgentOption, Baselines, Limits, SearchInfo};
 use crate::games::Game;
@@ -97,8 +97,10 @@ enum Answer<G> {
 
 /// What the main loop hears: an input line, or a finished search handing its agent back.
 enum Event<G: Game> {
-    Input(Result<Option<String>, Line>),
-    Done(Box<dyn Agent<G>>, Vec<String>),
+    /// A line and when it arrived.
+    Input(Instant, Result<Option<String>, Line>),
+    /// A search's agent back, its lines written (or why they could not be).
+    Done(Box<dyn Agent<G>>, std::io::Result<()>),
 }
 
 impl<G: Baselines> Engine<G> {
@@ -345,12 +347,15 @@ impl<G: Baselines> Engine<G> {
 
     /// Runs the protocol until `quit` or end of input. Only I/O errors end it early.
     /// A thread reads `input` ahead and searches run on their own thread, so `isready`
-    /// and `stop` are answered while a search runs.
+    /// and `stop` are answered while a search runs; a search writes its own `info` and
+    /// `bestmove` lines, with no hop through this thread.
     pub fn run(
         &mut self,
         input: impl BufRead + Send + 'static,
-        mut output: impl Write,
+        output: impl Write + Send + 'static,
     ) -> std::io::Result<()> {
+        let output = Arc::new(Mutex::new(output));
+        let write = |lines: &[String]| write_lines(&mut *output.lock().expect("output"), lines);
         let (tx, rx) = mpsc::channel::<Event<G>>();
         let reader = tx.clone();
         std::thread::spawn(move || {
@@ -358,59 +363,67 @@ impl<G: Baselines> Engine<G> {
             loop {
                 let line = read_line(&mut input);
                 let end = matches!(line, Ok(None) | Err(Line::Io(_)));
-                if reader.send(Event::Input(line)).is_err() || end {
+                if reader.send(Event::Input(Instant::now(), line)).is_err() || end {
                     break;
                 }
             }
         });
-        let mut waiting: VecDeque<Result<Option<String>, Line>> = VecDeque::new();
+        let mut waiting: VecDeque<(Instant, Result<Option<String>, Line>)> = VecDeque::new();
         let mut searching = false;
         for event in rx {
             match event {
-                Event::Done(agent, lines) => {
+                Event::Done(agent, written) => {
                     self.agent = Some(agent);
                     searching = false;
-                    write_lines(&mut output, &lines)?;
+                    written?;
                 }
-                Event::Input(line) if searching => {
+                Event::Input(at, line) if searching => {
                     match line.as_ref().map(|l| l.as_deref().map(str::trim)) {
                         Ok(Some("stop")) => self.stop.store(true, Ordering::Relaxed),
                         Ok(Some("isready")) if waiting.is_empty() => {
-                            write_lines(&mut output, &["readyok".to_string()])?;
+                            write(&["readyok".to_string()])?;
                         }
-                        _ => waiting.push_back(line),
+                        _ => waiting.push_back((at, line)),
                     }
                     continue;
                 }
-                Event::Input(line) => waiting.push_back(line),
+                Event::Input(at, line) => waiting.push_back((at, line)),
             }
-            while !searching && let Some(line) = waiting.pop_front() {
+            while !searching && let Some((at, line)) = waiting.pop_front() {
                 let line = match line {
                     Ok(Some(l)) => l,
                     Ok(None) => return Ok(()),
                     Err(Line::Io(e)) => return Err(e),
                     Err(bad) => {
-                        write_lines(&mut output, &[format!("error {bad}")])?;
+                        write(&[format!("error {bad}")])?;
                         continue;
                     }
                 };
                 match self.command(&line) {
                     Answer::Reply(reply) => {
-                        write_lines(&mut output, &reply.lines)?;
+                        write(&reply.lines)?;
                         if reply.quit {
                             return Ok(());
                         }
                     }
-                    Answer::Search(search) => {
+                    Answer::Search(mut search) => {
+                        // The move's time runs from the `go` line's arrival.
+                        search.limits.since = Some(at);
                         searching = true;
                         self.stop.store(false, Ordering::Relaxed);
                         let mut agent = self.agent.take().expect("no search is running");
-                        let (done, pool, stop) = (tx.clone(), self.pool.clone(), self.stop.clone());
-                        std::thread::spawn(move || {
-                            let lines =
-                                run_search(agent.as_mut(), &search, pool.as_deref(), Some(&stop));
-                            let _ = done.send(Event::Done(agent, lines));
-                        });
+                        let (done, stop, out) = (tx.clone(), self.stop.clone(), output.clone());
+                        // Straight onto the pool's thread: no hop through a thread of
+                        // its own, on the way in or out.
+                        let job = move || {
+                            let lines = run_search(agent.as_mut(), &search, None, Some(&stop));
+                            let written = write_lines(&mut *out.lock().expect("output"), &lines);
+                            let _ = done.send(Event::Done(agent, written));
+                        };
+                        match &self.pool {
+                            Some(pool) => pool.spawn(job),
+                            None => drop(std::thread::spawn(job)),
+                        }
                     }
                 }
             }

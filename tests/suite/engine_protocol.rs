@@ -547,6 +547,23 @@ fn movetime_is_honoured_when_every_simulation_ends_the_game() {
 }
 
 #[test]
+fn a_move_s_time_runs_from_the_arrival_of_its_go() {
+    let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min,sims=1000000");
+    e.silent("position startpos");
+    // The second `go` waits behind the first: its 1.5 s began when it arrived, so it
+    // answers soon after the first (not 1.5 s after) and reports that time.
+    e.send("go movetime 1500");
+    e.send("go movetime 1500");
+    let _ = e.bestmove();
+    let t = std::time::Instant::now();
+    let (info, _) = e.bestmove();
+    assert!(t.elapsed().as_millis() < 750, "{:?} {info:?}", t.elapsed());
+    let time: u64 = field(&info[0], "time").parse().unwrap();
+    assert!(time >= 1400, "{}", info[0]);
+    e.quit();
+}
+
+#[test]
 fn the_tree_is_kept_across_position_moves() {
     let mut e = Engine::start_game("ataxx", "model:models/ataxx-4x32-15min");
     e.silent("position startpos");
