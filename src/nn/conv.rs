@@ -46,6 +46,14 @@ impl Taps {
         }
     }
 
+    /// The rows of `[n × cells, cin]` that im2col row `row` reads, tap by tap (`None`
+    /// past the edge).
+    pub fn sources(&self, row: usize) -> impl Iterator<Item = Option<usize>> + '_ {
+        let (base, cell) = (row - row % self.cells, row % self.cells);
+        (self.taps[cell * 9..cell * 9 + 9].iter())
+            .map(move |&t| (t != NONE).then(|| base + t as usize))
+    }
+
     /// The im2col rows of `x` (`[n × cells, cin]`) into `cols` (`[n × cells, 9 × cin]`).
     pub fn gather(&self, x: &[f32], cin: usize, cols: &mut [f32]) {
         let k = 9 * cin;

@@ -170,20 +170,25 @@ impl FastNet {
         residual: Option<&[f32]>,
     ) {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
-        let cols = sized(cols, n * cells * 9 * cin);
-        self.taps.gather(&x[..n * cells * cin], cin, cols);
         match &conv.low {
-            Some(Low::Int8(q)) => q.product(cols, n * cells, y),
-            Some(Low::Bf16(b)) => b.product(cols, n * cells, y),
-            None => matmul(
-                y,
-                Op::N(cols),
-                Op::N(&conv.w),
-                n * cells,
-                9 * cin,
-                cout,
-                false,
-            ),
+            // Int8 quantizes the rows straight from the cells.
+            Some(Low::Int8(q)) => q.product_cells(x, &self.taps, n * cells, y),
+            low => {
+                let cols = sized(cols, n * cells * 9 * cin);
+                self.taps.gather(&x[..n * cells * cin], cin, cols);
+                match low {
+                    Some(Low::Bf16(b)) => b.product(cols, n * cells, y),
+                    _ => matmul(
+                        y,
+                        Op::N(cols),
+                        Op::N(&conv.w),
+                        n * cells,
+                        9 * cin,
+                        cout,
+                        false,
+                    ),
+                }
+            }
         }
         match residual {
             Some(res) => {

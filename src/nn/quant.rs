@@ -12,6 +12,8 @@
 //!
 //! Which convolutions run it is [`super::forward`]'s choice.
 
+use super::conv::Taps;
+
 /// Whether the CPU has what the int8 convolution needs (AVX-512 F, BW and VNNI).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -78,17 +80,73 @@ impl QConv {
         #[cfg(target_arch = "x86_64")]
         {
             assert!(available(), "the int8 convolution needs AVX-512 VNNI");
+            let kr = self.k_real;
+            let fill = |r: usize, out: &mut [u8]| {
+                let row = &cols[r * kr..(r + 1) * kr];
+                // SAFETY: AVX-512 F and BW (asserted above); `out` holds `kr` bytes.
+                let max = unsafe { row_max(row) };
+                if max > 0.0 {
+                    unsafe { quantize(row, 255.0 / max, out) };
+                }
+                max
+            };
             // SAFETY: the CPU has AVX-512 F, BW and VNNI (asserted above), and the
             // asserts keep every access inside `cols`, `y` and the weights.
-            unsafe { self.product_vnni(cols, rows, y) }
+            unsafe { self.product_vnni(rows, y, fill) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         unreachable!("the int8 convolution runs on x86-64 only");
     }
 
+    /// The same product with the im2col rows read straight from the cells: `x`
+    /// (`[rows, cin]`, non-negative) and the board's `taps`, with no float rows in
+    /// between. Each row is quantized exactly as [`QConv::product`] quantizes it.
+    pub fn product_cells(&self, x: &[f32], taps: &Taps, rows: usize, y: &mut [f32]) {
+        let cin = self.k_real / 9;
+        assert!(x.len() >= rows * cin && y.len() >= rows * self.cout && self.k_real == 9 * cin);
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert!(available(), "the int8 convolution needs AVX-512 VNNI");
+            // The largest value of each cell, once: a row's largest is its taps'.
+            // SAFETY: the CPU has AVX-512 F (asserted above).
+            let most: Vec<f32> = (x[..rows * cin].chunks_exact(cin))
+                .map(|c| unsafe { row_max(c) })
+                .collect();
+            let fill = |r: usize, out: &mut [u8]| {
+                let max = (taps.sources(r).flatten()).fold(0.0f32, |m, s| m.max(most[s]));
+                if max > 0.0 {
+                    for (slot, src) in out.chunks_exact_mut(cin).zip(taps.sources(r)) {
+                        match src {
+                            // SAFETY: AVX-512 F and BW (asserted above); `slot` holds
+                            // `cin` bytes.
+                            Some(s) => unsafe {
+                                quantize(&x[s * cin..(s + 1) * cin], 255.0 / max, slot)
+                            },
+                            None => slot.fill(0),
+                        }
+                    }
+                }
+                max
+            };
+            // SAFETY: the CPU has AVX-512 F, BW and VNNI (asserted above), and `fill`
+            // writes inside the row it is given.
+            unsafe { self.product_vnni(rows, y, fill) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("the int8 convolution runs on x86-64 only");
+    }
+
+    /// The product of `rows` rows, each quantized by `fill(r, out)` into `out` (`k_real`
+    /// bytes, the rest zeros) and returning its largest value (0: a row of zeros,
+    /// `out` left untouched).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    unsafe fn product_vnni(&self, cols: &[f32], rows: usize, y: &mut [f32]) {
+    unsafe fn product_vnni(
+        &self,
+        rows: usize,
+        y: &mut [f32],
+        mut fill: impl FnMut(usize, &mut [u8]) -> f32,
+    ) {
         let (k, kr) = (self.k, self.k_real);
         // Up to ROWS rows at a time share each weight load.
         let mut q = vec![0u8; ROWS * k];
@@ -96,15 +154,10 @@ impl QConv {
         for r0 in (0..rows).step_by(ROWS) {
             let n = (rows - r0).min(ROWS);
             for i in 0..n {
-                let row = &cols[(r0 + i) * kr..(r0 + i + 1) * kr];
-                // SAFETY: AVX-512 F and BW are enabled for this function; `q`'s row
-                // `i` is `k >= kr` bytes long.
-                let max = unsafe { row_max(row) };
-                scales[i] = max / 255.0;
                 let qi = &mut q[i * k..(i + 1) * k];
-                if max > 0.0 {
-                    unsafe { quantize(row, 255.0 / max, qi) };
-                } else {
+                let max = fill(r0 + i, &mut qi[..kr]);
+                scales[i] = max / 255.0;
+                if max <= 0.0 {
                     qi.fill(0);
                 }
             }
@@ -245,6 +298,45 @@ unsafe fn quantize(row: &[f32], inv: f32, out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_the_cells_is_the_product_of_the_gathered_rows_exactly() {
+        if !available() {
+            return;
+        }
+        // Two boards with edges (zeros past them) and one that wraps.
+        let ataxx = crate::games::ataxx::Ataxx::standard();
+        let infexion = crate::games::infexion::Board::new();
+        let shapes = [
+            super::super::NetShape::for_game(&ataxx, 1, 8, 8),
+            super::super::NetShape::for_game(&infexion, 1, 8, 8),
+        ];
+        for shape in &shapes {
+            let taps = Taps::new(shape);
+            let (cin, cout, n) = (12, 40, 3);
+            let rows = n * taps.cells;
+            let w: Vec<f32> = (0..9 * cin * cout)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 80.0)
+                .collect();
+            // Non-negative, with whole cells of zeros (rows of zeros at the edges).
+            let x: Vec<f32> = (0..rows * cin)
+                .map(|i| {
+                    if (i / cin) % 5 == 0 {
+                        0.0
+                    } else {
+                        (i * 13 % 29) as f32 / 9.0
+                    }
+                })
+                .collect();
+            let q = QConv::new(&w, 9 * cin, cout);
+            let mut cols = vec![0.0; rows * 9 * cin];
+            taps.gather(&x, cin, &mut cols);
+            let (mut from_rows, mut from_cells) = (vec![0.0; rows * cout], vec![1.0; rows * cout]);
+            q.product(&cols, rows, &mut from_rows);
+            q.product_cells(&x, &taps, rows, &mut from_cells);
+            assert_eq!(from_rows, from_cells, "{}", shape.game);
+        }
+    }
 
     #[test]
     fn the_int8_product_is_close_to_the_float_one() {
