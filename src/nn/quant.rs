@@ -7,7 +7,10 @@
 //!   so that one 64-byte load holds four consecutive products for sixteen channels.
 //! - **Activations** are quantized per im2col row as the product runs: a row (one
 //!   cell's 3×3 neighbourhood) is non-negative (the trunk's convolutions read ReLU
-//!   outputs), so `x ≈ s · u` with `u` in `[0, 255]` and `s = max(row) / 255`.
+//!   outputs), so `x ≈ s · u` with `u` in `[0, 255]` and `s = max(row) / 255`. The
+//!   forward's rows are quantized straight from the cells ([`QConv::product_cells`]:
+//!   each cell's largest value found once, no float im2col rows written and read back),
+//!   to the same bytes as from gathered rows ([`QConv::product`]).
 //! - The product sums `u · q` exactly in 32 bits, then scales by `s · scale[o]`.
 //!
 //! Which convolutions run it is [`super::forward`]'s choice.
