@@ -171,7 +171,7 @@ impl FastNet {
     ) {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
         match &conv.low {
-            // Int8 quantizes the rows straight from the cells.
+            // Int8 reads the cells themselves, a tap at a time.
             Some(Low::Int8(q)) => q.product_cells(x, &self.taps, n * cells, y),
             low => {
                 let cols = sized(cols, n * cells * 9 * cin);

@@ -33,7 +33,7 @@ pub enum Forward {
 
 /// What a model agent's search runs where the CPU has it: the fastest. `mixed` keeps the
 /// float forward's best move in at least 99% of positions of every game where int8
-/// keeps 97.8% in Infexion, but at 100 ms a move it lost 29-9-62 to int8
+/// keeps 97.9% in Infexion, but at 100 ms a move it lost 29-9-62 to int8
 /// (experiments/endgame, "Bf16 and the mixed forward").
 pub const SEARCH: Forward = Forward::Int8;
 

@@ -1,7 +1,7 @@
 //! The int8, bf16 and mixed forwards against the float one on 10,000 positions from
 //! greedy games of every game: bf16 and mixed keep the same best move in at least 99% of
-//! positions and values within 0.02 in 99% of them; int8, which searches run, in 97%
-//! and 0.025 (measured 97.8% for Infexion).
+//! positions and values within 0.02 in 99% of them; int8, which searches run, the same
+//! values and the best move in 97.5% (measured 97.9% for Infexion).
 
 use std::path::Path;
 
@@ -94,10 +94,10 @@ type Agreement = dyn Fn(Forward) -> (f64, f32, f32);
 
 /// The share of positions where a forward must keep the float forward's best move, and
 /// the 99th percentile of its value differences: int8 alone is short of 99% in Infexion
-/// (measured 97.8%); bf16 and mixed keep it in every game.
+/// (measured 97.9%); bf16 and mixed keep it in every game.
 fn bounds(forward: Forward) -> (f64, f32) {
     match forward {
-        Forward::Int8 => (0.97, 0.025),
+        Forward::Int8 => (0.975, 0.02),
         _ => (0.99, 0.02),
     }
 }
