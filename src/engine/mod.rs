@@ -355,7 +355,7 @@ impl<G: Baselines> Engine<G> {
         output: impl Write + Send + 'static,
     ) -> std::io::Result<()> {
         let output = Arc::new(Mutex::new(output));
-        let write = |lines: &[String]| write_lines(&mut *output.lock().expect("output"), lines);
+        let write = |lines: &[String]| write_lines(&output, lines);
         let (tx, rx) = mpsc::channel::<Event<G>>();
         let reader = tx.clone();
         std::thread::spawn(move || {
@@ -417,7 +417,7 @@ impl<G: Baselines> Engine<G> {
                         // its own, on the way in or out.
                         let job = move || {
                             let lines = run_search(agent.as_mut(), &search, None, Some(&stop));
-                            let written = write_lines(&mut *out.lock().expect("output"), &lines);
+                            let written = write_lines(&out, &lines);
                             let _ = done.send(Event::Done(agent, written));
                         };
                         match &self.pool {
@@ -432,7 +432,9 @@ impl<G: Baselines> Engine<G> {
     }
 }
 
-fn write_lines(output: &mut impl Write, lines: &[String]) -> std::io::Result<()> {
+/// Writes `lines` to the output the main loop and a search share, and flushes it.
+fn write_lines(output: &Mutex<impl Write>, lines: &[String]) -> std::io::Result<()> {
+    let mut output = output.lock().expect("output");
     for l in lines {
         writeln!(output, "{l}")?;
     }
