@@ -88,6 +88,7 @@ pub const FIELDS: &[Field] = &[
     num("network.blocks", 0.0, 40.0, "residual blocks in the trunk"),
     num("network.channels", 4.0, 512.0, "channels per convolution"),
     num("network.value_hidden", 4.0, 1024.0, "hidden units in the value head"),
+    Field { key: "network.global_pool", doc: "a global pooling bias in every second block, from the second: the block's input pooled over the board (mean and maximum per channel) and turned into one bias a channel (KataGo's global pooling)", allowed: Allowed::Bool },
     num("mcts.simulations", 1.0, 100_000.0, "self-play simulations per move"),
     num("mcts.c_puct", 0.0, 100.0, "exploration constant in PUCT"),
     num("mcts.fpu_reduction", 0.0, 2.0, "an unvisited child's value is its parent's minus this (0: explore by prior alone)"),

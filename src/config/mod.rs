@@ -93,6 +93,7 @@ pub struct NetworkConfig {
     pub blocks: usize,
     pub channels: usize,
     pub value_hidden: usize,
+    pub global_pool: bool,
 }
 
 /// The `[mcts]` section: its fields are documented in [`fields::FIELDS`].
@@ -224,6 +225,7 @@ impl Default for NetworkConfig {
             blocks: 4,
             channels: 32,
             value_hidden: 64,
+            global_pool: false,
         }
     }
 }
@@ -418,6 +420,7 @@ impl Config {
             field("network.value_hidden", |c| {
                 c.network.value_hidden.to_string()
             }),
+            field("network.global_pool", |c| c.network.global_pool.to_string()),
             field("train.optimizer", |c| {
                 format!("{:?}", c.train.optimizer).to_lowercase()
             }),

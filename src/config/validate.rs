@@ -116,7 +116,11 @@ impl Config {
             }
         }
         let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);
-        Ok(shape.with_heads(heads))
+        let global_pool = n.global_pool;
+        Ok(NetShape {
+            global_pool,
+            ..shape.with_heads(heads)
+        })
     }
 
     /// The rules that depend on the game's number of players: match games come in

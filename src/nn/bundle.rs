@@ -13,8 +13,8 @@ use std::path::Path;
 
 use anyhow::{Context, bail, ensure};
 use burn::module::{Param, ParamId, RunningState};
-use burn::nn::BatchNorm;
 use burn::nn::conv::Conv2d;
+use burn::nn::{BatchNorm, Linear};
 use burn::tensor::{Device, Tensor as BurnTensor, TensorData};
 
 use super::manifest::{
@@ -91,8 +91,9 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (model.margin.as_ref(), names::MARGIN),
         (model.short_value.as_ref(), names::SHORT_VALUE),
     ];
-    let aux = present(aux).map(|(linear, name)| (name, linear));
-    for (name, linear) in dense.into_iter().chain(aux) {
+    let aux = present(aux).map(|(linear, name)| (name.to_string(), linear));
+    let dense = dense.into_iter().map(|(name, l)| (name.to_string(), l));
+    for (name, linear) in dense.chain(aux).chain(pools(model)) {
         // burn stores [in, out]; the bundle gives [out, in].
         let w = linear.weight.val();
         let [cin, cout] = w.dims();
@@ -100,9 +101,9 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         let t: Vec<f32> = (0..cout * cin)
             .map(|k| w[(k % cin) * cout + k / cin])
             .collect();
-        folded.insert(names::weight(name), t);
+        folded.insert(names::weight(&name), t);
         let b = linear.bias.as_ref().expect("linear bias").val();
-        folded.insert(names::bias(name), values(b));
+        folded.insert(names::bias(&name), values(b));
     }
     manifest::tensor_shapes(&manifest::layers(shape))
         .into_iter()
@@ -111,6 +112,12 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
             (name, Tensor::new(dims, data))
         })
         .collect()
+}
+
+/// Each block's global pooling bias, with its layer name.
+fn pools(model: &PolicyValueNet) -> impl Iterator<Item = (String, &Linear)> {
+    let blocks = model.blocks.iter().enumerate();
+    blocks.filter_map(|(i, b)| b.pool.as_ref().map(|l| (names::pool(i), l)))
 }
 
 /// The manifest for `shape`, with `start` describing the game.
@@ -126,7 +133,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
     );
     Manifest {
         format: manifest::FORMAT.into(),
-        version: manifest::VERSION,
+        version: manifest::version(shape),
         weights_sha256: None, // filled in by `write`
         onnx: None,
         game: GameInfo {
@@ -275,8 +282,8 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         manifest::FORMAT
     );
     ensure!(
-        m.version == manifest::VERSION,
-        "bundle format version {}; this build reads version {}",
+        (1..=manifest::VERSION).contains(&m.version),
+        "bundle format version {}; this build reads versions 1 to {}",
         m.version,
         manifest::VERSION
     );
@@ -299,7 +306,14 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         margin: m.outputs.margin.is_some(),
         short_value: m.outputs.short_value.is_some(),
         soft_policy: m.outputs.soft_policy.is_some(),
+        global_pool: a.global_pool,
     };
+    ensure!(
+        m.version >= manifest::version(&shape),
+        "a version-{} bundle cannot have global pooling (version {} added it)",
+        m.version,
+        manifest::version(&shape)
+    );
     let flat = shape.policy_planes * height * width;
     ensure!(
         m.actions.count == shape.actions() && m.actions.moves.len() == shape.actions(),
@@ -471,15 +485,18 @@ fn unfold(
         (model.margin.as_mut(), names::MARGIN),
         (model.short_value.as_mut(), names::SHORT_VALUE),
     ];
-    let aux = present(aux).map(|(linear, name)| (name, linear));
-    for (name, linear) in dense.into_iter().chain(aux) {
-        let w = take(&names::weight(name));
+    let aux = present(aux).map(|(linear, name)| (name.to_string(), linear));
+    let dense = dense.into_iter().map(|(name, l)| (name.to_string(), l));
+    let blocks = model.blocks.iter_mut().enumerate();
+    let pools = blocks.filter_map(|(i, b)| b.pool.as_mut().map(|l| (names::pool(i), l)));
+    for (name, linear) in dense.chain(aux).chain(pools) {
+        let w = take(&names::weight(&name));
         let (cout, cin) = (w.shape[0], w.shape[1]);
         let t: Vec<f32> = (0..cin * cout)
             .map(|k| w.data[(k % cout) * cin + k / cout])
             .collect();
         linear.weight = param(Tensor::new(vec![cin, cout], t), device);
-        linear.bias = Some(param(take(&names::bias(name)), device));
+        linear.bias = Some(param(take(&names::bias(&name)), device));
     }
     model
 }

@@ -19,9 +19,10 @@ use crate::framing;
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
 /// [`NetShape::ownership`], version 4 [`NetShape::margin`], version 5
-/// [`NetShape::short_value`] and [`NetShape::soft_policy`]; versions 1 to 4 still load (version 1 as finished
-/// iterations; each without the heads that came later).
-pub const VERSION: u32 = 5;
+/// [`NetShape::short_value`] and [`NetShape::soft_policy`], version 6
+/// [`NetShape::global_pool`]; versions 1 to 5 still load (version 1 as finished
+/// iterations; each without the heads and layers that came later).
+pub const VERSION: u32 = 6;
 
 /// Where a training run stands; saved in every checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, bincode::Encode, bincode::Decode, serde::Serialize)]
@@ -99,6 +100,7 @@ impl From<ShapeV2> for NetShape {
             margin: false,
             short_value: false,
             soft_policy: false,
+            global_pool: false,
         }
     }
 }
@@ -136,7 +138,25 @@ impl From<ShapeV4> for NetShape {
     }
 }
 
-/// A checkpoint as formats 2 to 4 stored it, with that format's shape.
+/// A network shape as checkpoint format 5 stored it (no global pooling).
+#[derive(bincode::Decode)]
+struct ShapeV5 {
+    base: ShapeV4,
+    short_value: bool,
+    soft_policy: bool,
+}
+
+impl From<ShapeV5> for NetShape {
+    fn from(s: ShapeV5) -> NetShape {
+        NetShape {
+            short_value: s.short_value,
+            soft_policy: s.soft_policy,
+            ..s.base.into()
+        }
+    }
+}
+
+/// A checkpoint as formats 2 to 5 stored it, with that format's shape.
 #[derive(bincode::Decode)]
 struct CheckpointOf<S> {
     shape: S,
@@ -254,7 +274,7 @@ impl Checkpoint {
 
     /// Checks and decodes a checkpoint: header, checksum, shape; `what` names it.
     pub fn from_bytes(bytes: &[u8], what: &str) -> anyhow::Result<Checkpoint> {
-        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, 4, VERSION], what)? {
+        let ckpt = match framing::unframe_any(bytes, MAGIC, &[1, 2, 3, 4, 5, VERSION], what)? {
             (1, payload) => {
                 let (shape, state, model, optimizer): (ShapeV2, _, _, _) =
                     framing::decode(payload, what)?;
@@ -270,6 +290,7 @@ impl Checkpoint {
             (2, payload) => framing::decode::<CheckpointOf<ShapeV2>>(payload, what)?.into(),
             (3, payload) => framing::decode::<CheckpointOf<ShapeV3>>(payload, what)?.into(),
             (4, payload) => framing::decode::<CheckpointOf<ShapeV4>>(payload, what)?.into(),
+            (5, payload) => framing::decode::<CheckpointOf<ShapeV5>>(payload, what)?.into(),
             (_, payload) => framing::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {

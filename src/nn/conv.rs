@@ -9,6 +9,28 @@
 
 use super::NetShape;
 
+/// What a convolution's output adds before its ReLU, beside its bias.
+#[derive(Debug, Clone, Copy)]
+pub enum Add<'a> {
+    /// Nothing.
+    Nothing,
+    /// The residual block's input, cell by cell (`[n × cells, c]`).
+    Residual(&'a [f32]),
+    /// One bias a channel for each position (`[n, c]`): a global pooling bias.
+    PerPosition(&'a [f32]),
+}
+
+impl Add<'_> {
+    /// What row `i` of an output `[n × cells, c]` adds (`None`: nothing).
+    pub fn row(&self, i: usize, cells: usize, c: usize) -> Option<&[f32]> {
+        match *self {
+            Add::Nothing => None,
+            Add::Residual(r) => Some(&r[i * c..(i + 1) * c]),
+            Add::PerPosition(b) => Some(&b[i / cells * c..(i / cells + 1) * c]),
+        }
+    }
+}
+
 /// The tap that falls off the board (zero padding).
 const NONE: u32 = u32::MAX;
 

@@ -4,7 +4,8 @@
 //!
 //! - Layout NHWC, each 3×3 convolution one matrix product on im2col rows
 //!   ([`super::conv`]).
-//! - Bias, residual and ReLU are one pass over the product; the policy and value 1×1
+//! - Bias, residual (or a block's global pooling bias, [`super::pool`]) and ReLU are one
+//!   pass over the product; the policy and value 1×1
 //!   convolutions are matrix products on the trunk's output, with no copy.
 //! - Scratch buffers live in a thread-local arena and are reused across calls.
 //! - [`FastNet::on`] puts the residual blocks' convolutions in int8 or bf16, as a
@@ -20,9 +21,10 @@ use std::collections::BTreeMap;
 
 use super::NetShape;
 use super::bf16::BConv;
-use super::conv::{Op, Taps, matmul, sized, to_gemm_layout};
+use super::conv::{Add, Op, Taps, matmul, sized, to_gemm_layout};
 use super::forward::{Forward, Product};
 use super::manifest::names;
+use super::pool;
 use super::quant::QConv;
 use super::safetensors::Tensor;
 
@@ -62,6 +64,8 @@ pub struct FastNet {
     taps: Taps,
     /// Stem, then each block's two convolutions.
     convs: Vec<Conv3>,
+    /// Each block's global pooling bias (`[2 × channels, channels]`), where it has one.
+    pools: Vec<Option<Dense>>,
     policy: Dense,
     value_conv: Dense,
     hidden: Dense,
@@ -121,12 +125,16 @@ impl FastNet {
             .iter()
             .map(|n| conv3(n))
             .collect();
+        let pools = (0..shape.blocks)
+            .map(|i| shape.pools(i).then(|| dense(&names::pool(i))))
+            .collect();
         FastNet {
             cells,
             in_planes: shape.in_planes,
             channels: shape.channels,
             taps: Taps::new(shape),
             convs,
+            pools,
             policy: dense(names::POLICY),
             value_conv: dense(names::VALUE_CONV),
             hidden: dense(names::VALUE_HIDDEN),
@@ -159,7 +167,7 @@ impl FastNet {
     }
 
     /// One 3×3 convolution of `x` (`[n × cells, cin]`) into `y` (`[n × cells, cout]`),
-    /// then bias, the optional residual and ReLU.
+    /// then bias, what `add` adds and ReLU.
     fn conv(
         &self,
         conv: &Conv3,
@@ -167,7 +175,7 @@ impl FastNet {
         x: &[f32],
         cols: &mut Vec<f32>,
         y: &mut [f32],
-        residual: Option<&[f32]>,
+        add: Add,
     ) {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
         match &conv.low {
@@ -190,22 +198,31 @@ impl FastNet {
                 }
             }
         }
-        match residual {
-            Some(res) => {
-                for (row, rrow) in y.chunks_exact_mut(cout).zip(res.chunks_exact(cout)) {
-                    for ((v, &b), &r) in row.iter_mut().zip(&conv.b).zip(rrow) {
-                        *v = (*v + b + r).max(0.0);
+        let y = &mut y[..n * cells * cout];
+        for (i, row) in y.chunks_exact_mut(cout).enumerate() {
+            match add.row(i, cells, cout) {
+                Some(extra) => {
+                    for ((v, &b), &e) in row.iter_mut().zip(&conv.b).zip(extra) {
+                        *v = (*v + b + e).max(0.0);
                     }
                 }
-            }
-            None => {
-                for row in y.chunks_exact_mut(cout) {
+                None => {
                     for (v, &b) in row.iter_mut().zip(&conv.b) {
                         *v = (*v + b).max(0.0);
                     }
                 }
             }
         }
+    }
+
+    /// The global pooling bias of `n` positions' maps `x` (`[n × cells, channels]`):
+    /// `[n, channels]`.
+    fn pool_bias(&self, layer: &Dense, n: usize, x: &[f32]) -> Vec<f32> {
+        let mut pooled = vec![0.0f32; n * layer.cin];
+        pool::global_pool(x, self.cells, self.channels, &mut pooled, None);
+        let mut bias = vec![0.0f32; n * layer.cout];
+        pool::bias(&pooled, &layer.w, &layer.b, n, &mut bias);
+        bias
     }
 
     /// A dense layer on `n` rows of `x`, into `y`, with bias and then `act`.
@@ -266,12 +283,14 @@ impl FastNet {
         }
         let (cur, mid, next) = (sized(a, rows * c), sized(b, rows * c), sized(d, rows * c));
         let (mut cur, mut next) = (cur, next);
-        self.conv(&self.convs[0], batch, xs, cols, cur, None);
+        self.conv(&self.convs[0], batch, xs, cols, cur, Add::Nothing);
         *head = x;
-        // Each block: cur → mid → next (+ cur), then next is the new cur.
-        for pair in self.convs[1..].chunks_exact(2) {
-            self.conv(&pair[0], batch, cur, cols, mid, None);
-            self.conv(&pair[1], batch, mid, cols, next, Some(cur));
+        // Each block: cur → mid (+ its pooling bias) → next (+ cur), then next is the new cur.
+        for (pair, pool) in self.convs[1..].chunks_exact(2).zip(&self.pools) {
+            let bias = pool.as_ref().map(|p| self.pool_bias(p, batch, cur));
+            let add = bias.as_deref().map_or(Add::Nothing, Add::PerPosition);
+            self.conv(&pair[0], batch, cur, cols, mid, add);
+            self.conv(&pair[1], batch, mid, cols, next, Add::Residual(cur));
             std::mem::swap(&mut cur, &mut next);
         }
         let trunk = &*cur;

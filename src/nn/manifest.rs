@@ -13,8 +13,15 @@ use super::NetShape;
 
 /// The `format` field of every bundle manifest.
 pub const FORMAT: &str = "contagion-bundle";
-/// The bundle format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The newest bundle format version this build reads and writes: version 2 added the
+/// `global_pool` and `broadcast_add` layers. It reads every version from 1 on.
+pub const VERSION: u32 = 2;
+
+/// The version a bundle of `shape` is written at: the oldest whose layers describe it,
+/// so that a network without global pooling stays readable by version-1 readers.
+pub fn version(shape: &NetShape) -> u32 {
+    if shape.global_pool { 2 } else { 1 }
+}
 pub use super::network::BN_EPSILON;
 
 /// The network's layer names, which also name its tensors (`<layer>.weight`,
@@ -44,6 +51,11 @@ pub mod names {
     /// Residual block `i`'s first (`a`) or second (`b`) convolution.
     pub fn block(i: usize, second: bool) -> String {
         format!("blocks.{i}.{}", if second { "b" } else { "a" })
+    }
+
+    /// Residual block `i`'s global pooling bias (a dense layer).
+    pub fn pool(i: usize) -> String {
+        format!("blocks.{i}.pool")
     }
 
     /// Every 3×3 convolution in order: the stem, then each block's two.
@@ -125,6 +137,10 @@ pub struct Architecture {
     pub value_hidden: usize,
     /// `circular` (the board is a torus) or `zeros`, for every 3×3 convolution.
     pub padding: String,
+    /// Whether every second block, from the second, has a global pooling bias (absent:
+    /// none; format version 2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub global_pool: bool,
     pub normalisation: String,
     pub conventions: String,
     pub layers: Vec<Layer>,
@@ -155,6 +171,13 @@ pub enum Layer {
         output: String,
         activation: String,
     },
+    /// `output = act(inputs[0] + inputs[1])`, `inputs[1]` (`[C]`) added at every cell of
+    /// `inputs[0]` (`[C, H, W]`).
+    BroadcastAdd {
+        inputs: [String; 2],
+        output: String,
+        activation: String,
+    },
     /// `[C, H, W]` → `[C·H·W]` in plane, row, column order.
     Flatten { input: String, output: String },
     /// `output[a] = input[index[a]]`, with `index` the manifest's `actions.policy_index`.
@@ -165,6 +188,8 @@ pub enum Layer {
     },
     /// `[C, H, W]` → `[C]`, the mean over the board.
     GlobalAveragePool { input: String, output: String },
+    /// `[C, H, W]` → `[2C]`: each channel's mean over the board, then each one's maximum.
+    GlobalPool { input: String, output: String },
     /// `output = act(weight · input + bias)`; weight `[out, in]`.
     Linear {
         input: String,
@@ -323,13 +348,37 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         3,
         "relu",
     )];
+    let linear = |name: &str, input: &str, cin, cout, act: &str| Layer::Linear {
+        input: input.into(),
+        output: name.into(),
+        weight: names::weight(name),
+        bias: names::bias(name),
+        in_features: cin,
+        out_features: cout,
+        activation: act.into(),
+    };
     for i in 0..shape.blocks {
         let (x, a, b) = (
             format!("trunk.{i}"),
             names::block(i, false),
             names::block(i, true),
         );
-        out.push(conv(&a, &x, &a, c, c, 3, "relu"));
+        if shape.pools(i) {
+            let (pooled, pool, z) = (format!("{x}.pooled"), names::pool(i), format!("{a}.conv"));
+            out.push(Layer::GlobalPool {
+                input: x.clone(),
+                output: pooled.clone(),
+            });
+            out.push(linear(&pool, &pooled, 2 * c, c, "none"));
+            out.push(conv(&a, &x, &z, c, c, 3, "none"));
+            out.push(Layer::BroadcastAdd {
+                inputs: [z, pool],
+                output: a.clone(),
+                activation: "relu".into(),
+            });
+        } else {
+            out.push(conv(&a, &x, &a, c, c, 3, "relu"));
+        }
         out.push(conv(&b, &a, &b, c, c, 3, "none"));
         out.push(Layer::Add {
             inputs: [b, x],
@@ -373,15 +422,6 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         input: "value.planes".into(),
         output: "value.pooled".into(),
     });
-    let linear = |name: &str, input: &str, cin, cout, act: &str| Layer::Linear {
-        input: input.into(),
-        output: name.into(),
-        weight: names::weight(name),
-        bias: names::bias(name),
-        in_features: cin,
-        out_features: cout,
-        activation: act.into(),
-    };
     out.push(linear(names::VALUE_HIDDEN, "value.pooled", vc, vh, "relu"));
     out.push(linear(
         names::VALUE_OUT,
@@ -418,6 +458,7 @@ pub fn architecture(shape: &NetShape) -> Architecture {
         value_channels: shape.value_channels,
         value_hidden: shape.value_hidden,
         padding: if shape.wraps { "circular" } else { "zeros" }.into(),
+        global_pool: shape.global_pool,
         normalisation: format!(
             "none at inference: each batch norm (epsilon {BN_EPSILON}) is folded into the \
              convolution before it (weight * gamma / sqrt(var + eps), bias beta - mean * gamma \

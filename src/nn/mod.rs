@@ -32,6 +32,7 @@ pub mod manifest;
 pub mod models;
 pub mod network;
 pub mod onnx;
+pub mod pool;
 pub mod quant;
 pub mod safetensors;
 pub mod train_step;
@@ -77,7 +78,9 @@ pub fn flops_per_position(s: &NetShape) -> f64 {
     let c = s.channels as f64;
     let trunk = 9.0 * s.in_planes as f64 * c + s.blocks as f64 * 2.0 * 9.0 * c * c;
     let heads = c * (s.policy_planes + s.value_channels) as f64;
-    let dense = (s.value_channels * s.value_hidden + s.value_hidden * s.num_players) as f64;
+    let pools = (0..s.blocks).filter(|&i| s.pools(i)).count() as f64;
+    let dense = (s.value_channels * s.value_hidden + s.value_hidden * s.num_players) as f64
+        + pools * 2.0 * c * c;
     2.0 * (cells * (trunk + heads) + dense)
 }
 

@@ -5,6 +5,12 @@
 //! On a wrapping board (the Infexion torus) every 3×3 convolution pads circularly, so
 //! the network is translation-equivariant by construction; otherwise it pads with zeros.
 //!
+//! - Global pooling (optional, `network.global_pool`; KataGo's global pooling bias): in
+//!   every second block, from the second ([`NetShape::pools`]), the block's input is
+//!   pooled over the board per channel, its mean and its maximum, and a dense layer
+//!   turns the `2 × channels` pooled values into one bias a channel, added to the first
+//!   convolution's batch-normed output before its ReLU. A block so sees the whole
+//!   board at once: where the fights are, who leads, which region is settled.
 //! - Policy head: a 1×1 convolution to `policy_planes` logits per cell, flattened and
 //!   reordered into action order with the game's `policy_index` (so logit `a` belongs to
 //!   action `a`).
@@ -85,6 +91,10 @@ pub struct NetShape {
     /// `train.soft_policy_weight`; the search never reads it).
     #[serde(default)]
     pub soft_policy: bool,
+    /// Whether every second block, from the second, has a global pooling bias
+    /// ([`NetShape::pools`]).
+    #[serde(default)]
+    pub global_pool: bool,
 }
 
 /// Which auxiliary heads a network has (each trained only; the search reads none).
@@ -128,7 +138,14 @@ impl NetShape {
             margin: false,
             short_value: false,
             soft_policy: false,
+            global_pool: false,
         }
+    }
+
+    /// Whether residual block `block` (from 0) has a global pooling bias: every second
+    /// block from the second, when the network has global pooling.
+    pub fn pools(&self, block: usize) -> bool {
+        self.global_pool && block % 2 == 1
     }
 
     /// This shape with the auxiliary heads asked for.
@@ -261,18 +278,39 @@ pub fn pad_circular(x: Tensor<4>) -> Tensor<4> {
     )
 }
 
-/// A residual block: two 3×3 convolutions with batch norm and a skip connection.
+/// A residual block: two 3×3 convolutions with batch norm and a skip connection, and
+/// optionally a global pooling bias on the first.
 #[derive(Module, Debug)]
 pub struct ResBlock {
     pub(super) a: ConvBn,
     pub(super) b: ConvBn,
+    /// The global pooling bias's dense layer: the input's per-channel means and maxima
+    /// (`2 × channels`) to one bias a channel.
+    pub(super) pool: Option<Linear>,
 }
 
 impl ResBlock {
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(self.a.forward(x.clone()));
-        relu(self.b.forward(y) + x)
+        let h = self.a.forward(x.clone());
+        let h = match &self.pool {
+            Some(pool) => {
+                let [b, c, _, _] = x.dims();
+                h + pool.forward(global_pool(x.clone())).reshape([b, c, 1, 1])
+            }
+            None => h,
+        };
+        relu(self.b.forward(relu(h)) + x)
     }
+}
+
+/// `[batch, channels, height, width]` → `[batch, 2 × channels]`: each channel's mean
+/// over the board, then each one's maximum.
+pub fn global_pool(x: Tensor<4>) -> Tensor<2> {
+    let [b, c, h, w] = x.dims();
+    let flat = x.reshape([b, c, h * w]);
+    let mean = flat.clone().mean_dim(2).reshape([b, c]);
+    let max = flat.max_dim(2).reshape([b, c]);
+    Tensor::cat(vec![mean, max], 1)
 }
 
 /// The policy-value network. Build with [`PolicyValueNet::new`].
@@ -304,9 +342,10 @@ impl PolicyValueNet {
         PolicyValueNet {
             stem: ConvBn::new(shape.in_planes, c, shape.wraps, device),
             blocks: (0..shape.blocks)
-                .map(|_| ResBlock {
+                .map(|i| ResBlock {
                     a: ConvBn::new(c, c, shape.wraps, device),
                     b: ConvBn::new(c, c, shape.wraps, device),
+                    pool: (shape.pools(i)).then(|| LinearConfig::new(2 * c, c).init(device)),
                 })
                 .collect(),
             policy: Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device),

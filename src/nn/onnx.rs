@@ -7,9 +7,11 @@
 //! |---|---|
 //! | `conv2d` | `Conv` (`pads` for zero padding; circular padding as `Slice` + `Concat` on both axes), then the activation |
 //! | `add` | `Add`, then the activation |
+//! | `broadcast_add` | `Unsqueeze` (axes 2, 3) of the second input, `Add`, then the activation |
 //! | `flatten` | `Flatten` (axis 1) |
 //! | `gather` | `Gather` (axis 1) with the manifest's index as an int64 initializer |
 //! | `global_average_pool` | `GlobalAveragePool`, then `Flatten` |
+//! | `global_pool` | `GlobalAveragePool` and `GlobalMaxPool`, each `Flatten`ed, then `Concat` (axis 1) |
 //! | `linear` | `Gemm` (`transB = 1`), then the activation |
 //!
 //! The input is `input`, float32 `[batch, planes, height, width]` with a free batch
@@ -243,6 +245,31 @@ impl Graph {
             } => {
                 let y = self.node("Add", &[&inputs[0], &inputs[1]], output, vec![]);
                 let y = self.activate(y, activation)?;
+                self.name(&y, output);
+            }
+            Layer::BroadcastAdd {
+                inputs,
+                output,
+                activation,
+            } => {
+                let axes = self.int64("axes", &[2, 3]);
+                let bias = self.node("Unsqueeze", &[&inputs[1], &axes], output, vec![]);
+                let y = self.node("Add", &[&inputs[0], &bias], output, vec![]);
+                let y = self.activate(y, activation)?;
+                self.name(&y, output);
+            }
+            Layer::GlobalPool { input, output } => {
+                let mut halves = Vec::new();
+                for op in ["GlobalAveragePool", "GlobalMaxPool"] {
+                    let pooled = self.node(op, &[input], output, vec![]);
+                    halves.push(self.node("Flatten", &[&pooled], output, vec![int("axis", 1)]));
+                }
+                let y = self.node(
+                    "Concat",
+                    &[&halves[0], &halves[1]],
+                    output,
+                    vec![int("axis", 1)],
+                );
                 self.name(&y, output);
             }
             Layer::Flatten { input, output } => {

@@ -68,6 +68,9 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
         soft_policy: (model.soft_policy.as_ref())
             .map(conv_weights)
             .unwrap_or_default(),
+        pools: (model.blocks.iter())
+            .map(|b| b.pool.as_ref().map(linear).unwrap_or_default())
+            .collect(),
     }
 }
 
@@ -92,7 +95,9 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         (model.margin.as_ref(), &g.margin),
         (model.short_value.as_ref(), &g.short_value),
     ];
-    let dense: Vec<_> = dense.into_iter().chain(present(aux)).collect();
+    let pools =
+        (model.blocks.iter().zip(&g.pools)).filter_map(|(b, gl)| Some((b.pool.as_ref()?, gl)));
+    let dense: Vec<_> = dense.into_iter().chain(present(aux)).chain(pools).collect();
     for &(l, gl) in &dense {
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }

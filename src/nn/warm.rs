@@ -32,8 +32,17 @@ pub fn start_from(
     if body(source) != body(shape) {
         let describe = |s: &NetShape| {
             format!(
-                "{} {}x{} (value head {}x{})",
-                s.game, s.blocks, s.channels, s.value_channels, s.value_hidden
+                "{} {}x{}{} (value head {}x{})",
+                s.game,
+                s.blocks,
+                s.channels,
+                if s.global_pool {
+                    " with global pooling"
+                } else {
+                    ""
+                },
+                s.value_channels,
+                s.value_hidden
             )
         };
         bail!(

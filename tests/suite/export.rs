@@ -167,8 +167,24 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     std::fs::create_dir_all(&empty).unwrap();
     assert!(load_error(&empty).contains("neither a model bundle"));
 
-    let v2 = edit("v2", "\"version\": 1", "\"version\": 2");
-    assert!(load_error(&v2).contains("bundle format version 2; this build reads version 1"));
+    let v9 = edit("v9", "\"version\": 1", "\"version\": 9");
+    let err = load_error(&v9);
+    assert!(
+        err.contains("bundle format version 9; this build reads versions 1 to 2"),
+        "{err}"
+    );
+
+    // Global pooling came with version 2: a version-1 manifest that claims it is refused.
+    let pooled = edit(
+        "pooled",
+        "\"padding\": \"circular\"",
+        "\"padding\": \"circular\", \"global_pool\": true",
+    );
+    let err = load_error(&pooled);
+    assert!(
+        err.contains("a version-1 bundle cannot have global pooling"),
+        "{err}"
+    );
 
     let wide = edit("wide", "\"channels\": 16", "\"channels\": 24");
     assert!(load_error(&wide).contains("layers do not describe"));
@@ -227,7 +243,7 @@ fn bad_bundles_are_refused_with_a_clear_error() {
 
     // The Python front end refuses them too, saying why.
     for (bundle, why) in [
-        (&v2, "bundle version 2"),
+        (&v9, "bundle version 9, this reads versions 1 to 2"),
         (&missing, "cannot read the weights"),
         (&truncated, "bad data offsets"),
         (&swapped, "the manifest needs"),
@@ -251,7 +267,7 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     let out = contagion(&[
         "eval",
         "--a",
-        &format!("model:{}", v2.display()),
+        &format!("model:{}", v9.display()),
         "--b",
         "random",
         "--games",
@@ -260,7 +276,7 @@ fn bad_bundles_are_refused_with_a_clear_error() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.starts_with("error:") && stderr.contains("version 2"),
+        stderr.starts_with("error:") && stderr.contains("version 9"),
         "{stderr}"
     );
 }

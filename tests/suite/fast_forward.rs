@@ -13,8 +13,11 @@ use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Trainer, make_batch};
 
-fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
-    let shape = NetShape::for_game(start, blocks, channels, 16);
+fn check<G: Game>(start: &G, blocks: usize, channels: usize, global_pool: bool) {
+    let shape = NetShape {
+        global_pool,
+        ..NetShape::for_game(start, blocks, channels, 16)
+    };
     let mut trainer = Trainer::new(shape.clone(), &TrainConfig::default());
     let mut rng = Rng::new(5);
     let mut legal = Vec::new();
@@ -78,17 +81,19 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize) {
 
 #[test]
 fn fast_forward_equals_burn_for_infexion() {
-    check(&Board::new(), 2, 16);
-    check(&Board::new(), 0, 8);
+    check(&Board::new(), 2, 16, false);
+    check(&Board::new(), 0, 8, false);
+    check(&Board::new(), 4, 16, true);
 }
 
 #[test]
 fn fast_forward_equals_burn_for_ataxx_and_virus() {
-    check(&Ataxx::standard(), 2, 16);
-    check(&Ataxx::virus(), 1, 8);
+    check(&Ataxx::standard(), 2, 16, false);
+    check(&Ataxx::virus(), 1, 8, false);
+    check(&Ataxx::standard(), 2, 16, true);
 }
 
 #[test]
 fn fast_forward_equals_burn_for_chexers() {
-    check(&Chexers::new(), 2, 16);
+    check(&Chexers::new(), 2, 16, true);
 }

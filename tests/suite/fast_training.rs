@@ -161,9 +161,15 @@ fn weights(shape: &NetShape) -> TrainConfig {
     }
 }
 
-/// The fast step against burn's on `start`'s network, with the auxiliary heads `heads`.
-fn check<G: Game>(start: &G, blocks: usize, channels: usize, heads: Heads) {
-    let shape = NetShape::for_game(start, blocks, channels, 16).with_heads(heads);
+/// The fast step against burn's on `start`'s network, with the auxiliary heads `heads`
+/// and global pooling where `global_pool` says.
+fn check<G: Game>(start: &G, (blocks, channels): (usize, usize), heads: Heads, global_pool: bool) {
+    let shape = NetShape {
+        global_pool,
+        ..NetShape::for_game(start, blocks, channels, 16).with_heads(heads)
+    };
+    let pools = (0..blocks).filter(|&i| shape.pools(i)).count();
+    assert_eq!(pools > 0, global_pool, "a block that pools");
     let data = samples(start, 48, 21);
     // Batch 9 on 2 threads: shards of unequal size.
     for (threads, size) in [(1, 8), (2, 9)] {
@@ -213,7 +219,7 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, heads: Heads) {
                 heads.short_value,
                 heads.soft_policy,
             ];
-            let tensors = 9 + 2 * aux.iter().filter(|&&on| on).count();
+            let tensors = 9 + 2 * aux.iter().filter(|&&on| on).count() + 2 * pools;
             assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + tensors, "{what}");
             compare(&format!("{what}: gradient"), &named_f, &named_b);
             compare(
@@ -258,22 +264,22 @@ fn fast_step_equals_autodiff_for_infexion() {
         short_value: true,
         ..Heads::default()
     };
-    check(&Board::new(), 2, 16, heads);
+    check(&Board::new(), (2, 16), heads, true);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_ataxx() {
-    check(&Ataxx::standard(), 2, 16, ALL);
+    check(&Ataxx::standard(), (2, 16), ALL, true);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_virus() {
-    check(&Ataxx::virus(), 1, 8, Heads::default());
+    check(&Ataxx::virus(), (1, 8), Heads::default(), false);
 }
 
 #[test]
 fn fast_step_equals_autodiff_for_chexers() {
-    check(&Chexers::new(), 1, 16, ALL);
+    check(&Chexers::new(), (2, 16), ALL, false);
 }
 
 #[test]

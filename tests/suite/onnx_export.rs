@@ -188,8 +188,11 @@ fn every_shipped_bundle_runs_in_onnx_runtime_as_it_runs_here() {
 fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() {
     let dir = temp_dir("fresh");
     let runs = dir.join("runs");
-    // With the auxiliary heads, which the bundle and its ONNX model carry as outputs.
+    // With the auxiliary heads, which the bundle and its ONNX model carry as outputs,
+    // and two blocks, the second with a global pooling bias.
     let heads = [
+        "network.blocks=2",
+        "network.global_pool=true",
         "train.ownership_weight=1.5",
         "train.margin_weight=1",
         "train.short_value_weight=0.5",
@@ -216,6 +219,9 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("and model.onnx"), "{}", text(&o));
+    let manifest = contagion::nn::bundle::read_manifest(&out).unwrap();
+    assert_eq!(manifest.version, 2, "global pooling came with version 2");
+    assert!(manifest.architecture.global_pool);
     onnx_agrees(&Board::new(), &out, &dir);
     // The Python front end runs the bundle's layers, the heads' too, to the same outputs.
     crate::export::python_agrees(&Board::new(), &out, &load_net(&out).unwrap(), &dir);

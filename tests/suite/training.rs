@@ -403,13 +403,11 @@ fn ownership_targets_follow_the_mover_and_the_symmetry() {
     check_ownership_follows_the_input(ataxx);
 }
 
-#[test]
-fn checkpoints_of_format_2_still_load_and_resume() {
-    // Written by commit 2a3ccc7's `contagion train --config tests/data/test-run.toml`.
-    let ckpt =
-        Checkpoint::load(std::path::Path::new("tests/data/checkpoint-2a3ccc7.ckpt")).unwrap();
+/// The checkpoint `tests/data/NAME` loads, runs and resumes training.
+fn old_checkpoint(name: &str) -> Checkpoint {
+    let ckpt = Checkpoint::load(&std::path::Path::new("tests/data").join(name)).unwrap();
     assert_eq!(ckpt.state.iteration, 1);
-    assert!(!ckpt.shape.ownership);
+    assert!(!ckpt.shape.global_pool);
     ckpt.net().unwrap();
     let config = TrainConfig::default();
     let (model, optim, steps) = (&ckpt.model, &ckpt.optimizer, ckpt.state.steps);
@@ -422,6 +420,24 @@ fn checkpoints_of_format_2_still_load_and_resume() {
             .total
             .is_finite()
     );
+    ckpt
+}
+
+#[test]
+fn checkpoints_of_format_2_still_load_and_resume() {
+    // Written by commit 2a3ccc7's `contagion train --config tests/data/test-run.toml`.
+    let ckpt = old_checkpoint("checkpoint-2a3ccc7.ckpt");
+    assert!(!ckpt.shape.ownership);
+}
+
+#[test]
+fn checkpoints_of_format_5_still_load_and_resume() {
+    // Written by commit 85f22c5's `contagion train --config tests/data/test-run.toml` with
+    // `--set` train.ownership_weight=1, train.short_value_weight=0.5 and
+    // train.soft_policy_weight=2: every head format 5 knew, before global pooling.
+    let ckpt = old_checkpoint("checkpoint-85f22c5.ckpt");
+    let s = &ckpt.shape;
+    assert!(s.ownership && s.short_value && s.soft_policy && !s.margin);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 """Runs an exported Contagion Zero network from its ``manifest.json`` alone.
 
 The manifest lists the layers as operations over named values (``conv2d``, ``add``,
-``flatten``, ``gather``, ``global_average_pool``, ``linear``); :class:`Model` checks the
+``broadcast_add``, ``flatten``, ``gather``, ``global_average_pool``, ``global_pool``,
+``linear``); :class:`Model` checks the
 bundle and interprets that list with numpy. Batch norm is already folded into the
 convolutions, so inference is convolutions, matrix products and activations.
 """
@@ -16,7 +17,8 @@ import numpy as np
 from . import safetensors
 
 FORMAT = "contagion-bundle"
-VERSION = 1
+# The newest bundle format version this reads; it reads every one from 1 on.
+VERSION = 2
 
 
 def current_model(models, game):
@@ -84,8 +86,10 @@ class Model:
         m = self.manifest
         if m.get("format") != FORMAT:
             raise BundleError(f"{path}: not a model bundle (format {m.get('format')!r})")
-        if m.get("version") != VERSION:
-            raise BundleError(f"{path}: bundle version {m.get('version')}, this reads {VERSION}")
+        if m.get("version") not in range(1, VERSION + 1):
+            raise BundleError(
+                f"{path}: bundle version {m.get('version')}, this reads versions 1 to {VERSION}"
+            )
         weights = os.path.join(directory, "model.safetensors")
         try:
             with open(weights, "rb") as f:
@@ -156,12 +160,18 @@ class Model:
             elif op == "add":
                 a, b = layer["inputs"]
                 y = v[a] + v[b]
+            elif op == "broadcast_add":
+                a, b = layer["inputs"]
+                y = v[a] + v[b][:, :, None, None]
             elif op == "flatten":
                 y = v[layer["input"]].reshape(x.shape[0], -1)
             elif op == "gather":
                 y = v[layer["input"]][:, self._lookup(layer["index"])]
             elif op == "global_average_pool":
                 y = v[layer["input"]].mean(axis=(2, 3))
+            elif op == "global_pool":
+                z = v[layer["input"]]
+                y = np.concatenate([z.mean(axis=(2, 3)), z.max(axis=(2, 3))], axis=1)
             elif op == "linear":
                 y = v[layer["input"]] @ t[layer["weight"]].T + t[layer["bias"]]
             else:

@@ -3,8 +3,9 @@
 //! short-term value), and the backward of each as far as the trunk's output (the value and dense
 //! heads' as far as the value batch norm).
 
-use super::{Backprop, BatchRef, Layer, Shard, Weights, add_column_sums, normalise, relu_back};
-use crate::nn::conv::{Op, matmul, sized};
+use super::norm::{normalise, relu_back};
+use super::{Backprop, BatchRef, Layer, Shard, Weights, add_column_sums};
+use crate::nn::conv::{Add, Op, matmul, sized};
 
 /// The cross-entropy of `softmax(logits)` against `target` (weights, not necessarily
 /// summing to 1), returned; `logits` become its gradient by them, times `scale`.
@@ -39,7 +40,13 @@ impl Backprop {
         let total = batch.size as f32;
         let last = s.y.len() - 1;
         // Value forward: batch norm, ReLU, the mean over cells, two dense layers.
-        normalise(&s.vz, vscale, vshift, None, sized(&mut s.vy, r * vc));
+        normalise(
+            &s.vz,
+            (vscale, vshift),
+            Add::Nothing,
+            cells,
+            sized(&mut s.vy, r * vc),
+        );
         let pooled = sized(&mut s.pooled, n * vc);
         pooled.fill(0.0);
         for (p, out) in pooled.chunks_exact_mut(vc).enumerate() {

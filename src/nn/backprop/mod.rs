@@ -20,12 +20,14 @@
 //!   (`heads.rs`).
 
 mod heads;
+mod norm;
 
-use super::network::BN_EPSILON as EPSILON;
 use rayon::prelude::*;
 
 use super::NetShape;
-use super::conv::{Op, Taps, matmul, sized};
+use super::conv::{Add, Op, Taps, matmul, sized};
+use super::pool::Pooled;
+use norm::{apply_norm_back, batch_stats, moments, norm_back, normalise, relu_back};
 
 /// A layer's parameters in the step's layout: `w` is `[cin, cout]` for a dense layer or
 /// 1×1 convolution, `[9 × cin, cout]` for a 3×3 convolution; `b` is the bias (empty
@@ -68,6 +70,9 @@ pub struct Weights {
     pub short_value: Layer,
     /// The soft policy head's 1×1 convolution (empty without the head).
     pub soft_policy: Layer,
+    /// Each residual block's global pooling bias, a dense layer `[2 × channels,
+    /// channels]` (empty where the block has none).
+    pub pools: Vec<Layer>,
 }
 
 impl Weights {
@@ -96,6 +101,7 @@ impl Weights {
             margin: layer(&self.margin),
             short_value: layer(&self.short_value),
             soft_policy: layer(&self.soft_policy),
+            pools: self.pools.iter().map(layer).collect(),
         }
     }
 
@@ -115,7 +121,10 @@ impl Weights {
             &mut self.margin,
             &mut self.short_value,
             &mut self.soft_policy,
-        ] {
+        ]
+        .into_iter()
+        .chain(&mut self.pools)
+        {
             all.extend([&mut l.w, &mut l.b]);
         }
         all
@@ -225,6 +234,8 @@ struct Shard {
     short: Vec<f32>,
     /// The soft policy head's output, then its gradient.
     soft: Vec<f32>,
+    /// Each block's global pooling, kept for the backward (unused where it has none).
+    pools: Vec<Pooled>,
     /// Per-channel sums handed between passes.
     sums: Vec<f64>,
     grads: Weights,
@@ -246,6 +257,8 @@ pub struct Backprop {
     margin: bool,
     short_value: bool,
     soft_policy: bool,
+    /// Whether each residual block has a global pooling bias.
+    pools: Vec<bool>,
     /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
     gather: Vec<u32>,
     value_weight: f64,
@@ -263,114 +276,12 @@ fn closes_block(l: usize) -> bool {
     l >= 2 && l.is_multiple_of(2)
 }
 
-/// Per-channel `[Σx, Σx²]` of `x` (`[rows, c]`) into `sums` (`2c`).
-fn moments(x: &[f32], c: usize, sums: &mut Vec<f64>) {
-    sums.clear();
-    sums.resize(2 * c, 0.0);
-    let (s1, s2) = sums.split_at_mut(c);
-    for row in x.chunks_exact(c) {
-        for ((a, b), &v) in s1.iter_mut().zip(s2.iter_mut()).zip(row) {
-            *a += v as f64;
-            *b += (v as f64) * (v as f64);
-        }
-    }
-}
-
-/// `y = relu(z · scale + shift (+ residual))` per channel.
-fn normalise(z: &[f32], scale: &[f32], shift: &[f32], residual: Option<&[f32]>, y: &mut [f32]) {
-    let c = scale.len();
-    for (i, (yr, zr)) in y.chunks_exact_mut(c).zip(z.chunks_exact(c)).enumerate() {
-        let res = residual.map(|r| &r[i * c..(i + 1) * c]);
-        for k in 0..c {
-            let v = zr[k] * scale[k] + shift[k] + res.map_or(0.0, |r| r[k]);
-            yr[k] = v.max(0.0);
-        }
-    }
-}
-
-/// The backward through a ReLU whose output was `y`, in place on `dy`; then the per-channel
-/// `[Σ dy, Σ dy · z]` into `sums` (x̂ follows from `z` once the sums are in).
-fn relu_back(dy: &mut [f32], y: &[f32], z: &[f32], c: usize, sums: &mut Vec<f64>) {
-    sums.clear();
-    sums.resize(2 * c, 0.0);
-    let (s1, s2) = sums.split_at_mut(c);
-    for ((dr, yr), zr) in dy
-        .chunks_exact_mut(c)
-        .zip(y.chunks_exact(c))
-        .zip(z.chunks_exact(c))
-    {
-        for k in 0..c {
-            if yr[k] <= 0.0 {
-                dr[k] = 0.0;
-            }
-            s1[k] += dr[k] as f64;
-            s2[k] += (dr[k] * zr[k]) as f64;
-        }
-    }
-}
-
 /// Column sums of `x` (`[rows, c]`) added to `out`.
 fn add_column_sums(x: &[f32], out: &mut [f32]) {
     let c = out.len();
     for row in x.chunks_exact(c) {
         for (o, &v) in out.iter_mut().zip(row) {
             *o += v;
-        }
-    }
-}
-
-/// Per-channel statistics, and `(scale, shift)` of the normalisation, from summed moments.
-fn batch_stats(sums: &[f64], rows: usize, norm: &Norm) -> (Stats, Vec<f32>, Vec<f32>) {
-    let c = norm.gamma.len();
-    let mut stats = Stats::default();
-    let (mut scale, mut shift) = (Vec::with_capacity(c), Vec::with_capacity(c));
-    for k in 0..c {
-        let mean = sums[k] / rows as f64;
-        let var = (sums[c + k] / rows as f64 - mean * mean).max(0.0);
-        let s = norm.gamma[k] as f64 / (var + EPSILON).sqrt();
-        stats.mean.push(mean as f32);
-        stats.var.push(var as f32);
-        scale.push(s as f32);
-        shift.push((norm.beta[k] as f64 - mean * s) as f32);
-    }
-    (stats, scale, shift)
-}
-
-/// The backward through batch norm, per channel: `dz = a · dy + b · z + c`, from the
-/// summed `[Σ dy, Σ dy·z]`; also sets the norm's `dγ`, `dβ`.
-fn norm_back(
-    sums: &[f64],
-    rows: usize,
-    norm: &Norm,
-    stats: &Stats,
-    grad: &mut Norm,
-) -> [Vec<f32>; 3] {
-    let c = norm.gamma.len();
-    let m = rows as f64;
-    let (mut a, mut b, mut cc) = (vec![0.0; c], vec![0.0; c], vec![0.0; c]);
-    for k in 0..c {
-        let mean = stats.mean[k] as f64;
-        let inv = 1.0 / (stats.var[k] as f64 + EPSILON).sqrt();
-        let dbeta = sums[k];
-        // Σ dy · x̂ = inv · (Σ dy·z − mean · Σ dy)
-        let dgamma = inv * (sums[c + k] - mean * dbeta);
-        grad.gamma[k] = dgamma as f32;
-        grad.beta[k] = dbeta as f32;
-        let s = norm.gamma[k] as f64 * inv;
-        a[k] = s as f32;
-        b[k] = (-s * dgamma * inv / m) as f32;
-        cc[k] = (-s * dbeta / m + s * dgamma * inv * mean / m) as f32;
-    }
-    [a, b, cc]
-}
-
-/// `dz = a · dy + b · z + c`, per channel, in place on `dy`.
-fn apply_norm_back(dy: &mut [f32], z: &[f32], coef: &[Vec<f32>; 3]) {
-    let [a, b, c] = coef;
-    let n = a.len();
-    for (dr, zr) in dy.chunks_exact_mut(n).zip(z.chunks_exact(n)) {
-        for k in 0..n {
-            dr[k] = a[k] * dr[k] + b[k] * zr[k] + c[k];
         }
     }
 }
@@ -407,6 +318,7 @@ impl Backprop {
             margin: shape.margin,
             short_value: shape.short_value,
             soft_policy: shape.soft_policy,
+            pools: (0..shape.blocks).map(|i| shape.pools(i)).collect(),
             gather: shape.policy_gather(),
             value_weight: weights.value,
             ownership_weight: weights.ownership,
@@ -449,7 +361,15 @@ impl Backprop {
             s.z.resize_with(layers, Vec::new);
             s.y.resize_with(layers, Vec::new);
             s.dy.resize_with(layers, Vec::new);
+            s.pools.resize_with(self.pools.len(), Pooled::default);
         }
+    }
+
+    /// The block whose first convolution trunk layer `l` is, where that block has a
+    /// global pooling bias.
+    fn pooled_block(&self, l: usize) -> Option<usize> {
+        let block = (l.checked_sub(1)?) / 2;
+        (l % 2 == 1 && self.pools[block]).then_some(block)
     }
 
     /// One forward and backward pass over `batch` from `w`: the gradients of the loss,
@@ -499,12 +419,26 @@ impl Backprop {
                 moments(zl, c, sums);
             });
             let (st, scale, shift) = batch_stats(&total(&self.shards), rows, norm);
-            self.each(|_, s| {
-                let Shard { z, y, .. } = s;
+            self.each(|me, s| {
+                let Shard { z, y, pools, .. } = s;
                 let r = s.n * cells;
                 let (before, rest) = y.split_at_mut(l);
-                let residual = closes_block(l).then(|| &before[l - 2][..]);
-                normalise(&z[l], &scale, &shift, residual, sized(&mut rest[0], r * c));
+                let add = match me.pooled_block(l) {
+                    _ if closes_block(l) => Add::Residual(&before[l - 2]),
+                    Some(block) => {
+                        let (pool, p) = (&w.pools[block], &mut pools[block]);
+                        p.forward(&before[l - 1], cells, &pool.w, &pool.b);
+                        Add::PerPosition(&p.bias)
+                    }
+                    None => Add::Nothing,
+                };
+                normalise(
+                    &z[l],
+                    (&scale, &shift),
+                    add,
+                    cells,
+                    sized(&mut rest[0], r * c),
+                );
             });
             stats.push(st);
         }
@@ -548,9 +482,31 @@ impl Backprop {
         stats.push(vst);
         // The trunk's backward, last layer first.
         for l in (0..layers).rev() {
-            self.each(|_, s| {
-                let Shard { dy, y, z, sums, .. } = s;
+            self.each(|me, s| {
+                let Shard {
+                    dy,
+                    y,
+                    z,
+                    sums,
+                    pools,
+                    grads,
+                    ..
+                } = s;
                 relu_back(&mut dy[l], &y[l], &z[l], c, sums);
+                if let Some(block) = me.pooled_block(l) {
+                    // The bias's share of the block input's gradient.
+                    let (before, rest) = dy.split_at_mut(l);
+                    let g = &mut grads.pools[block];
+                    let w = &w.pools[block].w;
+                    pools[block].backward(
+                        &rest[0],
+                        cells,
+                        w,
+                        &mut g.w,
+                        &mut g.b,
+                        &mut before[l - 1],
+                    );
+                }
             });
             let (layer, norm) = &w.trunk[l];
             let coef = norm_back(
