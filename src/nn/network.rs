@@ -285,7 +285,9 @@ pub struct ResBlock {
     pub(super) a: ConvBn,
     pub(super) b: ConvBn,
     /// The global pooling bias's dense layer: the input's per-channel means and maxima
-    /// (`2 × channels`) to one bias a channel.
+    /// (`2 × channels`) to one bias a channel. It starts at zero, so that a new pooled
+    /// network computes what a plain one would (measured better than burn's default
+    /// draw: experiments/global-pooling).
     pub(super) pool: Option<Linear>,
 }
 
@@ -345,7 +347,11 @@ impl PolicyValueNet {
                 .map(|i| ResBlock {
                     a: ConvBn::new(c, c, shape.wraps, device),
                     b: ConvBn::new(c, c, shape.wraps, device),
-                    pool: (shape.pools(i)).then(|| LinearConfig::new(2 * c, c).init(device)),
+                    pool: (shape.pools(i)).then(|| {
+                        LinearConfig::new(2 * c, c)
+                            .with_initializer(burn::nn::Initializer::Zeros)
+                            .init(device)
+                    }),
                 })
                 .collect(),
             policy: Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device),

@@ -285,7 +285,11 @@ fn fast_step_equals_autodiff_for_chexers() {
 #[test]
 fn checkpoints_from_either_path_load_in_the_other() {
     let start = Board::new();
-    let shape = NetShape::for_game(&start, 1, 8, 8).with_heads(ALL);
+    // Two blocks, the second with a global pooling bias.
+    let shape = NetShape {
+        global_pool: true,
+        ..NetShape::for_game(&start, 2, 8, 8).with_heads(ALL)
+    };
     let data = samples(&start, 24, 5);
     let all = batches(&data, &shape, 8, 4);
     let config = weights(&shape);
@@ -301,7 +305,13 @@ fn checkpoints_from_either_path_load_in_the_other() {
         if autodiff {
             resumed = resumed.with_autodiff();
         }
-        assert_eq!(named_tensors(resumed.model()), named_tensors(from.model()));
+        let tensors = named_tensors(from.model());
+        assert!(
+            tensors.contains_key("blocks.1.pool.weight"),
+            "{:?}",
+            tensors.keys()
+        );
+        assert_eq!(named_tensors(resumed.model()), tensors);
         for b in &all[2..] {
             assert!(resumed.step(b).total.is_finite());
         }

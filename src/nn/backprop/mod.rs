@@ -12,6 +12,10 @@
 //!   pass over a shard runs on its own thread; batch norm's statistics (forward) and its
 //!   `Σ dy`, `Σ dy·x̂` (backward) are summed over the shards between passes, in `f64`.
 //!   Weight gradients are summed over the shards at the end.
+//! - Batch norm and ReLU, forward and backward, are `norm.rs`. A block with a global
+//!   pooling bias ([`super::pool`]) adds it to its first convolution's normalised output
+//!   before the ReLU; the backward hands the bias's share of the gradient back to the
+//!   block's input.
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
 //!   targets, plus `value_weight` × the mean squared value error, plus
 //!   `ownership_weight` × the ownership head's cross-entropy, plus `margin_weight` ×
