@@ -31,6 +31,16 @@ impl Add<'_> {
     }
 }
 
+/// Column sums of `x` (`[rows, c]`) added to `out` (`c`).
+pub fn add_column_sums(x: &[f32], out: &mut [f32]) {
+    let c = out.len();
+    for row in x.chunks_exact(c) {
+        for (o, &v) in out.iter_mut().zip(row) {
+            *o += v;
+        }
+    }
+}
+
 /// The tap that falls off the board (zero padding).
 const NONE: u32 = u32::MAX;
 

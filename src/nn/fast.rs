@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use super::NetShape;
 use super::bf16::BConv;
-use super::conv::{Add, Op, Taps, matmul, sized, to_gemm_layout};
+use super::conv::{Add, Op, Taps, add_column_sums, matmul, sized, to_gemm_layout};
 use super::forward::{Forward, Product};
 use super::manifest::names;
 use super::pool;
@@ -309,13 +309,11 @@ impl FastNet {
         let vmap = sized(head, rows * vc);
         Self::dense(&self.value_conv, rows, trunk, vmap, |v| v.max(0.0));
         let mut pooled = vec![0.0f32; batch * vc];
-        for p in 0..batch {
-            for cell in 0..cells {
-                let row = &vmap[(p * cells + cell) * vc..(p * cells + cell + 1) * vc];
-                for (acc, &v) in pooled[p * vc..(p + 1) * vc].iter_mut().zip(row) {
-                    *acc += v;
-                }
-            }
+        for (map, out) in vmap
+            .chunks_exact(cells * vc)
+            .zip(pooled.chunks_exact_mut(vc))
+        {
+            add_column_sums(map, out);
         }
         pooled.iter_mut().for_each(|v| *v /= cells as f32);
         let mut hidden = vec![0.0f32; batch * self.hidden.cout];

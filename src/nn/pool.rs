@@ -6,7 +6,7 @@
 //! (`[2c, c]`, bias `[c]`) turns that into one bias a channel for each position, which
 //! the block's first convolution adds before its ReLU ([`super::conv::Add::PerPosition`]).
 
-use super::conv::{Op, matmul};
+use super::conv::{Op, add_column_sums, matmul};
 
 /// Each position's per-channel means, then maxima, over the board of `x`
 /// (`[n × cells, c]`), into `out` (`[n, 2c]`); where `argmax` is given (`[n, c]`), the
@@ -85,14 +85,10 @@ impl Pooled {
         // dbias: each position's sum over the board.
         let mut dbias = vec![0.0f32; n * c];
         for (map, d) in dh.chunks_exact(cells * c).zip(dbias.chunks_exact_mut(c)) {
-            for row in map.chunks_exact(c) {
-                d.iter_mut().zip(row).for_each(|(d, &v)| *d += v);
-            }
+            add_column_sums(map, d);
         }
         matmul(dw, Op::T(&self.pooled), Op::N(&dbias), 2 * c, n, c, true);
-        for d in dbias.chunks_exact(c) {
-            db.iter_mut().zip(d).for_each(|(g, &v)| *g += v);
-        }
+        add_column_sums(&dbias, db);
         let mut dpooled = vec![0.0f32; n * 2 * c];
         matmul(&mut dpooled, Op::N(&dbias), Op::T(w), n, c, 2 * c, false);
         let maps = dx

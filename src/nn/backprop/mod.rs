@@ -280,16 +280,6 @@ fn closes_block(l: usize) -> bool {
     l >= 2 && l.is_multiple_of(2)
 }
 
-/// Column sums of `x` (`[rows, c]`) added to `out`.
-fn add_column_sums(x: &[f32], out: &mut [f32]) {
-    let c = out.len();
-    for row in x.chunks_exact(c) {
-        for (o, &v) in out.iter_mut().zip(row) {
-            *o += v;
-        }
-    }
-}
-
 /// The sum over shards of each one's `sums`.
 fn total(shards: &[Shard]) -> Vec<f64> {
     let mut out = vec![0.0; shards[0].sums.len()];
