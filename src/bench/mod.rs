@@ -1,9 +1,11 @@
 //! Speed figures for `contagion bench`: rules engine and alpha-beta search; the endgame
-//! solver in [`endgame`], the network in [`learning`].
+//! solver in [`endgame`], the network in [`learning`], the low-precision forwards'
+//! agreement with the float one in [`agree`].
 //!
 //! Every figure is the median of several timed rounds on one thread, so a noisy shared
 //! machine moves it less; the spread (min–max) is printed beside it.
 
+pub mod agree;
 pub mod dump;
 pub mod endgame;
 pub mod learning;

@@ -97,6 +97,21 @@ pub enum BenchKind {
         #[arg(long, value_name = "PATH")]
         dump: Option<std::path::PathBuf>,
     },
+    /// How closely the low-precision forwards follow the float one, their reference, on
+    /// the same positions: the best legal move kept, the values' differences, and how far
+    /// below the best move's float logit each move they pick instead lies.
+    Agree {
+        /// The model compared (a bundle, checkpoint or run directory).
+        #[arg(long, value_name = "PATH")]
+        model: std::path::PathBuf,
+        /// Positions compared.
+        #[arg(long, default_value_t = 10_000)]
+        positions: usize,
+        /// Take the positions from the games in this record (PGN) instead of games of
+        /// greedy moves (a fifth of them random).
+        #[arg(long, value_name = "FILE")]
+        pgn: Option<std::path::PathBuf>,
+    },
     /// Self-play: positions per second, network share of the time, batch size, cache hits.
     Selfplay {
         /// Residual blocks of the network measured.
@@ -305,6 +320,7 @@ pub(super) fn bench<G: crate::agents::Baselines>(
             return Ok(());
         }
         BenchKind::Selfplay { .. } => return selfplay(&start, args),
+        BenchKind::Agree { .. } => return agree(&start, args),
     };
     for r in rates {
         if args.json {
@@ -400,6 +416,69 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
             f.positions,
             f.median_ms,
             f.max_ms
+        );
+    }
+    Ok(())
+}
+
+/// `bench agree`: every low-precision forward the CPU runs against the float one.
+fn agree<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
+    use crate::nn::forward::Forward;
+    let BenchKind::Agree {
+        model,
+        positions,
+        pgn,
+    } = args.what.clone()
+    else {
+        unreachable!("called for bench agree")
+    };
+    anyhow::ensure!(
+        (1..=1_000_000).contains(&positions),
+        "--positions must be 1-1000000"
+    );
+    let float = crate::nn::checkpoint::load_net(&model)?.on(Forward::Fp32);
+    anyhow::ensure!(
+        float.shape.game == start.name(),
+        "the model is for '{}'; pass --game {}",
+        float.shape.game,
+        float.shape.game
+    );
+    let (states, source) = match &pgn {
+        Some(path) => {
+            let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
+            let games = crate::arena::record::read_games(&text)?;
+            let states = bench::agree::recorded_positions(start, &games, positions)?;
+            (states, format!("positions of {}", path.display()))
+        }
+        None => (
+            bench::agree::greedy_positions(start, positions, 5),
+            "positions of greedy games".to_string(),
+        ),
+    };
+    anyhow::ensure!(!states.is_empty(), "no position to compare");
+    for forward in Forward::ALL.into_iter().filter(|&f| f != Forward::Fp32) {
+        if !forward.available() {
+            eprintln!("{} forward: not available on this CPU", forward.name());
+            continue;
+        }
+        let a = bench::agree::agreement(&float, &states, forward);
+        if args.json {
+            println!("{}", serde_json::to_string(&a)?);
+            continue;
+        }
+        let within: Vec<String> = (bench::agree::GAPS.iter().zip(&a.misses_within))
+            .map(|(g, n)| format!("{n} within {g}"))
+            .collect();
+        println!(
+            "{} forward against fp32, {} {source}: best move kept in {:.2}% ({} misses: {} of the best move's float logit; the largest gap {:.3}); value difference p99 {:.4}, largest {:.4}",
+            a.forward,
+            a.positions,
+            100.0 * a.top1,
+            a.misses(),
+            within.join(", "),
+            a.largest_gap,
+            a.value_p99,
+            a.value_max
         );
     }
     Ok(())

@@ -199,6 +199,47 @@ fn bench_endgame_solves_ataxx_endgames_and_scores_an_agent() {
 }
 
 #[test]
+fn bench_agree_holds_the_low_precision_forwards_to_the_float_one() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/ataxx-4x32-15min");
+    let agree = |more: &[&str]| {
+        let args = [
+            "bench", "--game", "ataxx", "agree", "--model", model, "--json",
+        ];
+        contagion(&[&args[..], more].concat())
+    };
+    // Every forward but the float one: a line of figures, or a note that the CPU lacks it.
+    let check = |o: &Output, positions: u64| {
+        assert!(o.status.success(), "{}", stderr(o));
+        let lines = json_lines(o);
+        let missing = stderr(o).matches("not available on this CPU").count();
+        assert_eq!(lines.len() + missing, 3, "{}", stdout(o));
+        for a in &lines {
+            assert_eq!(a["positions"], positions, "{a}");
+            let top1 = a["top1"].as_f64().unwrap();
+            assert!((0.9..=1.0).contains(&top1), "{a}");
+            let within: Vec<u64> = (a["misses_within"].as_array().unwrap().iter())
+                .map(|n| n.as_u64().unwrap())
+                .collect();
+            assert!(within.windows(2).all(|w| w[0] <= w[1]), "{a}");
+            assert!(a["value_p99"].as_f64().unwrap() <= a["value_max"].as_f64().unwrap());
+        }
+    };
+    check(&agree(&["--positions", "300"]), 300);
+    // Positions from a record: every one where a move is to be made.
+    let pgn = process::temp_dir("bench-agree").join("game.pgn");
+    let game = "[Game \"ataxx\"]\n\n1. g1e2 g7g5 2. d1 g6 3. d1b2 f4 *\n";
+    std::fs::write(&pgn, game).unwrap();
+    check(&agree(&["--pgn", pgn.to_str().unwrap()]), 7);
+    // A model of another game and a bad count are refused clearly.
+    let o = agree(&["--game", "infexion"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("pass --game ataxx"), "{}", stderr(&o));
+    let o = agree(&["--positions", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--positions must be"), "{}", stderr(&o));
+}
+
+#[test]
 fn play_shows_the_moves_and_the_result() {
     let o = contagion(&["play", "--a", "greedy", "--b", "random", "--seed", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));

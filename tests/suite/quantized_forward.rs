@@ -1,41 +1,21 @@
 //! The int8, bf16 and mixed forwards against the float one on 10,000 positions from
 //! greedy games of every game: bf16 and mixed keep the same best move in at least 99% of
 //! positions and values within 0.02 in 99% of them; int8, which searches run, the same
-//! values and the best move in 97.5% (measured 97.9% for Infexion).
+//! values and the best move in 97.5% (measured 97.9% for Infexion; 98.9% on the positions
+//! of real games: `contagion bench agree --pgn`, docs/performance.md).
 
 use std::path::Path;
 
 use contagion::agents::Baselines;
+use contagion::bench::agree::{agreement, greedy_positions};
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::checkpoint::load_net;
 use contagion::nn::forward::{self, Forward};
-use contagion::rng::Rng;
-
-/// `count` positions from games where each side plays its greedy move, or a random one
-/// a fifth of the time (so the games differ), whole games until the count is reached.
-fn positions<G: Baselines>(start: &G, count: usize) -> Vec<G> {
-    let mut rng = Rng::new(5);
-    let (mut out, mut legal) = (Vec::new(), Vec::new());
-    while out.len() < count {
-        let mut s = start.clone();
-        while s.outcome().is_none() && out.len() < count && s.ply() < 300 {
-            out.push(s.clone());
-            s.legal_actions(&mut legal);
-            let a = if rng.unit() < 0.2 {
-                rng.choose(&legal).unwrap()
-            } else {
-                s.greedy_action(&mut rng)
-            };
-            s.apply(a).unwrap();
-        }
-    }
-    out
-}
 
 /// Top-1 agreement over legal moves, and the 99th percentile and largest value
-/// difference, `forward` vs fp32.
+/// difference, `forward` vs fp32, on `count` positions of greedy games.
 fn compare<G: Baselines>(
     start: &G,
     model: &str,
@@ -48,45 +28,12 @@ fn compare<G: Baselines>(
         "fp32",
         "the float forward is the default"
     );
-    let net = float.clone().on(forward);
-    assert_eq!(net.forward_kind(), forward.name());
-    let states = positions(start, count);
-    let len = net.shape.input_len();
-    let (mut same, mut diffs) = (0usize, Vec::new());
-    let mut legal = Vec::new();
-    for chunk in states.chunks(64) {
-        let mut input = vec![0.0; chunk.len() * len];
-        for (s, x) in chunk.iter().zip(input.chunks_mut(len)) {
-            s.encode(x);
-        }
-        let (a, b) = (
-            net.infer(input.clone(), chunk.len()),
-            float.infer(input, chunk.len()),
-        );
-        let actions = a.logits.len() / chunk.len();
-        let players = a.values.len() / chunk.len();
-        for (i, s) in chunk.iter().enumerate() {
-            s.legal_actions(&mut legal);
-            let best = |l: &[f32]| {
-                *legal
-                    .iter()
-                    .max_by(|&&x, &&y| l[x as usize].total_cmp(&l[y as usize]))
-                    .unwrap()
-            };
-            let row = i * actions..(i + 1) * actions;
-            same += usize::from(best(&a.logits[row.clone()]) == best(&b.logits[row]));
-            for p in 0..players {
-                diffs.push((a.values[i * players + p] - b.values[i * players + p]).abs());
-            }
-        }
-    }
-    diffs.sort_by(f32::total_cmp);
-    let p99 = diffs[diffs.len() * 99 / 100];
-    (
-        same as f64 / states.len() as f64,
-        p99,
-        diffs[diffs.len() - 1],
-    )
+    let a = agreement(&float, &greedy_positions(start, count, 5), forward);
+    assert_eq!(a.forward, forward.name());
+    assert_eq!(a.positions, count);
+    assert!(a.misses_within.windows(2).all(|w| w[0] <= w[1]));
+    assert!(a.misses_within.iter().all(|&n| n <= a.misses()));
+    (a.top1, a.value_p99, a.value_max)
 }
 
 /// A game's figures for a forward: [`compare`] on its model.
