@@ -46,6 +46,7 @@ fn about(games: &Games) -> String {
 /// binary is `main(Games::builtin())`; a program with a game of its own adds it with
 /// [`Games::with`].
 pub fn main(games: Games) -> ExitCode {
+    quiet_on_a_closed_pipe();
     let matches = Cli::command().about(about(&games)).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -58,6 +59,21 @@ pub fn main(games: Games) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Output into a pipe whose reader has gone (`contagion … | head`) ends the program
+/// quietly, as it ends a C tool: `println!` panics there, and this hook turns that panic
+/// into the exit status of a process killed by `SIGPIPE` (128 + 13), without a message.
+/// Every other panic keeps the default report.
+fn quiet_on_a_closed_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info);
+    }));
 }
 
 /// The subcommands.

@@ -240,6 +240,19 @@ fn bench_agree_holds_the_low_precision_forwards_to_the_float_one() {
 }
 
 #[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let mut cmd = process::command(&["config", "--config", "configs/ataxx.toml"]);
+    let mut child = (cmd.stdout(std::process::Stdio::piped()))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes before the first line is written
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "no panic report");
+}
+
+#[test]
 fn play_shows_the_moves_and_the_result() {
     let o = contagion(&["play", "--a", "greedy", "--b", "random", "--seed", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
