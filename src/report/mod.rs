@@ -44,6 +44,18 @@ fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("plotting: {e}")
 }
 
+/// A y tick's label with the digits that tell ticks apart: up to three decimals without
+/// trailing zeros, and below 0.01 (a learning rate) in scientific notation, where
+/// plotters' default would print 0.00009 as 0.0001.
+fn tick(v: &f64) -> String {
+    if *v != 0.0 && v.abs() < 0.01 {
+        let text = format!("{v:.1e}");
+        return text.replace(".0e", "e");
+    }
+    let text = format!("{v:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// One panel: the plot on the left, its legend in a column on the right.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
@@ -71,6 +83,7 @@ where
         .configure_mesh()
         .x_desc("minutes of training")
         .y_desc(y_desc)
+        .y_label_formatter(&tick)
         .draw()
         .map_err(err)?;
     for (_, points, color) in all {
@@ -256,4 +269,21 @@ pub fn time_shares(m: &[IterationMetrics]) -> String {
         pct(batches),
         pct(gating)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick;
+
+    #[test]
+    fn tick_labels_tell_small_values_apart() {
+        let labels: Vec<String> = [0.00009, 0.0001, 0.000015, 0.0, 0.05, 1.5, 100.0]
+            .iter()
+            .map(tick)
+            .collect();
+        assert_eq!(
+            labels,
+            ["9e-5", "1e-4", "1.5e-5", "0", "0.05", "1.5", "100"]
+        );
+    }
 }
