@@ -16,12 +16,8 @@ shift 6
 name="$game-from-${from##*-}"
 sims_games=200
 [ "$game" = chexers ] && sims_games=201
-mkdir -p "$out"
-"$bin" train --config "configs/$game.toml" --checkpoints "$out" --quiet \
-  --set run.name="$name" --set run.init="models/$from" --set run.max_minutes="$minutes" \
-  --set run.iterations=100000 --set run.keep_checkpoints=1000 \
-  --set train.learning_rate=0.0002 --set train.lr_min=0.00002 --set train.lr_decay_steps=80000 \
-  --set baseline.every=100 --set baseline.spec=alphabeta:depth=4 "$@" > "$out/$name.log" 2>&1
+"$(dirname "$0")/long.sh" "$bin" "$out" "$name" "$game" "models/$from" "$minutes" \
+  --set train.learning_rate=0.0002 --set train.lr_min=0.00002 --set train.lr_decay_steps=80000 "$@"
 "$bin" eval --game "$game" --a "model:$out/$name,sims=200" --b "model:models/$from,sims=200" \
   --games "$sims_games" --seed 1 --threads 2 --time-per-game 0 -q > "$out/$name-sims200.txt" 2>&1
 [ "$games" -gt 0 ] || exit 0

@@ -24,6 +24,9 @@ pub struct Agreement {
     pub positions: usize,
     /// The share of positions where it keeps the float forward's best legal move.
     pub top1: f64,
+    /// Positions where it picks another move than the float forward.
+    #[serde(skip)]
+    pub misses: usize,
     /// The 99th percentile of the differences of a player's value.
     pub value_p99: f32,
     /// The largest such difference.
@@ -32,13 +35,6 @@ pub struct Agreement {
     pub misses_within: Vec<usize>,
     /// The largest such gap (0 without a miss).
     pub largest_gap: f32,
-}
-
-impl Agreement {
-    /// Positions where the forward played another move than the float one.
-    pub fn misses(&self) -> usize {
-        self.positions - (self.top1 * self.positions as f64).round() as usize
-    }
 }
 
 /// `forward` against `float` (a network on the float forward) on `states`.
@@ -85,6 +81,7 @@ pub fn agreement<G: Game>(float: &Net, states: &[G], forward: Forward) -> Agreem
         forward: net.forward_kind(),
         positions: states.len(),
         top1: same as f64 / states.len().max(1) as f64,
+        misses: gaps.len(),
         value_p99: diffs.get(diffs.len() * 99 / 100).copied().unwrap_or(0.0),
         value_max: diffs.last().copied().unwrap_or(0.0),
         misses_within: GAPS

@@ -364,9 +364,7 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
     );
     let sizes = match &pgn {
         Some(path) => {
-            let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
-            let games = crate::arena::record::read_games(&text)?;
-            bench::endgame::recorded_positions(start, &games, size, positions)?
+            bench::endgame::recorded_positions(start, &read_record(path)?, size, positions)?
         }
         None => bench::endgame::positions(start, size, positions),
     };
@@ -421,6 +419,12 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
     Ok(())
 }
 
+/// The games of the record (PGN) at `path`, which `--pgn` names.
+fn read_record(path: &std::path::Path) -> anyhow::Result<Vec<crate::arena::record::RecordedGame>> {
+    let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
+    crate::arena::record::read_games(&text)
+}
+
 /// `bench agree`: every low-precision forward the CPU runs against the float one.
 fn agree<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Result<()> {
     use crate::nn::forward::Forward;
@@ -445,9 +449,7 @@ fn agree<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
     );
     let (states, source) = match &pgn {
         Some(path) => {
-            let text = crate::limits::read_text(path, crate::limits::MAX_TEXT_BYTES)?;
-            let games = crate::arena::record::read_games(&text)?;
-            let states = bench::agree::recorded_positions(start, &games, positions)?;
+            let states = bench::agree::recorded_positions(start, &read_record(path)?, positions)?;
             (states, format!("positions of {}", path.display()))
         }
         None => (
@@ -474,7 +476,7 @@ fn agree<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::Re
             a.forward,
             a.positions,
             100.0 * a.top1,
-            a.misses(),
+            a.misses,
             within.join(", "),
             a.largest_gap,
             a.value_p99,
