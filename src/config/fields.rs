@@ -79,7 +79,7 @@ const SPEC: &str = "an agent spec";
 pub const FIELDS: &[Field] = &[
     text("run.name", "letters, digits, '-', '_', '.'", "the run directory: `checkpoints/<name>`"),
     Field { key: "run.game", doc: "the game to train", allowed: Allowed::Game },
-    text("run.init", "a model path: a bundle, a checkpoint or a run directory; empty: none", "a new run's first network: this model's layers (heads it lacks start fresh; the shapes must agree otherwise), not burn's initialisers"),
+    text("run.init", "a model path: a bundle, a checkpoint or a run directory; empty: none", "a new run's first network: this model's layers (heads it lacks start fresh; a network with more blocks or channels starts as the model grown; the shapes must agree otherwise), not burn's initialisers"),
     text("run.seed", "an integer ≥ 0", "fixes self-play, sampling and match openings"),
     num("run.iterations", 1.0, MANY, "stop after this many iterations in all (a resume counts the earlier ones)"),
     num("run.max_minutes", 0.0, MANY, "stop starting iterations after this many minutes in all, resumes included, like `iterations` and `minutes` in `metrics.jsonl` (0: no limit)"),

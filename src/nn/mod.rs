@@ -10,7 +10,8 @@
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
 //!   burn's autodiff stays the reference and the path on CUDA.
-//! - [`warm`]: a run's first network taken from a trained model (`run.init`).
+//! - [`warm`]: a run's first network taken from a trained model (`run.init`), grown
+//!   first where the run's network is larger ([`grow`]).
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
@@ -28,6 +29,7 @@ pub mod conv;
 pub mod evaluator;
 pub mod fast;
 pub mod forward;
+pub mod grow;
 pub mod manifest;
 pub mod models;
 pub mod network;

@@ -3,8 +3,9 @@
 //!
 //! [`start_from`] keeps every layer the two shapes share: the trunk, the policy and value
 //! heads, and an auxiliary head both have; a head only the new shape has starts fresh.
-//! The shapes must agree on everything else (the game, blocks, channels, the value
-//! head's sizes).
+//! The new shape may have more blocks or channels than the model's: the model is then
+//! grown first without changing what it computes ([`super::grow`]). The shapes must agree
+//! on everything else (the game, the value head's sizes, global pooling).
 //!
 //! A bundle's batch norms come folded into their convolutions: identity norms, exact at
 //! inference. Training normalises by each batch's own statistics instead, so before the
@@ -26,10 +27,13 @@ use super::{Heads, NetShape, PolicyValueNet};
 pub fn start_from(
     shape: &NetShape,
     source: &NetShape,
-    mut model: PolicyValueNet,
+    model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
     let body = |s: &NetShape| s.clone().with_heads(Heads::default());
-    if body(source) != body(shape) {
+    let mut model = model;
+    if super::grow::grows(source, shape) {
+        model = super::grow::grow(source, shape, model)?;
+    } else if body(source) != body(shape) {
         let describe = |s: &NetShape| {
             format!(
                 "{} {}x{}{} (value head {}x{})",
@@ -46,7 +50,8 @@ pub fn start_from(
             )
         };
         bail!(
-            "the model's network is {}, the config's {}: only the auxiliary heads may differ",
+            "the model's network is {}, the config's {}: only the auxiliary heads may differ, \
+             and the config's network may have more blocks or channels",
             describe(source),
             describe(shape)
         );

@@ -13,8 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use burn::module::{Module, ModuleMapper, Param};
-use burn::tensor::{Tensor, TensorData};
+use burn::module::Module;
 use contagion::bench::sample_positions;
 use contagion::config::TrainConfig;
 use contagion::games::Game;
@@ -26,6 +25,8 @@ use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Batch, Trainer, make_batch};
+
+use crate::bundle::Seeded;
 
 /// Training samples from real positions, with random legal policy targets (one or two
 /// actions) and random results.
@@ -99,29 +100,6 @@ fn compare(what: &str, fast: &BTreeMap<String, Vec<f32>>, burn: &BTreeMap<String
         .map(|(name, r)| format!("{name} {r:.2e}"))
         .collect();
     assert!(worst.is_empty(), "{what}: relative differences {worst:?}");
-}
-
-/// Replaces every parameter with values drawn from a seeded generator (burn's own
-/// initialiser draws from one process-wide generator that tests share): uniform in
-/// ±1/√fan-in for weights, around 1 for batch norm's scale.
-struct Seeded(Rng);
-
-impl ModuleMapper for Seeded {
-    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        let (id, tensor, mapper) = param.consume();
-        let dims = tensor.dims();
-        let n: usize = dims.iter().product();
-        let (centre, bound) = match D {
-            1 if tensor.clone().into_data().try_to_vec::<f32>().unwrap()[0] == 1.0 => (1.0, 0.2),
-            1 => (0.0, 0.2),
-            _ => (0.0, 1.0 / ((n / dims[0]) as f32).sqrt()),
-        };
-        let values: Vec<f32> = (0..n)
-            .map(|_| centre + bound * (self.0.below(2001) as f32 / 1000.0 - 1.0))
-            .collect();
-        let t = Tensor::<D>::from_data(TensorData::new(values, dims), &tensor.device());
-        Param::from_mapped_value(id, t.require_grad(), mapper)
-    }
 }
 
 /// A pair of trainers from the same seeded weights: the fast step on `threads` threads,

@@ -1,6 +1,7 @@
 //! A run whose first network is a trained model (`run.init`): the layers kept exactly,
-//! batch norms rebased so that training starts from what the model computes, and shapes
-//! that do not fit refused.
+//! batch norms rebased so that training starts from what the model computes, a model grown
+//! to a larger network without changing what it computes, and shapes that do not fit
+//! refused.
 
 use crate::bundle;
 use crate::process;
@@ -11,7 +12,8 @@ use contagion::bench::sample_positions;
 use contagion::config::TrainConfig;
 use contagion::games::infexion::Board;
 use contagion::nn::checkpoint::{Checkpoint, load_model, load_net, model_bytes};
-use contagion::nn::{Net, warm};
+use contagion::nn::train_step::named_gradients;
+use contagion::nn::{Heads, Net, NetShape, warm};
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
 use contagion::train::{Trainer, make_plain_batch};
@@ -59,10 +61,11 @@ fn rebased_batch_norms_keep_the_network_and_train_from_it() {
         (inference.policy, inference.value, train.policy, train.value)
     };
     // Folded into the convolutions, the norms compute the model at inference but not
-    // under a batch's own statistics.
+    // under a batch's own statistics (the losses, means over the batch, differ in the
+    // third decimal for these seeded weights; rebased, in the fifth at most).
     let (p, v, tp, tv) = train_mode(&model);
     assert!(
-        (p - tp).abs() > 1e-2 || (v - tv).abs() > 1e-2,
+        (p - tp).abs() > 2e-3 || (v - tv).abs() > 2e-3,
         "the unrebased norms already agree: {p} {v} / {tp} {tv}"
     );
     let x = Tensor::<4>::from_data(
@@ -79,7 +82,7 @@ fn rebased_batch_norms_keep_the_network_and_train_from_it() {
     assert!(diff < 1e-3, "rebasing changed the network by {diff}");
     let (p, v, tp, tv) = train_mode(&model);
     assert!(
-        (p - tp).abs() < 1e-3 && (v - tv).abs() < 1e-3,
+        (p - tp).abs() < 1e-4 && (v - tv).abs() < 1e-4,
         "train mode on the rebasing batch: {p} {v} / {tp} {tv}"
     );
 }
@@ -100,14 +103,13 @@ fn a_run_starts_from_a_bundle_and_refuses_one_that_does_not_fit() {
         "train.ownership_weight=1.5",
     ];
     // No training in the first iteration: its checkpoint holds the first network.
-    let mut args = sets.to_vec();
-    args.extend([
+    let untrained = [
         "--set",
         "replay.min_positions=100000",
         "--set",
         "gating.games=0",
-    ]);
-    let o = train(&test_config(), &dir, &args);
+    ];
+    let o = train(&test_config(), &dir, &[&sets[..], &untrained].concat());
     assert!(o.status.success(), "{}", text(&o));
     let run = dir.join("test-run");
     let first = Checkpoint::load(&run.join("ckpt-000001.ckpt")).unwrap();
@@ -140,16 +142,101 @@ fn a_run_starts_from_a_bundle_and_refuses_one_that_does_not_fit() {
     let from = &manifest["provenance"]["started_from"];
     assert_eq!(from.as_str(), Some(bundle.to_str().unwrap()), "{from}");
 
-    // A network of another size is refused.
+    // A larger network starts as the model, grown.
+    let grown = dir.join("grown");
+    let larger = ["--set", "network.blocks=2", "--set", "network.channels=12"];
     let o = train(
         &test_config(),
-        &dir.join("other"),
-        &["--set", &init, "--set", "network.channels=16"],
+        &grown,
+        &[&sets[..], &larger, &untrained].concat(),
     );
-    assert!(!o.status.success());
-    let err = text(&o);
-    assert!(
-        err.contains("run.init") && err.contains("1x8") && err.contains("1x16"),
-        "{err}"
-    );
+    assert!(o.status.success(), "{}", text(&o));
+    let first = Checkpoint::load(&grown.join("test-run/ckpt-000001.ckpt")).unwrap();
+    assert_eq!((first.shape.blocks, first.shape.channels), (2, 12));
+    let diff = max_difference(&first.net().unwrap(), &source, &samples(90, 11));
+    assert!(diff < 1e-4, "the grown network differs by {diff}");
+
+    // A smaller network, or one of another kind, is refused.
+    for (set, shown) in [
+        ("network.channels=4", "1x4"),
+        ("network.value_hidden=32", "x32)"),
+    ] {
+        let other = dir.join(set);
+        let o = train(&test_config(), &other, &["--set", &init, "--set", set]);
+        assert!(!o.status.success(), "{set}");
+        let err = text(&o);
+        assert!(
+            err.contains("run.init") && err.contains("1x8") && err.contains(shown),
+            "{set}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_grown_network_computes_what_it_did_and_its_new_parts_learn_at_once() {
+    let dir = temp_dir("grow");
+    let data = samples(240, 7);
+    let (trained, _) = bundle::export_trained(&Board::new(), (1, 8), &data, 40, &dir);
+    // The checkpoint: batch norms with the statistics training gave them.
+    let (source, model) = load_model(&dir.join("ckpt-000003.ckpt")).unwrap();
+    let refs: Vec<&Sample<Board>> = data.iter().collect();
+    let unseen = samples(90, 11);
+    let config = TrainConfig {
+        ownership_weight: 1.0,
+        ..TrainConfig::default()
+    };
+    for (blocks, channels) in [(3, 8), (1, 16), (2, 12)] {
+        let shape = NetShape {
+            blocks,
+            channels,
+            ..source.clone()
+        }
+        .with_heads(Heads {
+            ownership: true,
+            ..Heads::default()
+        });
+        let size = format!("{blocks}x{channels}");
+        let mut grown = warm::start_from(&shape, &source, model.clone()).unwrap();
+        let diff = max_difference(&Net::new(shape.clone(), &grown), &trained, &unseen);
+        assert!(diff < 1e-4, "{size}: grown, the network differs by {diff}");
+
+        // Under a batch's own statistics too, once the norms are rebased.
+        let batch = make_plain_batch(&refs, &shape);
+        let x = Tensor::<4>::from_data(
+            TensorData::new(
+                batch.input.clone(),
+                [batch.size, shape.in_planes, shape.height, shape.width],
+            ),
+            &contagion::nn::device(),
+        );
+        warm::rebase_batch_norms(&mut grown, x);
+        let bytes = model_bytes(&grown).unwrap();
+        let mut t = Trainer::restore(shape.clone(), &config, &bytes, &[], 0).unwrap();
+        let inference = t.evaluate(&batch);
+        let (train, grads) = t.gradients(&batch);
+        assert!(
+            (inference.policy - train.policy).abs() < 1e-3
+                && (inference.value - train.value).abs() < 1e-3,
+            "{size}: train mode {train:?}, inference {inference:?}"
+        );
+
+        // The weights that start at zero have gradients at the first step.
+        let grads = named_gradients(t.model(), &grads);
+        let moves = |name: &str, pick: &dyn Fn(usize) -> bool| {
+            let g = (grads.get(name)).unwrap_or_else(|| panic!("{size}: no {name} in {grads:?}"));
+            g.iter().enumerate().any(|(i, v)| pick(i) && v.abs() > 1e-7)
+        };
+        if blocks > source.blocks {
+            let last = format!("blocks.{}.b.bn.gamma", blocks - 1);
+            assert!(moves(&last, &|_| true), "{size}: {last} has no gradient");
+        }
+        if channels > source.channels {
+            // The policy head's weights from the new channels: [planes, channels, 1, 1].
+            let new_input = |i: usize| i % channels >= source.channels;
+            assert!(
+                moves("policy.weight", &new_input),
+                "{size}: the policy head's new inputs have no gradient"
+            );
+        }
+    }
 }

@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use burn::module::{Module, ModuleMapper, Param};
+use burn::tensor::{Tensor, TensorData};
 use contagion::config::TrainConfig;
 use contagion::games::Game;
-use contagion::nn::checkpoint::{Checkpoint, TrainState};
+use contagion::nn::checkpoint::{Checkpoint, TrainState, model_bytes};
 use contagion::nn::{Net, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
@@ -43,7 +45,10 @@ pub fn export_trained<G: Game>(
     dir: &Path,
 ) -> (Net, PathBuf) {
     let shape = NetShape::for_game(start, blocks, channels, 16);
-    let mut trainer = Trainer::new(shape, &TrainConfig::default());
+    let config = TrainConfig::default();
+    let fresh = Trainer::new(shape.clone(), &config).model().clone();
+    let weights = model_bytes(&fresh.map(&mut Seeded(Rng::new(1)))).unwrap();
+    let mut trainer = Trainer::restore(shape, &config, &weights, &[], 0).unwrap();
     let mut rng = Rng::new(5);
     let refs: Vec<&Sample<G>> = data.iter().collect();
     for _ in 0..steps {
@@ -90,4 +95,27 @@ pub fn shipped() -> Vec<PathBuf> {
         .collect();
     shipped.sort();
     shipped
+}
+
+/// Replaces every parameter with values drawn from a seeded generator (burn's own
+/// initialiser draws from one process-wide generator that tests share): uniform in
+/// ±1/√fan-in for weights, around 1 for batch norm's scale.
+pub struct Seeded(pub Rng);
+
+impl ModuleMapper for Seeded {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let (id, tensor, mapper) = param.consume();
+        let dims = tensor.dims();
+        let n: usize = dims.iter().product();
+        let (centre, bound) = match D {
+            1 if tensor.clone().into_data().try_to_vec::<f32>().unwrap()[0] == 1.0 => (1.0, 0.2),
+            1 => (0.0, 0.2),
+            _ => (0.0, 1.0 / ((n / dims[0]) as f32).sqrt()),
+        };
+        let values: Vec<f32> = (0..n)
+            .map(|_| centre + bound * (self.0.below(2001) as f32 / 1000.0 - 1.0))
+            .collect();
+        let t = Tensor::<D>::from_data(TensorData::new(values, dims), &tensor.device());
+        Param::from_mapped_value(id, t.require_grad(), mapper)
+    }
 }
