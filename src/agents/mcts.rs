@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::timing::TimePlan;
@@ -30,7 +30,7 @@ use crate::rng::Rng;
 use crate::search::batch::search_batched;
 use crate::search::endgame::{Solution, SolveLimits, Solver};
 use crate::search::mcts::{GumbelParams, MctsParams, Tree};
-use crate::search::pool::SearchPool;
+use crate::search::pool::{Deadline, SearchPool};
 
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
@@ -248,6 +248,32 @@ fn solved_summary<G: Game>(state: &G, solution: &Solution, start: Instant) -> Su
     }
 }
 
+/// What [`MctsAgent::last_search`] reports of a search that chose `action`.
+fn summary<G: Game>(tree: &Tree<G>, state: &G, action: Action, start: Instant) -> Summary {
+    let mut best = tree.root_children();
+    best.sort_by_key(|c| std::cmp::Reverse(c.1));
+    best.truncate(5);
+    let me = state.to_move();
+    let value = tree.root_values()[me];
+    let pv = tree.principal_variation(action);
+    Summary {
+        info: SearchInfo {
+            depth: pv.len() as u32,
+            nodes: tree.root_visits() as u64,
+            time: start.elapsed(),
+            score: match tree.root_proof().and_then(|p| p.mate_in(me)) {
+                Some(moves) => Score::Mate(moves),
+                None => Score::from_value(value),
+            },
+            pv,
+        },
+        player: state.player_name(me),
+        value,
+        best,
+        solved: false,
+    }
+}
+
 /// The simulations for one move: `go nodes` if given, else the spec's (the cap for
 /// `go infinite`), never more than
 /// [`crate::limits::MAX_SIMULATIONS`] (the tree grows with every simulation).
@@ -294,6 +320,21 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             false => TimePlan::new(state, limits, self.move_time, start, settle),
         };
         let sims = simulations(limits, self.sims);
+        // At the deadline a helper thread answers if the calling thread has not.
+        let deadline = (limits.answer.clone())
+            .zip(plan.hard_deadline())
+            .map(|(answer, at)| {
+                let state = state.clone();
+                let answer = move |tree: &Tree<G>| {
+                    let action = tree.choose(false, &mut Rng::new(0))?;
+                    (answer.0)(action, &summary(tree, &state, action, start).info);
+                    Some(action)
+                };
+                Deadline {
+                    at,
+                    answer: Arc::new(answer),
+                }
+            });
         let (params, rng) = (&self.params, &mut self.rng);
         let (before, target) = (tree.root_visits(), tree.root_visits().saturating_add(sims));
         let mut stop = |tree: &Tree<G>| {
@@ -307,38 +348,20 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             limits.stop.requested() || plan.stop(&children, searched, left)
         };
         let mut begin = |tree: &mut Tree<G>| tree.begin(params, sims, rng, false);
-        match &mut self.searchers {
+        let answered = match &mut self.searchers {
             Searchers::One(one) => {
                 let trees = &mut [&mut *tree];
                 search_batched(trees, sims, params, one, |_, t| begin(t), |t| stop(t[0]));
+                None
             }
-            Searchers::Pool(pool) => pool.search(tree, sims, params, begin, stop),
-        }
-        let action = tree
-            .choose(false, &mut self.rng)
-            .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?;
-        let mut best = tree.root_children();
-        best.sort_by_key(|c| std::cmp::Reverse(c.1));
-        best.truncate(5);
-        let me = state.to_move();
-        let value = tree.root_values()[me];
-        let pv = tree.principal_variation(action);
-        self.last = Some(Summary {
-            info: SearchInfo {
-                depth: pv.len() as u32,
-                nodes: tree.root_visits() as u64,
-                time: start.elapsed(),
-                score: match tree.root_proof().and_then(|p| p.mate_in(me)) {
-                    Some(moves) => Score::Mate(moves),
-                    None => Score::from_value(value),
-                },
-                pv,
-            },
-            player: state.player_name(me),
-            value,
-            best,
-            solved: false,
-        });
+            Searchers::Pool(pool) => pool.search(tree, sims, params, begin, stop, deadline),
+        };
+        let action = match answered {
+            Some(action) => action,
+            None => (tree.choose(false, &mut self.rng))
+                .ok_or_else(|| anyhow::anyhow!("the search produced no move"))?,
+        };
+        self.last = Some(summary(tree, state, action, start));
         Ok(action)
     }
 

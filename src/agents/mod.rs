@@ -52,6 +52,28 @@ pub struct Limits {
     /// When the move's time began (the engine stamps a `go` line as it arrives, so the
     /// hops between reading it and searching count against the move); now when unset.
     pub since: Option<std::time::Instant>,
+    /// Where a search on several threads writes its move when one of them finds the
+    /// move's deadline passed before the calling thread has ended the search (the
+    /// engine's `info` and `bestmove` lines); `None`: the move is only returned.
+    pub answer: Option<EarlyAnswer>,
+}
+
+/// Writes a move and what the search found ([`Limits::answer`]) from whichever search
+/// thread sees the deadline first, so that a thread the scheduler set aside near the
+/// deadline no longer holds the move up.
+#[derive(Clone)]
+pub struct EarlyAnswer(pub std::sync::Arc<dyn Fn(Action, &SearchInfo) + Send + Sync>);
+
+impl std::fmt::Debug for EarlyAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EarlyAnswer")
+    }
+}
+
+impl PartialEq for EarlyAnswer {
+    fn eq(&self, other: &EarlyAnswer) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Limits {

@@ -87,6 +87,11 @@ impl TimePlan {
         }
     }
 
+    /// The hard deadline, past which the search must have answered.
+    pub fn hard_deadline(&self) -> Option<Instant> {
+        self.hard
+    }
+
     /// Whether the search has a deadline at all (else [`TimePlan::stop`] never fires).
     pub fn has_deadline(&self) -> bool {
         self.hard.is_some()

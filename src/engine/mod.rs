@@ -41,9 +41,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::agents::{Agent, AgentOption, Baselines, Limits, SearchInfo};
-use crate::games::Game;
+use crate::agents::{Agent, AgentOption, Baselines, EarlyAnswer, Limits, SearchInfo};
 use crate::games::perft::perft;
+use crate::games::{Action, Game};
 use crate::limits::{MAX_PERFT, clip};
 use crate::search::Stop;
 use input::{Line, read_line};
@@ -413,11 +413,16 @@ impl<G: Baselines> Engine<G> {
                         self.stop.store(false, Ordering::Relaxed);
                         let mut agent = self.agent.take().expect("no search is running");
                         let (done, stop, out) = (tx.clone(), self.stop.clone(), output.clone());
+                        let answered = Arc::new(AtomicBool::new(false));
+                        search.limits.answer = Some(early_answer(&search.state, &out, &answered));
                         // Straight onto the pool's thread: no hop through a thread of
                         // its own, on the way in or out.
                         let job = move || {
                             let lines = run_search(agent.as_mut(), &search, None, Some(&stop));
-                            let written = write_lines(&out, &lines);
+                            let written = match answered.load(Ordering::Acquire) {
+                                true => Ok(()), // a search thread wrote it at the deadline
+                                false => write_lines(&out, &lines),
+                            };
                             let _ = done.send(Event::Done(agent, written));
                         };
                         match &self.pool {
@@ -439,6 +444,29 @@ fn write_lines(output: &Mutex<impl Write>, lines: &[String]) -> std::io::Result<
         writeln!(output, "{l}")?;
     }
     output.flush()
+}
+
+/// Where a search thread writes the move when it finds the deadline passed before the
+/// search's own thread has answered ([`crate::agents::EarlyAnswer`]); `answered` tells
+/// that thread the lines are out.
+fn early_answer<G: Game>(
+    state: &G,
+    out: &Arc<Mutex<impl Write + Send + 'static>>,
+    answered: &Arc<AtomicBool>,
+) -> EarlyAnswer {
+    let (state, out, answered) = (state.clone(), out.clone(), answered.clone());
+    EarlyAnswer(Arc::new(move |action, info| {
+        if write_lines(&out, &answer_lines(&state, Some(info), action)).is_ok() {
+            answered.store(true, Ordering::Release);
+        }
+    }))
+}
+
+/// A search's `info` line (when it searched) and its `bestmove` line.
+fn answer_lines<G: Game>(state: &G, info: Option<&SearchInfo>, action: Action) -> Vec<String> {
+    let mut lines: Vec<String> = info.map(|i| info_line(state, i)).into_iter().collect();
+    lines.push(format!("bestmove {}", state.action_to_string(action)));
+    lines
 }
 
 /// A pool of `threads` threads for searches.
@@ -472,16 +500,7 @@ fn run_search<G: Game>(
         Ok(a) => a,
         Err(e) => return vec![format!("error go: {e:#}")],
     };
-    let mut lines: Vec<String> = agent
-        .last_search()
-        .map(|i| info_line(&search.state, &i))
-        .into_iter()
-        .collect();
-    lines.push(format!(
-        "bestmove {}",
-        search.state.action_to_string(action)
-    ));
-    lines
+    answer_lines(&search.state, agent.last_search().as_ref(), action)
 }
 
 /// The UCI `info` line of a search.

@@ -1,9 +1,11 @@
 //! Tree-parallel search on a persistent pool: threads that live as long as the pool and
 //! share one tree behind a lock, and a move that is read at its deadline.
 //!
-//! The calling thread searches too, with the pool's first evaluator, and alone decides
-//! when the search ends: its budget, a proof, or its `stop`, asked before each of its
-//! batches (the helpers search on until then, within the budget). Each helper thread
+//! The calling thread searches too, with the pool's first evaluator, and decides when the
+//! search ends: its budget, a proof, or its `stop`, asked before each of its batches (the
+//! helpers search on until then, within the budget). A search may also have a
+//! [`Deadline`]: should the calling thread be set aside past it, the first helper to find
+//! it passed ends the search and answers (writes the move) itself. Each helper thread
 //! takes a batch of leaves (their paths marked with a virtual loss, so the threads
 //! spread over different lines), evaluates it outside the lock and puts the evaluations
 //! back. When the search ends the calling thread takes the tree back at once: a helper
@@ -15,11 +17,21 @@
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::batch::search_batched;
 use super::mcts::{Evaluation, Evaluator, Leaf, MctsParams, Tree};
 use crate::games::{Action, Game};
+
+/// When a search must have answered, and how: whichever thread first finds `at` passed
+/// (the calling thread normally ends the search a batch before) calls `answer` with the
+/// tree, which writes the move it chose and returns it.
+pub struct Deadline<G: Game> {
+    /// When the move is due.
+    pub at: Instant,
+    /// Chooses the move from the tree, writes it, and returns it.
+    pub answer: Arc<dyn Fn(&Tree<G>) -> Option<Action> + Send + Sync>,
+}
 
 /// What the threads share.
 struct Job<G: Game> {
@@ -32,6 +44,10 @@ struct Job<G: Game> {
     /// Leaves selected and not yet expanded.
     in_flight: u32,
     params: MctsParams,
+    /// The search's deadline, until it is answered or over.
+    deadline: Option<Deadline<G>>,
+    /// The move a thread answered at the deadline: the search is over.
+    answered: Option<Action>,
     /// The pool is being dropped.
     quit: bool,
 }
@@ -70,8 +86,9 @@ impl<G: Game> Job<G> {
 
     /// Puts a batch's evaluations into the tree, if its search still runs.
     fn put(&mut self, generation: u64, leaves: Vec<Leaf<G>>, evals: &[Evaluation]) {
-        let Some(tree) = self.tree.as_mut().filter(|_| generation == self.generation) else {
-            return; // a batch of a search that is over
+        let running = generation == self.generation && self.answered.is_none();
+        let Some(tree) = self.tree.as_mut().filter(|_| running) else {
+            return; // a batch of a search that is over (its virtual loss is cleared then)
         };
         self.in_flight -= leaves.len() as u32;
         for (leaf, eval) in leaves.into_iter().zip(evals) {
@@ -80,9 +97,22 @@ impl<G: Game> Job<G> {
     }
 
     fn done(&self) -> bool {
-        self.tree
-            .as_ref()
-            .is_none_or(|t| t.root_visits() >= self.target || t.settled())
+        self.answered.is_some()
+            || (self.tree.as_ref()).is_none_or(|t| t.root_visits() >= self.target || t.settled())
+    }
+
+    /// Answers for the search if its deadline has passed and nobody has; the deadline
+    /// still ahead otherwise.
+    fn answer_if_late(&mut self) -> Option<Instant> {
+        let (Some(tree), Some(deadline)) = (&self.tree, &self.deadline) else {
+            return None;
+        };
+        if Instant::now() < deadline.at {
+            return Some(deadline.at);
+        }
+        self.answered = (deadline.answer)(tree);
+        self.deadline = None;
+        None
     }
 }
 
@@ -117,12 +147,22 @@ fn helper<G: Game, E: Evaluator<G>>(shared: Arc<Shared<G>>, mut evaluator: E) {
         if job.quit {
             return;
         }
+        let ahead = job.answer_if_late();
         let leaves = if job.done() { Vec::new() } else { job.take() };
         if leaves.is_empty() {
             if job.tree.is_some() && !job.done() && job.in_flight == 0 {
                 continue; // simulations that ended in finished games: take more
             }
-            job = shared.changed.wait(job).expect("search lock");
+            job = match ahead {
+                // Awake at the deadline, in case the calling thread is not.
+                Some(at) => {
+                    let wait = at.saturating_duration_since(Instant::now());
+                    (shared.changed.wait_timeout(job, wait))
+                        .expect("search lock")
+                        .0
+                }
+                None => shared.changed.wait(job).expect("search lock"),
+            };
             continue;
         }
         job = evaluate(&shared, job, &mut evaluator, leaves);
@@ -142,6 +182,8 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
                 target: 0,
                 in_flight: 0,
                 params: MctsParams::default(),
+                deadline: None,
+                answered: None,
                 quit: false,
             }),
             changed: Condvar::new(),
@@ -173,7 +215,9 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
     /// `params.leaves_per_tree` leaves at a time. `on_root_ready` is called once the
     /// root is expanded (at once for a reused tree), before the helpers join in;
     /// `stop(tree)` is asked before each of the calling thread's batches, and when it
-    /// says stop the tree comes back without waiting for the helpers' batches.
+    /// says stop the tree comes back without waiting for the helpers' batches. With a
+    /// `deadline`, the move a helper answered there, if one did (the tree is as it
+    /// answered from).
     pub fn search(
         &mut self,
         tree: &mut Tree<G>,
@@ -181,9 +225,10 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
         params: &MctsParams,
         mut on_root_ready: impl FnMut(&mut Tree<G>),
         mut stop: impl FnMut(&Tree<G>) -> bool,
-    ) {
+        deadline: Option<Deadline<G>>,
+    ) -> Option<Action> {
         if tree.settled() || sims == 0 {
-            return;
+            return None;
         }
         let target = tree.root_visits().saturating_add(sims);
         if tree.root_expanded() {
@@ -204,6 +249,7 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
         job.tree = Some(std::mem::replace(tree, placeholder));
         job.generation += 1;
         (job.target, job.in_flight, job.params) = (target, 0, params.clone());
+        (job.deadline, job.answered) = (deadline, None);
         self.shared.changed.notify_all();
         loop {
             if job.done() || stop(job.tree.as_ref().expect("the search's tree")) {
@@ -227,8 +273,11 @@ impl<G: Game, E: Evaluator<G> + Send + 'static> SearchPool<G, E> {
             searched.forget_in_flight();
         }
         job.in_flight = 0;
+        job.deadline = None;
+        let answered = job.answered.take();
         self.shared.changed.notify_all();
         *tree = searched;
+        answered
     }
 }
 

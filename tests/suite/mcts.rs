@@ -412,7 +412,7 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win(
     let mut pool = SearchPool::new((0..4).map(|_| UniformEvaluator).collect());
     assert_eq!(pool.threads(), 4);
     let mut ready = 0;
-    pool.search(&mut tree, 400, &params, |_| ready += 1, |_| false);
+    pool.search(&mut tree, 400, &params, |_| ready += 1, |_| false, None);
     assert_eq!(tree.root_visits(), 400, "exactly the budget");
     assert_eq!(ready, 1, "the root was prepared once");
     let children: u32 = tree.root_children().iter().map(|c| c.1).sum();
@@ -422,17 +422,24 @@ fn a_tree_searched_on_four_threads_spends_its_budget_exactly_and_proves_the_win(
     );
     assert_eq!(tree.root_proof(), None);
     // A reused tree gets exactly the budget on top; a stop ends it early.
-    pool.search(&mut tree, 300, &params, |_| {}, |_| false);
+    pool.search(&mut tree, 300, &params, |_| {}, |_| false, None);
     assert_eq!(tree.root_visits(), 700);
     // The calling thread asks `stop` before each of its batches; the helpers search on
     // until it does, within the budget.
-    pool.search(&mut tree, 3000, &params, |_| {}, |t| t.root_visits() >= 720);
+    pool.search(
+        &mut tree,
+        3000,
+        &params,
+        |_| {},
+        |t| t.root_visits() >= 720,
+        None,
+    );
     let visits = tree.root_visits();
     assert!((720..3700).contains(&visits), "{visits}: stopped early");
     // A win in one: proven as soon as a thread reaches it, and the search ends there.
     let win = Board::from_notation(WIN_IN_ONE).unwrap();
     let mut tree = Tree::new(win);
-    pool.search(&mut tree, 5000, &params, |_| {}, |_| false);
+    pool.search(&mut tree, 5000, &params, |_| {}, |_| false, None);
     let proof = tree.root_proof().expect("the root is proven");
     assert_eq!(proof.mate_in(0), Some(1));
     assert!(tree.root_visits() < 5000, "the search ended at the proof");
@@ -473,6 +480,7 @@ fn a_stalled_helper_does_not_hold_the_move_and_its_late_batch_is_dropped() {
         &params,
         |_| {},
         |_| start.elapsed() >= deadline,
+        None,
     );
     let took = start.elapsed();
     assert!(
@@ -488,10 +496,85 @@ fn a_stalled_helper_does_not_hold_the_move_and_its_late_batch_is_dropped() {
     // carries no virtual loss into the next search, which spends its budget exactly.
     std::thread::sleep(stall + Duration::from_millis(100));
     let (before, _) = (tree.root_visits(), ());
-    pool.search(&mut tree, 50, &params, |_| {}, |_| false);
+    pool.search(&mut tree, 50, &params, |_| {}, |_| false, None);
     assert_eq!(tree.root_visits(), before + 50);
     let children: u32 = tree.root_children().iter().map(|c| c.1).sum();
     assert_eq!(children + 1, tree.root_visits());
+}
+
+#[test]
+fn a_helper_answers_at_the_deadline_when_the_calling_thread_is_set_aside() {
+    use contagion::search::pool::{Deadline, SearchPool};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+    let params = MctsParams {
+        leaves_per_tree: 8,
+        ..MctsParams::default()
+    };
+    // The calling thread's every batch takes half a second; the helper's none.
+    let stall = Duration::from_millis(500);
+    let mut pool = SearchPool::new(vec![Stalled(stall), Stalled(Duration::ZERO)]);
+    let mut tree = Tree::new(Board::new());
+    search_batched(
+        &mut [&mut tree],
+        1,
+        &params,
+        &mut UniformEvaluator,
+        |_, _| {},
+        |_| false,
+    );
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    let deadline = |at: Instant| {
+        let answers = answers.clone();
+        Some(Deadline {
+            at,
+            answer: Arc::new(move |t: &Tree<Board>| {
+                let action = t.choose(false, &mut Rng::new(0));
+                (answers.lock().unwrap()).push((Instant::now(), action, t.root_visits()));
+                action
+            }),
+        })
+    };
+    let start = Instant::now();
+    let answered = pool.search(
+        &mut tree,
+        1_000_000,
+        &params,
+        |_| {},
+        |_| false,
+        deadline(start + Duration::from_millis(30)),
+    );
+    let took = start.elapsed();
+    let (when, action, visits) = {
+        let answers = answers.lock().unwrap();
+        assert_eq!(answers.len(), 1, "one answer");
+        answers[0]
+    };
+    assert!(
+        when.duration_since(start) < stall,
+        "answered at {:?}, not before the set-aside thread came back",
+        when.duration_since(start)
+    );
+    assert!(
+        took >= stall,
+        "{took:?}: the calling thread's batch ended first"
+    );
+    assert!(visits > 8, "{visits}: the helper searched");
+    // The search returns the move written, and the tree it was read from: the calling
+    // thread's late batch is dropped.
+    assert_eq!(answered, action);
+    assert_eq!(tree.root_visits(), visits);
+    assert_eq!(tree.choose(false, &mut Rng::new(0)), action);
+    // Nothing carries over: the next search spends its budget exactly.
+    pool.search(&mut tree, 50, &params, |_| {}, |_| false, None);
+    assert_eq!(tree.root_visits(), visits + 50);
+
+    // A search that ends before its deadline answers nothing early.
+    let mut pool = SearchPool::new(vec![UniformEvaluator, UniformEvaluator]);
+    let far = deadline(Instant::now() + Duration::from_secs(60));
+    let early = pool.search(&mut tree, 200, &params, |_| {}, |_| false, far);
+    assert_eq!(early, None);
+    assert_eq!(answers.lock().unwrap().len(), 1);
 }
 
 /// A PUCT search with root noise and forced playouts `k`, from a quiet Infexion position.
