@@ -10,7 +10,9 @@
 //! proven root ends the search and reports `score mate N`. With `T` threads, the
 //! calling thread and `T - 1` threads of a pool that lives with the agent search the one
 //! tree, each evaluating its own batches, and the move is read at its deadline without
-//! waiting for a thread the scheduler set aside ([`crate::search::pool`]). The tree is
+//! waiting for a thread the scheduler set aside ([`crate::search::pool`]); with
+//! [`Limits::answer`] (the engine's) a helper that finds the deadline passed writes the
+//! move itself when the calling thread is the one set aside. The tree is
 //! kept between moves when the new position lies below it.
 //!
 //! Loaded networks are cached by path and modification (a file's mtime and size, an

@@ -13,10 +13,10 @@ use contagion::config::TrainConfig;
 use contagion::games::infexion::Board;
 use contagion::nn::checkpoint::{Checkpoint, load_model, load_net, model_bytes};
 use contagion::nn::train_step::named_gradients;
-use contagion::nn::{Heads, Net, NetShape, warm};
+use contagion::nn::{Heads, Net, NetShape, PolicyValueNet, warm};
 use contagion::rng::Rng;
 use contagion::selfplay::replay::Sample;
-use contagion::train::{Trainer, make_plain_batch};
+use contagion::train::{Batch, Trainer, make_plain_batch};
 
 /// Infexion positions from random play (3, 12 and 40 plies in, none finished), each with
 /// a random legal move and winner.
@@ -44,6 +44,16 @@ fn max_difference(a: &Net, b: &Net, data: &[Sample<Board>]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// `model`'s batch norms rebased to the statistics of `batch`.
+fn rebase_on(model: &mut PolicyValueNet, shape: &NetShape, batch: &Batch) {
+    let dims = [batch.size, shape.in_planes, shape.height, shape.width];
+    let x = Tensor::<4>::from_data(
+        TensorData::new(batch.input.clone(), dims),
+        &contagion::nn::device(),
+    );
+    warm::rebase_batch_norms(model, x);
+}
+
 #[test]
 fn rebased_batch_norms_keep_the_network_and_train_from_it() {
     let dir = temp_dir("rebase");
@@ -68,14 +78,7 @@ fn rebased_batch_norms_keep_the_network_and_train_from_it() {
         (p - tp).abs() > 2e-3 || (v - tv).abs() > 2e-3,
         "the unrebased norms already agree: {p} {v} / {tp} {tv}"
     );
-    let x = Tensor::<4>::from_data(
-        TensorData::new(
-            batch.input.clone(),
-            [batch.size, shape.in_planes, shape.height, shape.width],
-        ),
-        &contagion::nn::device(),
-    );
-    warm::rebase_batch_norms(&mut model, x);
+    rebase_on(&mut model, &shape, &batch);
     let rebased = Net::new(shape.clone(), &model);
     let unseen = samples(90, 11);
     let diff = max_difference(&rebased, &trained, &unseen);
@@ -202,14 +205,7 @@ fn a_grown_network_computes_what_it_did_and_its_new_parts_learn_at_once() {
 
         // Under a batch's own statistics too, once the norms are rebased.
         let batch = make_plain_batch(&refs, &shape);
-        let x = Tensor::<4>::from_data(
-            TensorData::new(
-                batch.input.clone(),
-                [batch.size, shape.in_planes, shape.height, shape.width],
-            ),
-            &contagion::nn::device(),
-        );
-        warm::rebase_batch_norms(&mut grown, x);
+        rebase_on(&mut grown, &shape, &batch);
         let bytes = model_bytes(&grown).unwrap();
         let mut t = Trainer::restore(shape.clone(), &config, &bytes, &[], 0).unwrap();
         let inference = t.evaluate(&batch);
