@@ -62,7 +62,10 @@ pub struct Limits {
 /// thread sees the deadline first, so that a thread the scheduler set aside near the
 /// deadline no longer holds the move up.
 #[derive(Clone)]
-pub struct EarlyAnswer(pub std::sync::Arc<dyn Fn(Action, &SearchInfo) + Send + Sync>);
+pub struct EarlyAnswer(pub std::sync::Arc<WriteAnswer>);
+
+/// Writes a move and its search's summary ([`EarlyAnswer`]).
+pub type WriteAnswer = dyn Fn(Action, &SearchInfo) + Send + Sync;
 
 impl std::fmt::Debug for EarlyAnswer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

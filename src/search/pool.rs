@@ -23,6 +23,9 @@ use super::batch::search_batched;
 use super::mcts::{Evaluation, Evaluator, Leaf, MctsParams, Tree};
 use crate::games::{Action, Game};
 
+/// Chooses the move from the tree, writes it, and returns it ([`Deadline::answer`]).
+pub type AnswerFn<G> = dyn Fn(&Tree<G>) -> Option<Action> + Send + Sync;
+
 /// When a search must have answered, and how: whichever thread first finds `at` passed
 /// (the calling thread normally ends the search a batch before) calls `answer` with the
 /// tree, which writes the move it chose and returns it.
@@ -30,7 +33,7 @@ pub struct Deadline<G: Game> {
     /// When the move is due.
     pub at: Instant,
     /// Chooses the move from the tree, writes it, and returns it.
-    pub answer: Arc<dyn Fn(&Tree<G>) -> Option<Action> + Send + Sync>,
+    pub answer: Arc<AnswerFn<G>>,
 }
 
 /// What the threads share.
