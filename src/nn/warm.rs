@@ -27,10 +27,9 @@ use super::{Heads, NetShape, PolicyValueNet};
 pub fn start_from(
     shape: &NetShape,
     source: &NetShape,
-    model: PolicyValueNet,
+    mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
     let body = |s: &NetShape| s.clone().with_heads(Heads::default());
-    let mut model = model;
     if super::grow::grows(source, shape) {
         model = super::grow::grow(source, shape, model)?;
     } else if body(source) != body(shape) {
