@@ -35,6 +35,11 @@ pub fn checkpoint_key(iteration: u32) -> String {
     format!("ckpt-{iteration:06}.ckpt")
 }
 
+/// Whether the run's key `key` is a network it saved: a numbered checkpoint or the best.
+fn holds_a_network(key: &str) -> bool {
+    key == crate::nn::checkpoint::BEST || (key.starts_with("ckpt-") && key.ends_with(".ckpt"))
+}
+
 /// Numbered checkpoints in the run, ascending.
 pub fn checkpoints(store: &dyn Store) -> anyhow::Result<Vec<(u32, String)>> {
     let mut out: Vec<(u32, String)> = store
@@ -142,7 +147,11 @@ pub fn prepare(config: &Config, opts: &TrainOptions) -> anyhow::Result<(Arc<dyn 
         let text = String::from_utf8(bytes).context("the run's saved config is not UTF-8")?;
         let old = Config::parse(&text, &run.location(CONFIG).display().to_string())
             .context("the run's saved config")?;
-        if let Some((field, a, b)) = old.incompatible_change(config) {
+        // A run that never saved a network (its `run.init` was refused, say) has nothing
+        // a new shape could break: the config is simply replaced.
+        if let Some((field, a, b)) = old.incompatible_change(config)
+            && contents(run.as_ref())?.iter().any(|k| holds_a_network(k))
+        {
             bail!(
                 "{} was trained with {field} = {a}, the config now says {b}; this cannot resume. \
                  Use --fresh to start over (the old run is moved aside) or another run.name",

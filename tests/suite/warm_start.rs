@@ -172,6 +172,13 @@ fn a_run_starts_from_a_bundle_and_refuses_one_that_does_not_fit() {
             err.contains("run.init") && err.contains("1x8") && err.contains(shown),
             "{set}: {err}"
         );
+        // The refused run saved no network: the config that fits starts it.
+        let o = train(&test_config(), &other, &[&sets[..], &untrained].concat());
+        assert!(
+            o.status.success(),
+            "{set} then the fitting network: {}",
+            text(&o)
+        );
     }
 }
 
