@@ -35,9 +35,17 @@ pub fn checkpoint_key(iteration: u32) -> String {
     format!("ckpt-{iteration:06}.ckpt")
 }
 
+/// The iteration of the checkpoint named `key` (the inverse of [`checkpoint_key`]).
+fn checkpoint_iteration(key: &str) -> Option<u32> {
+    key.strip_prefix("ckpt-")?
+        .strip_suffix(".ckpt")?
+        .parse()
+        .ok()
+}
+
 /// Whether the run's key `key` is a network it saved: a numbered checkpoint or the best.
 fn holds_a_network(key: &str) -> bool {
-    key == crate::nn::checkpoint::BEST || (key.starts_with("ckpt-") && key.ends_with(".ckpt"))
+    key == crate::nn::checkpoint::BEST || checkpoint_iteration(key).is_some()
 }
 
 /// Numbered checkpoints in the run, ascending.
@@ -45,14 +53,7 @@ pub fn checkpoints(store: &dyn Store) -> anyhow::Result<Vec<(u32, String)>> {
     let mut out: Vec<(u32, String)> = store
         .list("ckpt-")?
         .into_iter()
-        .filter_map(|key| {
-            let n = key
-                .strip_prefix("ckpt-")?
-                .strip_suffix(".ckpt")?
-                .parse()
-                .ok()?;
-            Some((n, key))
-        })
+        .filter_map(|key| Some((checkpoint_iteration(&key)?, key)))
         .collect();
     out.sort();
     Ok(out)
