@@ -86,6 +86,24 @@ impl Taps {
             .map(move |&t| (t != NONE).then(|| base + t as usize))
     }
 
+    /// The source rows of the `R` im2col rows from `r0`, tap by tap: `src[t][i]` is the
+    /// row that row `r0 + i` reads at tap `t`, or `zero` past the edge and for the rows
+    /// from `r0 + n` on (a tile's padding).
+    pub fn tile_sources<const R: usize>(
+        &self,
+        r0: usize,
+        n: usize,
+        zero: usize,
+    ) -> [[usize; R]; 9] {
+        let mut src = [[zero; R]; 9];
+        for i in 0..n.min(R) {
+            for (tap, s) in src.iter_mut().zip(self.sources(r0 + i)) {
+                tap[i] = s.unwrap_or(zero);
+            }
+        }
+        src
+    }
+
     /// The im2col rows of `x` (`[n × cells, cin]`) into `cols` (`[n × cells, 9 × cin]`).
     pub fn gather(&self, x: &[f32], cin: usize, cols: &mut [f32]) {
         let k = 9 * cin;
@@ -192,7 +210,7 @@ pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, a
 /// `f32::MIN_POSITIVE` slows down several times over, each such operand taking a
 /// microcode assist (docs/performance.md, "Network inference"). Values that small
 /// change no output that matters.
-fn flush_subnormals() {
+pub(super) fn flush_subnormals() {
     thread_local!(static FLUSHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
     if FLUSHING.get() {
         return;

@@ -2,8 +2,8 @@
 //! computed by hand from its folded weights (batch norm folded into the convolutions,
 //! as in a bundle), for inference at full batches.
 //!
-//! - Layout NHWC, each 3×3 convolution one matrix product on im2col rows
-//!   ([`super::conv`]).
+//! - Layout NHWC, each 3×3 convolution read in place with AVX-512 ([`super::direct`]),
+//!   elsewhere one matrix product on im2col rows ([`super::conv`]).
 //! - Bias, residual (or a block's global pooling bias, [`super::pool`]) and ReLU are one
 //!   pass over the product; the policy and value 1×1
 //!   convolutions are matrix products on the trunk's output, with no copy.
@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use super::NetShape;
 use super::bf16::BConv;
 use super::conv::{Add, Op, Taps, add_column_sums, matmul, sized, to_gemm_layout};
+use super::direct::DConv;
 use super::forward::{Forward, Product};
 use super::manifest::names;
 use super::pool;
@@ -35,6 +36,8 @@ struct Conv3 {
     cout: usize,
     w: Vec<f32>,
     b: Vec<f32>,
+    /// The weights for the float product read in place, where the CPU runs it.
+    direct: Option<DConv>,
     /// The weights in int8 or bf16, when this convolution runs in one of them.
     low: Option<Low>,
 }
@@ -102,10 +105,12 @@ impl FastNet {
         let conv3 = |name: &str| {
             let t = get(&names::weight(name)); // [cout, cin, 3, 3]
             let (cout, cin) = (t.shape[0], t.shape[1]);
+            let w = to_gemm_layout(&t.data, cout, cin, 9);
             Conv3 {
                 cin,
                 cout,
-                w: to_gemm_layout(&t.data, cout, cin, 9),
+                direct: super::direct::available().then(|| DConv::new(&w, 9 * cin, cout)),
+                w,
                 b: get(&names::bias(name)).data.clone(),
                 low: None,
             }
@@ -178,10 +183,11 @@ impl FastNet {
         add: Add,
     ) {
         let (cells, cin, cout) = (self.cells, conv.cin, conv.cout);
-        match &conv.low {
-            // Int8 reads the cells themselves, a tap at a time.
-            Some(Low::Int8(q)) => q.product_cells(x, &self.taps, n * cells, y),
-            low => {
+        match (&conv.low, &conv.direct) {
+            // Int8 and the float product on AVX-512 read the cells themselves.
+            (Some(Low::Int8(q)), _) => q.product_cells(x, &self.taps, n * cells, y),
+            (None, Some(d)) => d.product_cells(x, &self.taps, n * cells, y),
+            (low, _) => {
                 let cols = sized(cols, n * cells * 9 * cin);
                 self.taps.gather(&x[..n * cells * cin], cin, cols);
                 match low {

@@ -26,6 +26,7 @@ pub mod bf16;
 pub mod bundle;
 pub mod checkpoint;
 pub mod conv;
+pub mod direct;
 pub mod evaluator;
 pub mod fast;
 pub mod forward;

@@ -124,22 +124,10 @@ impl QConv {
         rows: usize,
         y: &mut [f32],
     ) {
-        let zero = rows; // the zero cell
-        // Up to ROWS rows at a time share each weight load.
-        // `src[t][i]`: the cell that row `r0 + i` reads at tap `t`.
-        let mut src = [[zero; ROWS]; 9];
+        // Up to ROWS rows at a time share each weight load; `rows` is the zero cell.
         for r0 in (0..rows).step_by(ROWS) {
             let n = (rows - r0).min(ROWS);
-            for i in 0..ROWS {
-                let mut sources = (i < n).then(|| taps.sources(r0 + i));
-                for tap in &mut src {
-                    tap[i] = sources
-                        .as_mut()
-                        .and_then(|s| s.next())
-                        .flatten()
-                        .unwrap_or(zero);
-                }
-            }
+            let src = taps.tile_sources::<ROWS>(r0, n, rows);
             for p in 0..self.cout_pad / 32 {
                 // SAFETY: as above; `src` holds cells of `q` and `scales`.
                 unsafe { self.tile(q, scales, &src, n, p, &mut y[r0 * self.cout..]) };
@@ -222,8 +210,8 @@ pub(super) const ROWS: usize = 4;
 /// + 16 b, acc[i][b])` turns into floats; rows past `n` are padding.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn store_tile<A: Copy>(
-    acc: &[[A; 2]; ROWS],
+pub(super) unsafe fn store_tile<A: Copy, const R: usize>(
+    acc: &[[A; 2]; R],
     n: usize,
     p: usize,
     cout: usize,
