@@ -275,6 +275,69 @@ pub fn sized(v: &mut Vec<f32>, len: usize) -> &mut [f32] {
     &mut v[..len]
 }
 
+/// Cases for the tests of the 3×3 products that read cells in place: three positions of
+/// a board with edges (Ataxx: zeros past them) and of one that wraps (Infexion), with
+/// each of `cins` input channels and [`CASE_COUT`] output channels.
+#[cfg(test)]
+pub(crate) mod cases {
+    use super::Taps;
+
+    /// Output channels: one whole panel of 32 and one padded.
+    pub const CASE_COUT: usize = 40;
+
+    /// One case: the game, its taps, the input channels and the weights `[9 × cin, 40]`.
+    pub struct Case {
+        pub game: String,
+        pub taps: Taps,
+        pub cin: usize,
+        pub w: Vec<f32>,
+    }
+
+    impl Case {
+        /// The rows of three positions.
+        pub fn rows(&self) -> usize {
+            3 * self.taps.cells
+        }
+
+        /// Each output `[rows, 40]` of `x` (`[rows, cin]`) in floats through im2col: the
+        /// exact value and the sum of its products' magnitudes.
+        pub fn exact(&self, x: &[f32]) -> Vec<(f32, f32)> {
+            let (k, rows) = (9 * self.cin, self.rows());
+            let mut cols = vec![0.0; rows * k];
+            self.taps.gather(x, self.cin, &mut cols);
+            let mut out = Vec::with_capacity(rows * CASE_COUT);
+            for row in cols.chunks_exact(k) {
+                for o in 0..CASE_COUT {
+                    let terms = (0..k).map(|i| row[i] * self.w[i * CASE_COUT + o]);
+                    out.push((terms.clone().sum(), terms.map(f32::abs).sum()));
+                }
+            }
+            out
+        }
+    }
+
+    /// Every case for `cins`.
+    pub fn all(cins: [usize; 2]) -> Vec<Case> {
+        let ataxx = crate::games::ataxx::Ataxx::standard();
+        let infexion = crate::games::infexion::Board::new();
+        let shapes = [
+            crate::nn::NetShape::for_game(&ataxx, 1, 8, 8),
+            crate::nn::NetShape::for_game(&infexion, 1, 8, 8),
+        ];
+        (shapes.iter())
+            .flat_map(|s| cins.map(|cin| (s, cin)))
+            .map(|(shape, cin)| Case {
+                game: shape.game.clone(),
+                taps: Taps::new(shape),
+                cin,
+                w: (0..9 * cin * CASE_COUT)
+                    .map(|i| ((i * 37 % 101) as f32 - 50.0) / 80.0)
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Op, matmul};

@@ -138,45 +138,27 @@ impl DConv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::conv::cases::{self, CASE_COUT};
 
     #[test]
     fn the_in_place_product_is_the_im2col_one() {
         if !available() {
             return;
         }
-        // A board with edges (zeros past them) and one that wraps.
-        let ataxx = crate::games::ataxx::Ataxx::standard();
-        let infexion = crate::games::infexion::Board::new();
-        let shapes = [
-            super::super::NetShape::for_game(&ataxx, 1, 8, 8),
-            super::super::NetShape::for_game(&infexion, 1, 8, 8),
-        ];
-        // 40 output channels: one whole panel of 32 and one padded.
-        for (shape, cin) in shapes.iter().flat_map(|s| [(s, 12), (s, 5)]) {
-            let taps = Taps::new(shape);
-            let (cout, n) = (40, 3);
-            let (rows, k) = (n * taps.cells, 9 * cin);
-            let w: Vec<f32> = (0..k * cout)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 80.0)
-                .collect();
+        // 12 input channels, and 5 (the stem's few planes).
+        for case in cases::all([12, 5]) {
+            let (cin, rows) = (case.cin, case.rows());
             let x: Vec<f32> = (0..rows * cin)
                 .map(|i| (i * 13 % 29) as f32 / 9.0 - 1.0)
                 .collect();
-            let mut cols = vec![0.0; rows * k];
-            taps.gather(&x, cin, &mut cols);
-            let mut y = vec![f32::NAN; rows * cout];
-            DConv::new(&w, k, cout).product_cells(&x, &taps, rows, &mut y);
-            for r in 0..rows {
-                let row = &cols[r * k..(r + 1) * k];
-                for o in 0..cout {
-                    let exact: f32 = (0..k).map(|i| row[i] * w[i * cout + o]).sum();
-                    let got = y[r * cout + o];
-                    assert!(
-                        (exact - got).abs() <= 1e-4 * (1.0 + exact.abs()),
-                        "{} cin {cin}: {exact} vs {got}",
-                        shape.game
-                    );
-                }
+            let mut y = vec![f32::NAN; rows * CASE_COUT];
+            DConv::new(&case.w, 9 * cin, CASE_COUT).product_cells(&x, &case.taps, rows, &mut y);
+            for ((exact, _), got) in case.exact(&x).into_iter().zip(y) {
+                assert!(
+                    (exact - got).abs() <= 1e-4 * (1.0 + exact.abs()),
+                    "{} cin {cin}: {exact} vs {got}",
+                    case.game
+                );
             }
         }
     }

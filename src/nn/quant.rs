@@ -281,27 +281,16 @@ unsafe fn quantize(row: &[f32], inv: f32, out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::conv::cases::{self, CASE_COUT};
 
     #[test]
     fn the_int8_product_is_close_to_the_float_one() {
         if !available() {
             return;
         }
-        // A board with edges (zeros past them) and one that wraps.
-        let ataxx = crate::games::ataxx::Ataxx::standard();
-        let infexion = crate::games::infexion::Board::new();
-        let shapes = [
-            super::super::NetShape::for_game(&ataxx, 1, 8, 8),
-            super::super::NetShape::for_game(&infexion, 1, 8, 8),
-        ];
         // 12 channels fill whole groups of four bytes, 10 do not.
-        for (shape, cin) in shapes.iter().flat_map(|s| [(s, 12), (s, 10)]) {
-            let taps = Taps::new(shape);
-            let (cout, n) = (40, 3);
-            let (rows, k) = (n * taps.cells, 9 * cin);
-            let w: Vec<f32> = (0..k * cout)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 80.0)
-                .collect();
+        for case in cases::all([12, 10]) {
+            let (cin, rows) = (case.cin, case.rows());
             // Non-negative, with whole cells of zeros.
             let x: Vec<f32> = (0..rows * cin)
                 .map(|i| {
@@ -312,24 +301,15 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut cols = vec![0.0; rows * k];
-            taps.gather(&x, cin, &mut cols);
-            let q = QConv::new(&w, k, cout);
-            let mut y = vec![1.0; rows * cout];
-            q.product_cells(&x, &taps, rows, &mut y);
-            for r in 0..rows {
-                let row = &cols[r * k..(r + 1) * k];
-                for o in 0..cout {
-                    let exact: f32 = (0..k).map(|i| row[i] * w[i * cout + o]).sum();
-                    let size: f32 = (0..k).map(|i| (row[i] * w[i * cout + o]).abs()).sum();
-                    let got = y[r * cout + o];
-                    // Within 1% of the products' total size (8-bit steps on both sides).
-                    assert!(
-                        (exact - got).abs() <= 0.01 * size,
-                        "{} cin {cin}: {exact} vs {got} ({size})",
-                        shape.game
-                    );
-                }
+            let mut y = vec![1.0; rows * CASE_COUT];
+            QConv::new(&case.w, 9 * cin, CASE_COUT).product_cells(&x, &case.taps, rows, &mut y);
+            for ((exact, size), got) in case.exact(&x).into_iter().zip(y) {
+                // Within 1% of the products' total size (8-bit steps on both sides).
+                assert!(
+                    (exact - got).abs() <= 0.01 * size,
+                    "{} cin {cin}: {exact} vs {got} ({size})",
+                    case.game
+                );
             }
         }
     }
