@@ -204,8 +204,9 @@ pub fn matmul(dst: &mut [f32], lhs: Op, rhs: Op, m: usize, k: usize, n: usize, a
 
 /// Sets the calling thread to treat subnormal floats as zero and to flush subnormal
 /// results to zero (x86-64: MXCSR's DAZ and FTZ bits; AArch64: FPCR's FZ bit), once per
-/// thread. Every product of the forward and the training step runs through [`matmul`],
-/// so every thread doing network arithmetic gets it, and so do the element-wise passes
+/// thread. Every product of the forward and the training step runs through [`matmul`]
+/// or the in-place convolution ([`super::direct`]), which call it first, so every
+/// thread doing network arithmetic gets it, and so do the element-wise passes
 /// it runs after. Without it a network whose dead channels' weights decay below
 /// `f32::MIN_POSITIVE` slows down several times over, each such operand taking a
 /// microcode assist (docs/performance.md, "Network inference"). Values that small

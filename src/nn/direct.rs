@@ -1,7 +1,7 @@
 //! The float 3×3 convolution read in place, on AVX-512 F: each output row's nine taps
 //! read their cells where they lie, so no im2col rows are written. Copying those rows
-//! took a tenth of the engine's time (the im2col rows of a batch of 8 are 36 times its
-//! activations), more than the products' own packing.
+//! (nine times the activations they are gathered from) took a tenth of the engine's
+//! time.
 //!
 //! - **Weights** stay floats in the products' layout `[9 × cin, cout]`, the output
 //!   channels padded with zeros to a multiple of 32.

@@ -2,8 +2,9 @@
 //! computed by hand from its folded weights (batch norm folded into the convolutions,
 //! as in a bundle), for inference at full batches.
 //!
-//! - Layout NHWC, each 3×3 convolution read in place with AVX-512 ([`super::direct`]),
-//!   elsewhere one matrix product on im2col rows ([`super::conv`]).
+//! - Layout NHWC; each float 3×3 convolution read in place with AVX-512
+//!   ([`super::direct`]), elsewhere (and bf16's) one matrix product on im2col rows
+//!   ([`super::conv`]).
 //! - Bias, residual (or a block's global pooling bias, [`super::pool`]) and ReLU are one
 //!   pass over the product; the policy and value 1×1
 //!   convolutions are matrix products on the trunk's output, with no copy.
