@@ -113,7 +113,8 @@ pub struct SelfPlayFigures {
     pub cache_hit_rate: f64,
 }
 
-/// Times self-play of `start`'s game with a freshly initialised network (see [`SelfPlayFigures`]).
+/// Times self-play of `start`'s game with a freshly initialised network (see
+/// [`SelfPlayFigures`]): on the forward self-play runs, or burn's with `burn`.
 pub fn selfplay<G: crate::agents::Baselines>(
     start: &G,
     shape: &NetShape,
@@ -122,7 +123,11 @@ pub fn selfplay<G: crate::agents::Baselines>(
     burn: bool,
 ) -> anyhow::Result<SelfPlayFigures> {
     let net = Net::init(shape.clone());
-    let net = if burn { net.burn_only() } else { net };
+    let net = if burn {
+        net.burn_only()
+    } else {
+        net.for_search()
+    };
     let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
     Ok(SelfPlayFigures {
         positions_per_second: stats.positions_per_second(),

@@ -12,8 +12,8 @@
 //! - `bf16`: bfloat16 products ([`super::bf16`]), with AVX-512 BF16.
 //! - `mixed`: the first half of the blocks in bf16, the rest in int8, with both.
 //!
-//! A model agent's search runs [`SEARCH`] where the CPU has it, and fp32 elsewhere;
-//! training, self-play, export and every check against burn run fp32.
+//! A model agent's search and self-play's run [`SEARCH`] where the CPU has it, and fp32
+//! elsewhere; training, export and every check against burn run fp32.
 //! `CONTAGION_FORWARD=NAME` puts every network, searches and self-play alike, on that
 //! forward where the CPU has it (so `fp32` keeps searches in floats).
 
@@ -33,9 +33,10 @@ pub enum Forward {
     Mixed,
 }
 
-/// What a model agent's search runs where the CPU has it: the fastest forward that keeps
-/// the float forward's best move in 99% of positions of every game and its values within
-/// 0.02 in 99% of them (experiments/endgame, "The first block in floats").
+/// What a model agent's search and self-play run where the CPU has it: the fastest
+/// forward that keeps the float forward's best move in 99% of positions of every game
+/// and its values within 0.02 in 99% of them (experiments/endgame, "The first block in
+/// floats").
 pub const SEARCH: Forward = Forward::Int8;
 
 /// One convolution's product.
@@ -110,8 +111,8 @@ pub fn everywhere() -> Forward {
     asked().filter(|f| f.available()).unwrap_or(Forward::Fp32)
 }
 
-/// The forward a model agent's search runs: the one [`FORWARD_ENV`] names, else
-/// [`SEARCH`], where the CPU has it; else fp32.
+/// The forward a search runs (a model agent's, self-play's): the one [`FORWARD_ENV`]
+/// names, else [`SEARCH`], where the CPU has it; else fp32.
 pub fn for_search() -> Forward {
     Some(asked().unwrap_or(SEARCH))
         .filter(|f| f.available())

@@ -126,9 +126,9 @@ impl Net {
         }
     }
 
-    /// This network as a model agent's search runs it: on [`forward::for_search`],
-    /// unless [`forward::FORWARD_ENV`] already put it on another (or on that one: it is
-    /// not built twice).
+    /// This network as a search runs it (a model agent's, self-play's): on
+    /// [`forward::for_search`], unless [`forward::FORWARD_ENV`] already put it on another
+    /// (or on that one: it is not built twice).
     pub fn for_search(mut self) -> Net {
         let search = forward::for_search();
         if let Some(f) = &self.fast

@@ -104,7 +104,7 @@ fn refresh(
     }
     Ok(Some(Model {
         tag,
-        net: ckpt.net()?,
+        net: ckpt.net()?.for_search(),
         iteration: ckpt.state.best_iteration,
     }))
 }
