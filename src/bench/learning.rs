@@ -101,6 +101,8 @@ pub fn nn<G: Game>(
 /// Self-play figures from one timed run: `games` games of `moves` moves each from the
 /// start, `sims` simulations per move, with a freshly initialised network.
 pub struct SelfPlayFigures {
+    /// Which forward ran ([`Net::forward_kind`]: `fp32`, `int8`, … or `burn`).
+    pub forward: &'static str,
     /// Recorded positions per second, all workers together.
     pub positions_per_second: f64,
     /// MCTS simulations per second, all workers together.
@@ -130,6 +132,7 @@ pub fn selfplay<G: crate::agents::Baselines>(
     };
     let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
     Ok(SelfPlayFigures {
+        forward: net.forward_kind(),
         positions_per_second: stats.positions_per_second(),
         simulations_per_second: stats.positions_per_second() * settings.sims as f64,
         forward_share: stats.forward_share(settings.workers.min(games as usize)),

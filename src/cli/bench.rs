@@ -543,15 +543,15 @@ fn selfplay<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow:
     for &burn in runs {
         let f = bench::learning::selfplay(start, &shape, &settings, games, burn)?;
         let path = if burn {
-            "burn's forward"
+            "burn's forward".to_string()
         } else {
-            "fast forward"
+            format!("fast forward, {}", f.forward)
         };
         if args.json {
             println!(
                 "{}",
                 serde_json::json!({
-                    "what": "selfplay", "inference": if burn { "burn" } else { "fast" },
+                    "what": "selfplay", "inference": if burn { "burn" } else { "fast" }, "forward": f.forward,
                     "positions_per_second": f.positions_per_second,
                     "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
                     "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
