@@ -28,7 +28,7 @@ pub fn available() -> bool {
 }
 
 /// `x` rounded to the nearest bfloat16 (ties to even), as its 16 bits.
-fn to_bf16(x: f32) -> u16 {
+pub(super) fn to_bf16(x: f32) -> u16 {
     let b = x.to_bits();
     if x.is_nan() {
         return ((b >> 16) | 0x40) as u16;

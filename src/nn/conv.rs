@@ -49,6 +49,12 @@ const NONE: u32 = u32::MAX;
 pub struct Taps {
     /// Cells on the board.
     pub cells: usize,
+    /// The board's rows.
+    pub height: usize,
+    /// The board's columns.
+    pub width: usize,
+    /// Whether the board is a torus (taps past an edge wrap) rather than zero-padded.
+    pub wraps: bool,
     /// `taps[cell × 9 + t]`: the source cell of tap `t` (row-major 3×3), or `NONE`.
     taps: Vec<u32>,
 }
@@ -74,6 +80,9 @@ impl Taps {
         }
         Taps {
             cells: (h * w) as usize,
+            height: shape.height,
+            width: shape.width,
+            wraps: shape.wraps,
             taps,
         }
     }

@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::NetShape;
+use super::amx::AConv;
 use super::bf16::BConv;
 use super::conv::{Add, Op, Taps, add_column_sums, matmul, sized, to_gemm_layout};
 use super::direct::DConv;
@@ -48,6 +49,8 @@ struct Conv3 {
 enum Low {
     Int8(QConv),
     Bf16(BConv),
+    /// Bf16 on AMX tiles, where the CPU has them.
+    Amx(AConv),
 }
 
 /// A dense layer on row vectors: weights `[cin, cout]`, bias.
@@ -160,6 +163,9 @@ impl FastNet {
             c.low = match product {
                 Product::Fp32 => None,
                 Product::Int8 => Some(Low::Int8(QConv::new(&c.w, k, cout))),
+                Product::Bf16 if super::amx::available() => {
+                    Some(Low::Amx(AConv::new(&c.w, k, cout)))
+                }
                 Product::Bf16 => Some(Low::Bf16(BConv::new(&c.w, k, cout))),
             };
         }
@@ -187,6 +193,7 @@ impl FastNet {
         match (&conv.low, &conv.direct) {
             // Int8 and the float product on AVX-512 read the cells themselves.
             (Some(Low::Int8(q)), _) => q.product_cells(x, &self.taps, n * cells, y),
+            (Some(Low::Amx(a)), _) => a.product_cells(x, &self.taps, n * cells, y),
             (None, Some(d)) => d.product_cells(x, &self.taps, n * cells, y),
             (low, _) => {
                 let cols = sized(cols, n * cells * 9 * cin);

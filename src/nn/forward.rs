@@ -1,21 +1,25 @@
 //! Which forward a network runs: every product in floats, or the residual blocks'
 //! 3×3 convolutions in fewer bits, chosen at run time by the CPU's features.
 //!
-//! The stem (it reads the encoded planes) and the last block (the heads read its output)
-//! stay in floats in every forward; the blocks between run as [`Forward::plan`] says:
+//! The stem (it reads the encoded planes) stays in floats in every forward; the blocks
+//! run as [`Forward::plan`] says:
 //!
 //! - `fp32`: floats ([`super::conv`]), on every CPU: the reference and the fallback.
 //! - `int8`: int8 products ([`super::quant`]), with AVX-512 VNNI, but for the first
 //!   block, which stays in floats: int8's rounding there is what every later block
 //!   amplifies (with it in int8 too, Ataxx's values strayed by 0.027 at the 99th
-//!   percentile of real positions, and Infexion kept 98.9% of the best moves).
-//! - `bf16`: bfloat16 products ([`super::bf16`]), with AVX-512 BF16.
-//! - `mixed`: the first half of the blocks in bf16, the rest in int8, with both.
+//!   percentile of real positions, and Infexion kept 98.9% of the best moves), and the
+//!   last block, which the heads read.
+//! - `bf16`: bfloat16 products, every block, with AVX-512 BF16 ([`super::bf16`]), on AMX
+//!   tiles where the CPU has them ([`super::amx`]).
+//! - `mixed`: the first half of the blocks in bf16, the rest but the last in int8, with
+//!   both.
 //!
-//! A model agent's search and self-play's run [`SEARCH`] where the CPU has it, and fp32
-//! elsewhere; training, export and every check against burn run fp32.
-//! `CONTAGION_FORWARD=NAME` puts every network, searches and self-play alike, on that
-//! forward where the CPU has it (so `fp32` keeps searches in floats).
+//! A model agent's search and self-play's run [`search`]'s choice: bf16 where AMX runs
+//! it, else int8 where the CPU has it, else fp32; training, export and every check
+//! against burn run fp32. `CONTAGION_FORWARD=NAME` puts every network, searches and
+//! self-play alike, on that forward where the CPU has it (so `fp32` keeps searches in
+//! floats).
 
 /// The environment variable that picks the forward: one of [`Forward::ALL`]'s names.
 pub const FORWARD_ENV: &str = "CONTAGION_FORWARD";
@@ -27,17 +31,24 @@ pub enum Forward {
     Fp32,
     /// The blocks between the first and the last in int8.
     Int8,
-    /// The blocks between the stem and the last in bf16.
+    /// Every block in bf16.
     Bf16,
     /// The first half of the blocks in bf16, the rest but the last in int8.
     Mixed,
 }
 
-/// What a model agent's search and self-play run where the CPU has it: the fastest
-/// forward that keeps the float forward's best move in 99% of positions of every game
-/// and its values within 0.02 in 99% of them (experiments/endgame, "The first block in
-/// floats").
-pub const SEARCH: Forward = Forward::Int8;
+/// What a model agent's search and self-play run: the fastest forward on this CPU that
+/// keeps the float forward's best move in 99% of real positions of every game and its
+/// values within 0.02 in 99% of them (experiments/endgame, "The first block in floats"
+/// and "AMX"): bf16 where AMX multiplies its tiles, else int8 where the CPU has VNNI;
+/// `None` where neither runs.
+pub fn search() -> Option<Forward> {
+    if super::amx::available() {
+        Some(Forward::Bf16)
+    } else {
+        Some(Forward::Int8).filter(|f| f.available())
+    }
+}
 
 /// One convolution's product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,14 +91,13 @@ impl Forward {
         (0..convs)
             .map(|i| {
                 let block = i.saturating_sub(1) / 2;
-                if i == 0 || block + 1 >= blocks {
-                    return Product::Fp32;
-                }
                 match self {
+                    _ if i == 0 => Product::Fp32,
+                    Forward::Bf16 => Product::Bf16,
+                    _ if block + 1 >= blocks => Product::Fp32,
                     Forward::Fp32 => Product::Fp32,
                     Forward::Int8 if block == 0 => Product::Fp32,
                     Forward::Int8 => Product::Int8,
-                    Forward::Bf16 => Product::Bf16,
                     Forward::Mixed if block < blocks / 2 => Product::Bf16,
                     Forward::Mixed => Product::Int8,
                 }
@@ -112,11 +122,13 @@ pub fn everywhere() -> Forward {
 }
 
 /// The forward a search runs (a model agent's, self-play's): the one [`FORWARD_ENV`]
-/// names, else [`SEARCH`], where the CPU has it; else fp32.
+/// names where the CPU has it, else [`search`]'s; else fp32.
 pub fn for_search() -> Forward {
-    Some(asked().unwrap_or(SEARCH))
-        .filter(|f| f.available())
-        .unwrap_or(Forward::Fp32)
+    match asked() {
+        Some(f) => Some(f).filter(|f| f.available()),
+        None => search(),
+    }
+    .unwrap_or(Forward::Fp32)
 }
 
 #[cfg(test)]
@@ -124,13 +136,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_stem_and_the_last_block_stay_in_floats() {
+    fn the_stem_stays_in_floats_and_the_last_block_but_in_bf16() {
         use Product::*;
         // The stem and four blocks; int8 keeps the first block in floats too.
         assert_eq!(Forward::Fp32.plan(9), vec![Fp32; 9]);
         let int8 = [Fp32, Fp32, Fp32, Int8, Int8, Int8, Int8, Fp32, Fp32];
         assert_eq!(Forward::Int8.plan(9), int8);
-        let bf16 = [Fp32, Bf16, Bf16, Bf16, Bf16, Bf16, Bf16, Fp32, Fp32];
+        let bf16 = [Fp32, Bf16, Bf16, Bf16, Bf16, Bf16, Bf16, Bf16, Bf16];
         assert_eq!(Forward::Bf16.plan(9), bf16);
         // Three blocks: int8 in the middle one only.
         let int8 = [Fp32, Fp32, Fp32, Int8, Int8, Fp32, Fp32];
@@ -140,7 +152,8 @@ mod tests {
         // Three blocks: one in bf16, one in int8.
         let mixed = [Fp32, Bf16, Bf16, Int8, Int8, Fp32, Fp32];
         assert_eq!(Forward::Mixed.plan(7), mixed);
-        // One block: the stem and the last block, all floats.
-        assert_eq!(Forward::Bf16.plan(3), vec![Fp32; 3]);
+        // One block: the stem and the last block, all floats but in bf16.
+        assert_eq!(Forward::Int8.plan(3), vec![Fp32; 3]);
+        assert_eq!(Forward::Bf16.plan(3), [Fp32, Bf16, Bf16]);
     }
 }

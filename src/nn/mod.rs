@@ -21,6 +21,7 @@
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
 //! with the `cuda` feature): batch norm uses its running statistics.
 
+pub mod amx;
 pub mod backprop;
 pub mod bf16;
 pub mod bundle;
