@@ -128,7 +128,7 @@ pub fn selfplay<G: crate::agents::Baselines>(
     let net = if burn {
         net.burn_only()
     } else {
-        net.for_search()
+        net.for_self_play()
     };
     let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
     Ok(SelfPlayFigures {

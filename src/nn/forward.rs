@@ -15,11 +15,11 @@
 //! - `mixed`: the first half of the blocks in bf16, the rest but the last in int8, with
 //!   both.
 //!
-//! A model agent's search and self-play's run [`search`]'s choice: bf16 where AMX runs
-//! it, else int8 where the CPU has it, else fp32; training, export and every check
-//! against burn run fp32. `CONTAGION_FORWARD=NAME` puts every network, searches and
-//! self-play alike, on that forward where the CPU has it (so `fp32` keeps searches in
-//! floats).
+//! A model agent's search runs [`search`]'s choice: bf16 where AMX runs it, else int8
+//! where the CPU has it, else fp32. Self-play runs [`SELF_PLAY`] (int8) where the CPU has
+//! it, else fp32. Training, export and every check against burn run fp32.
+//! `CONTAGION_FORWARD=NAME` puts every network, searches and self-play alike, on that
+//! forward where the CPU has it (so `fp32` keeps searches in floats).
 
 /// The environment variable that picks the forward: one of [`Forward::ALL`]'s names.
 pub const FORWARD_ENV: &str = "CONTAGION_FORWARD";
@@ -37,10 +37,10 @@ pub enum Forward {
     Mixed,
 }
 
-/// What a model agent's search and self-play run: the fastest forward on this CPU that
-/// keeps the float forward's best move in 99% of real positions of every game and its
-/// values within 0.02 in 99% of them (experiments/endgame, "The first block in floats"
-/// and "AMX"): bf16 where AMX multiplies its tiles, else int8 where the CPU has VNNI;
+/// What a model agent's search runs: the fastest forward on this CPU that keeps the
+/// float forward's best move in 99% of real positions of every game and its values
+/// within 0.02 in 99% of them (experiments/endgame, "The first block in floats" and "Bf16
+/// on AMX tiles"): bf16 where AMX multiplies its tiles, else int8 where the CPU has VNNI;
 /// `None` where neither runs.
 pub fn search() -> Option<Forward> {
     if super::amx::available() {
@@ -49,6 +49,12 @@ pub fn search() -> Option<Forward> {
         Some(Forward::Int8).filter(|f| f.available())
     }
 }
+
+/// What self-play searches on where the CPU has it: int8, whose runs beat float
+/// self-play's 0.785 over 800 games between finals; bf16 on AMX, though faster, scored
+/// 0.438 against it (experiments/time-to-strength, "Self-play on int8" and "Self-play on
+/// bf16 over AMX tiles").
+pub const SELF_PLAY: Forward = Forward::Int8;
 
 /// One convolution's product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,14 +127,22 @@ pub fn everywhere() -> Forward {
     asked().filter(|f| f.available()).unwrap_or(Forward::Fp32)
 }
 
-/// The forward a search runs (a model agent's, self-play's): the one [`FORWARD_ENV`]
-/// names where the CPU has it, else [`search`]'s; else fp32.
+/// The forward a model agent's search runs: the one [`FORWARD_ENV`] names where the CPU
+/// has it, else [`search`]'s; else fp32.
 pub fn for_search() -> Forward {
     match asked() {
         Some(f) => Some(f).filter(|f| f.available()),
         None => search(),
     }
     .unwrap_or(Forward::Fp32)
+}
+
+/// The forward self-play searches on: the one [`FORWARD_ENV`] names, else
+/// [`SELF_PLAY`], where the CPU has it; else fp32.
+pub fn for_self_play() -> Forward {
+    Some(asked().unwrap_or(SELF_PLAY))
+        .filter(|f| f.available())
+        .unwrap_or(Forward::Fp32)
 }
 
 #[cfg(test)]

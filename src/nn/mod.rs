@@ -127,11 +127,19 @@ impl Net {
         }
     }
 
-    /// This network as a search runs it (a model agent's, self-play's): on
-    /// [`forward::for_search`], unless [`forward::FORWARD_ENV`] already put it on another
-    /// (or on that one: it is not built twice).
-    pub fn for_search(mut self) -> Net {
-        let search = forward::for_search();
+    /// This network as a model agent's search runs it: on [`forward::for_search`], unless
+    /// [`forward::FORWARD_ENV`] already put it on another (or on that one: it is not
+    /// built twice).
+    pub fn for_search(self) -> Net {
+        self.searching_on(forward::for_search())
+    }
+
+    /// This network as self-play runs it: on [`forward::for_self_play`], likewise.
+    pub fn for_self_play(self) -> Net {
+        self.searching_on(forward::for_self_play())
+    }
+
+    fn searching_on(mut self, search: forward::Forward) -> Net {
         if let Some(f) = &self.fast
             && f.precision() == forward::everywhere()
             && f.precision() != search

@@ -104,7 +104,7 @@ fn refresh(
     }
     Ok(Some(Model {
         tag,
-        net: ckpt.net()?.for_search(),
+        net: ckpt.net()?.for_self_play(),
         iteration: ckpt.state.best_iteration,
     }))
 }

@@ -434,8 +434,8 @@ impl<G: Baselines> Run<'_, G> {
             };
             return Ok((sp, ingest_time.as_secs_f64()));
         }
-        // Self-play searches on the forward a model agent's search runs (int8 where the
-        // CPU has it); the trainer's network stays in floats.
+        // Self-play searches on its forward (int8 where the CPU has it); the trainer's
+        // network stays in floats.
         let generator = if c.selfplay.network == crate::config::Generator::Best {
             rundir::load(store, BEST)?
                 .with_context(|| format!("{} is missing", store.location(BEST).display()))?
@@ -443,7 +443,7 @@ impl<G: Baselines> Run<'_, G> {
         } else {
             trainer.net()
         }
-        .for_search();
+        .for_self_play();
         let done = have as u32;
         let todo = c.selfplay.games_per_iteration.saturating_sub(done);
         let settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress, it);

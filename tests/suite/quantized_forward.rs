@@ -48,6 +48,10 @@ fn the_low_precision_forwards_keep_the_float_forwards_moves_and_values() {
     let search = contagion::nn::forward::for_search();
     let net = load_net(Path::new("models/ataxx-4x32-166min")).unwrap();
     assert_eq!(net.clone().for_search().forward_kind(), search.name());
+    let self_play = contagion::nn::forward::for_self_play();
+    assert_eq!(net.clone().for_self_play().forward_kind(), self_play.name());
+    // Self-play runs int8 wherever the CPU has it, even where a model agent runs bf16.
+    assert!(self_play == Forward::Int8 || !Forward::Int8.available());
     if forward::search().is_none() {
         // The float forward is the one that runs here: nothing to hold to it.
         assert_eq!(search, Forward::Fp32);
