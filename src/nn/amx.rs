@@ -20,6 +20,8 @@
 //! lends a process the tiles' 8 KiB of state only on request (`arch_prctl`), which
 //! [`available`] makes once.
 
+#[cfg(target_arch = "x86_64")]
+use super::bf16::round32;
 use super::bf16::to_bf16;
 use super::conv::Taps;
 use std::cell::RefCell;
@@ -299,21 +301,11 @@ impl Padded {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn round_cell(cell: &[f32], out: &mut [Row]) {
-    use std::arch::x86_64::*;
     for (j, row) in out.iter_mut().enumerate() {
         let part = &cell[(j * CH).min(cell.len())..((j + 1) * CH).min(cell.len())];
-        if part.len() == CH {
-            // SAFETY: `part` holds 32 floats and `row` 32 bfloat16s.
-            unsafe {
-                let v = _mm512_cvtne2ps_pbh(
-                    _mm512_loadu_ps(part.as_ptr().add(16)),
-                    _mm512_loadu_ps(part.as_ptr()),
-                );
-                _mm512_storeu_si512(
-                    row.as_mut_ptr().cast(),
-                    std::mem::transmute::<__m512bh, __m512i>(v),
-                );
-            }
+        if let Ok(whole) = <&[f32; CH]>::try_from(part) {
+            // SAFETY: the CPU has AVX-512 F and BF16 (this function's features).
+            unsafe { round32(whole, row) };
         } else {
             *row = [0; CH];
             for (o, &v) in row.iter_mut().zip(part) {

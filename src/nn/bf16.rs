@@ -37,6 +37,24 @@ pub(super) fn to_bf16(x: f32) -> u16 {
     (b.wrapping_add(round) >> 16) as u16
 }
 
+/// 32 floats rounded to bfloat16 (ties to even) into `out`, on AVX-512 BF16.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+pub(super) unsafe fn round32(x: &[f32; 32], out: &mut [u16; 32]) {
+    use std::arch::x86_64::*;
+    // SAFETY: 32 floats read, 32 bfloat16s written.
+    unsafe {
+        let v = _mm512_cvtne2ps_pbh(
+            _mm512_loadu_ps(x.as_ptr().add(16)),
+            _mm512_loadu_ps(x.as_ptr()),
+        );
+        _mm512_storeu_si512(
+            out.as_mut_ptr().cast(),
+            std::mem::transmute::<__m512bh, __m512i>(v),
+        );
+    }
+}
+
 /// A 3×3 convolution's weights in bfloat16 for [`BConv::product`].
 #[derive(Debug, Clone)]
 pub struct BConv {
@@ -89,7 +107,6 @@ impl BConv {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bf16")]
     unsafe fn product_bf16(&self, cols: &[f32], rows: usize, y: &mut [f32]) {
-        use std::arch::x86_64::*;
         let (k, kr) = (self.k, self.k_real);
         let mut q = vec![0u16; ROWS * k];
         for r0 in (0..rows).step_by(ROWS) {
@@ -99,18 +116,9 @@ impl BConv {
                 let qi = &mut q[i * k..(i + 1) * k];
                 let chunks = row.chunks_exact(32);
                 let done = kr - chunks.remainder().len();
-                for (c, out) in chunks.zip(qi.chunks_exact_mut(32)) {
-                    // SAFETY: `c` holds 32 floats and `out` 32 bfloat16s.
-                    unsafe {
-                        let v = _mm512_cvtne2ps_pbh(
-                            _mm512_loadu_ps(c.as_ptr().add(16)),
-                            _mm512_loadu_ps(c.as_ptr()),
-                        );
-                        _mm512_storeu_si512(
-                            out.as_mut_ptr().cast(),
-                            std::mem::transmute::<__m512bh, __m512i>(v),
-                        );
-                    }
+                for (c, out) in chunks.zip(qi.as_chunks_mut::<32>().0) {
+                    // SAFETY: the CPU has AVX-512 F and BF16 (this function's features).
+                    unsafe { round32(c.try_into().expect("32 floats"), out) };
                 }
                 for (o, &x) in qi[done..kr].iter_mut().zip(&row[done..]) {
                     *o = to_bf16(x);
