@@ -46,7 +46,8 @@ pub fn available() -> bool {
     }
 }
 
-/// CPUID leaf 7: AMX-BF16 (EDX bit 22) and AMX-TILE (bit 24), with AVX-512 F and BF16.
+/// CPUID leaf 7: AMX-BF16 (EDX bit 22) and AMX-TILE (bit 24), with what
+/// [`super::bf16::available`] needs (AVX-512 F and BF16).
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 fn cpu_has_amx() -> bool {
     use std::arch::x86_64::__cpuid_count;
@@ -54,10 +55,7 @@ fn cpu_has_amx() -> bool {
         return false;
     }
     let edx = __cpuid_count(7, 0).edx;
-    edx >> 22 & 1 == 1
-        && edx >> 24 & 1 == 1
-        && is_x86_feature_detected!("avx512f")
-        && is_x86_feature_detected!("avx512bf16")
+    edx >> 22 & 1 == 1 && edx >> 24 & 1 == 1 && super::bf16::available()
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
@@ -439,14 +437,10 @@ mod tests {
             conv.product_cells(&x, &case.taps, rows, &mut y);
             // No boards: nothing to compute.
             conv.product_cells(&[], &case.taps, 0, &mut []);
-            for ((exact, size), got) in case.exact(&x).into_iter().zip(y) {
-                // Within 0.5% of the products' total size (2^-9 on each side).
-                assert!(
-                    (exact - got).abs() < 0.005 * size + 1e-6,
-                    "{} cin {cin}: {exact} vs {got} ({size})",
-                    case.game
-                );
-            }
+            // Within 0.5% of the products' total size (2^-9 on each side).
+            case.assert_each(&x, &y, |exact, size, got| {
+                (exact - got).abs() < 0.005 * size + 1e-6
+            });
         }
     }
 }

@@ -324,6 +324,19 @@ pub(crate) mod cases {
             }
             out
         }
+
+        /// Asserts `close(exact, size, got)` for every output `got` of `y` (`[rows, 40]`)
+        /// against [`Case::exact`]'s for `x`.
+        pub fn assert_each(&self, x: &[f32], y: &[f32], close: impl Fn(f32, f32, f32) -> bool) {
+            for ((exact, size), &got) in self.exact(x).into_iter().zip(y) {
+                assert!(
+                    close(exact, size, got),
+                    "{} cin {}: {exact} vs {got} ({size})",
+                    self.game,
+                    self.cin
+                );
+            }
+        }
     }
 
     /// Every case for `cins`.

@@ -153,13 +153,9 @@ mod tests {
                 .collect();
             let mut y = vec![f32::NAN; rows * CASE_COUT];
             DConv::new(&case.w, 9 * cin, CASE_COUT).product_cells(&x, &case.taps, rows, &mut y);
-            for ((exact, _), got) in case.exact(&x).into_iter().zip(y) {
-                assert!(
-                    (exact - got).abs() <= 1e-4 * (1.0 + exact.abs()),
-                    "{} cin {cin}: {exact} vs {got}",
-                    case.game
-                );
-            }
+            case.assert_each(&x, &y, |exact, _, got| {
+                (exact - got).abs() <= 1e-4 * (1.0 + exact.abs())
+            });
         }
     }
 }

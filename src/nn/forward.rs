@@ -124,25 +124,27 @@ fn asked() -> Option<Forward> {
 /// The forward every network is built with: the one [`FORWARD_ENV`] names where the CPU
 /// has it, else fp32.
 pub fn everywhere() -> Forward {
-    asked().filter(|f| f.available()).unwrap_or(Forward::Fp32)
+    asked_or(None)
+}
+
+/// The forward [`FORWARD_ENV`] names, else `otherwise`, where the CPU has it; else fp32.
+fn asked_or(otherwise: Option<Forward>) -> Forward {
+    asked()
+        .or(otherwise)
+        .filter(|f| f.available())
+        .unwrap_or(Forward::Fp32)
 }
 
 /// The forward a model agent's search runs: the one [`FORWARD_ENV`] names where the CPU
 /// has it, else [`search`]'s; else fp32.
 pub fn for_search() -> Forward {
-    match asked() {
-        Some(f) => Some(f).filter(|f| f.available()),
-        None => search(),
-    }
-    .unwrap_or(Forward::Fp32)
+    asked_or(search())
 }
 
 /// The forward self-play searches on: the one [`FORWARD_ENV`] names, else
 /// [`SELF_PLAY`], where the CPU has it; else fp32.
 pub fn for_self_play() -> Forward {
-    Some(asked().unwrap_or(SELF_PLAY))
-        .filter(|f| f.available())
-        .unwrap_or(Forward::Fp32)
+    asked_or(Some(SELF_PLAY))
 }
 
 #[cfg(test)]

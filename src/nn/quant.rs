@@ -303,14 +303,10 @@ mod tests {
                 .collect();
             let mut y = vec![1.0; rows * CASE_COUT];
             QConv::new(&case.w, 9 * cin, CASE_COUT).product_cells(&x, &case.taps, rows, &mut y);
-            for ((exact, size), got) in case.exact(&x).into_iter().zip(y) {
-                // Within 1% of the products' total size (8-bit steps on both sides).
-                assert!(
-                    (exact - got).abs() <= 0.01 * size,
-                    "{} cin {cin}: {exact} vs {got} ({size})",
-                    case.game
-                );
-            }
+            // Within 1% of the products' total size (8-bit steps on both sides).
+            case.assert_each(&x, &y, |exact, size, got| {
+                (exact - got).abs() <= 0.01 * size
+            });
         }
     }
 }
