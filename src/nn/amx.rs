@@ -29,8 +29,9 @@ use std::cell::RefCell;
 /// Rows a tile, and channels a tile row (64 bytes of bfloat16).
 const TILE: usize = 16;
 const CH: usize = 32;
-/// Rows a pass: two tiles.
+/// Rows a pass, and output channels a pass: two tiles each.
 const ROWS: usize = 2 * TILE;
+const COUT: usize = 2 * TILE;
 
 /// Whether the CPU has AMX with bf16 (and AVX-512 BF16, which rounds the activations)
 /// and the OS let this process use the tiles.
@@ -94,7 +95,7 @@ pub struct AConv {
     /// Tile rows a cell: input channels / 32, rounded up.
     chunks: usize,
     cout: usize,
-    /// Output channels, padded to a multiple of 32.
+    /// Output channels, padded to a multiple of [`COUT`].
     cout_pad: usize,
     /// Tiles `[9, chunks, cout_pad / 16]`, each 16 rows of 16 pairs.
     w: Vec<Row>,
@@ -111,7 +112,7 @@ impl AConv {
     pub fn new(w: &[f32], k: usize, cout: usize) -> AConv {
         assert_eq!(k % 9, 0, "a 3×3 convolution's products come in nine taps");
         let cin = k / 9;
-        let (chunks, cout_pad) = (cin.div_ceil(CH), cout.div_ceil(32) * 32);
+        let (chunks, cout_pad) = (cin.div_ceil(CH), cout.div_ceil(COUT) * COUT);
         let blocks = cout_pad / TILE;
         let mut tiles = vec![[0u16; CH]; 9 * chunks * blocks * TILE];
         for t in 0..9 {
@@ -155,7 +156,7 @@ impl AConv {
             let cells = &mut *cells.borrow_mut();
             let pad = Padded::new(taps, self.chunks, rows / taps.cells);
             pad.fill(x, self.cin, cells);
-            let mut c = [[0.0f32; 32]; ROWS];
+            let mut c = [[0.0f32; COUT]; ROWS];
             // SAFETY: `available` checked AMX and the OS's leave; the tiles are
             // configured before any other tile instruction and released at the end.
             unsafe { tiles::configure() };
@@ -163,14 +164,14 @@ impl AConv {
                 for k in 0..pad.passes {
                     // Padded rows `q0..q0 + 32` of board `b`, from its first cell on.
                     let q0 = b * pad.size + pad.first + k * ROWS;
-                    for p in 0..self.cout_pad / 32 {
+                    for p in 0..self.cout_pad / COUT {
                         // SAFETY: as above; `Padded::new` sized `cells` for every tile the
                         // passes read, and `product` loads whole tiles of `self.w`.
                         unsafe { self.product(cells, &pad, q0, p, &mut c) };
-                        let m = (self.cout - 32 * p).min(32);
+                        let m = (self.cout - COUT * p).min(COUT);
                         for (i, ci) in c.iter().enumerate() {
                             if let Some(cell) = pad.cell(k * ROWS + i) {
-                                let at = ((b * taps.cells + cell) * self.cout) + 32 * p;
+                                let at = ((b * taps.cells + cell) * self.cout) + COUT * p;
                                 y[at..at + m].copy_from_slice(&ci[..m]);
                             }
                         }
@@ -190,7 +191,7 @@ impl AConv {
         pad: &Padded,
         q0: usize,
         p: usize,
-        c: &mut [[f32; 32]; ROWS],
+        c: &mut [[f32; COUT]; ROWS],
     ) {
         let (chunks, blocks, pw) = (self.chunks, self.cout_pad / TILE, pad.width);
         assert!(q0 > pw && (q0 + ROWS + pw + 1) * chunks <= cells.len());
@@ -317,7 +318,7 @@ unsafe fn round_cell(cell: &[f32], out: &mut [Row]) {
 /// tile registers, so they keep their contents between blocks.
 #[cfg(target_arch = "x86_64")]
 mod tiles {
-    use super::{ROWS, Row, TILE};
+    use super::{COUT, ROWS, Row, TILE};
     use std::arch::asm;
 
     /// Palette 1, tiles 0-7 of 16 rows × 64 bytes: tmm0-3 the sums (two rows of tiles ×
@@ -395,10 +396,10 @@ mod tiles {
         };
     }
 
-    /// Stores the four sums into `c`: 32 rows × 32 output channels.
-    pub unsafe fn store(c: &mut [[f32; 32]; ROWS]) {
+    /// Stores the four sums into `c`: 32 rows × [`COUT`] output channels.
+    pub unsafe fn store(c: &mut [[f32; COUT]; ROWS]) {
         let p = c.as_mut_ptr().cast::<f32>();
-        // SAFETY: each tile is 16 rows of 16 floats at a row stride of 128 bytes, inside `c`.
+        // SAFETY: each tile is 16 rows of 16 floats at a row stride of `COUT` floats, inside `c`.
         unsafe {
             asm!(
                 "tilestored [{c0} + {s}*1], tmm0",
@@ -406,10 +407,10 @@ mod tiles {
                 "tilestored [{c2} + {s}*1], tmm2",
                 "tilestored [{c3} + {s}*1], tmm3",
                 c0 = in(reg) p,
-                c1 = in(reg) p.add(16),
-                c2 = in(reg) p.add(TILE * 32),
-                c3 = in(reg) p.add(TILE * 32 + 16),
-                s = in(reg) 128usize,
+                c1 = in(reg) p.add(TILE),
+                c2 = in(reg) p.add(TILE * COUT),
+                c3 = in(reg) p.add(TILE * COUT + TILE),
+                s = in(reg) 4 * COUT,
                 options(nostack)
             )
         };
