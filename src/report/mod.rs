@@ -56,9 +56,11 @@ fn tick(v: &f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// One panel: the plot on the left, its legend in a column on the right.
+/// One panel: the plot on the left, its legend in a column on the right; its x axis
+/// runs to `x_max`, the run's last minute, in every panel alike.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
+    x_max: f64,
     title: &str,
     y_desc: &str,
     y_range: std::ops::Range<f64>,
@@ -68,10 +70,6 @@ where
     DB::ErrorType: 'static,
 {
     let (plot, legend) = area.split_horizontally(WIDTH - LEGEND_WIDTH);
-    let x_max = all
-        .iter()
-        .flat_map(|s| s.1.iter().map(|p| p.0))
-        .fold(1e-3, f64::max);
     let mut chart = ChartBuilder::on(&plot)
         .caption(title, ("sans-serif", 18))
         .margin(10)
@@ -126,6 +124,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         root.fill(&WHITE).map_err(err)?;
         let root = root.titled(title, ("sans-serif", 22)).map_err(err)?;
         let panels = root.split_evenly((4, 1));
+        let x_max = m.iter().map(|x| x.minutes).fold(1e-3, f64::max);
         let score = |r: &Option<MatchResult>| r.as_ref().map(|r| r.stats.score);
         let baseline = m
             .iter()
@@ -133,6 +132,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
             .unwrap_or_else(|| "baseline".into());
         panel(
             &panels[0],
+            x_max,
             "scores (1 = every game won)",
             "score",
             0.0..1.0,
@@ -150,6 +150,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         let plies_max = m.iter().map(|x| x.mean_game_plies).fold(1.0, f64::max);
         panel(
             &panels[1],
+            x_max,
             "self-play game length",
             "plies",
             0.0..plies_max * 1.1,
@@ -187,6 +188,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         }
         panel(
             &panels[2],
+            x_max,
             "training loss",
             "loss",
             0.0..loss_max * 1.05,
@@ -195,6 +197,7 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         let lr_max = trained().map(|x| x.learning_rate).fold(1e-6, f64::max);
         panel(
             &panels[3],
+            x_max,
             "learning rate",
             "rate",
             0.0..lr_max * 1.1,
