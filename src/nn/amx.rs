@@ -196,7 +196,7 @@ impl AConv {
         let (chunks, blocks, pw) = (self.chunks, self.cout_pad / TILE, pad.width);
         assert!(q0 > pw && (q0 + ROWS + pw + 1) * chunks <= cells.len());
         assert!(self.w.len() == 9 * chunks * blocks * TILE && 2 * p + 1 < blocks);
-        let stride = 64 * chunks;
+        let stride = size_of::<Row>() * chunks;
         // SAFETY: every tile read lies in `cells` (rows `q0 - pw - 1..q0 + 32 + pw + 1`,
         // the assert) or `self.w` (the assert), and `c` holds the four tiles written.
         unsafe {
@@ -390,7 +390,7 @@ mod tiles {
                 b0 = in(reg) b0,
                 b1 = in(reg) b1,
                 sa = in(reg) stride,
-                s = in(reg) 64usize,
+                s = in(reg) size_of::<Row>(),
                 options(nostack, readonly)
             )
         };
@@ -410,7 +410,7 @@ mod tiles {
                 c1 = in(reg) p.add(TILE),
                 c2 = in(reg) p.add(TILE * COUT),
                 c3 = in(reg) p.add(TILE * COUT + TILE),
-                s = in(reg) 4 * COUT,
+                s = in(reg) size_of::<[f32; COUT]>(),
                 options(nostack)
             )
         };
