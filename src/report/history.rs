@@ -78,11 +78,8 @@ pub fn run_history<G: Baselines>(
         run.display()
     );
     let (m, _) = metrics::read(&store.location(metrics::LOG))?;
-    let minutes = |it: u32| {
-        m.iter()
-            .find(|x| x.iteration == it)
-            .map_or(0.0, |x| x.minutes)
-    };
+    let lines: Vec<(u32, f64)> = m.iter().map(|x| (x.iteration, x.minutes)).collect();
+    let minutes = |it: u32| minutes_at(&lines, it);
     let chosen = spread(&kept, config.points);
     let a = config.anchors.len();
     let mut pairings = Vec::new();
@@ -114,6 +111,15 @@ pub fn run_history<G: Baselines>(
             .collect(),
         pairings,
     })
+}
+
+/// The minutes a run had trained by the end of iteration `it`, from its metrics lines
+/// (`(iteration, minutes)`): that iteration's, or for a checkpoint whose line was never
+/// written (a run stopped between the two) the last one's before it; 0 with none.
+fn minutes_at(lines: &[(u32, f64)], it: u32) -> f64 {
+    (lines.iter().filter(|&&(i, _)| i <= it))
+        .max_by_key(|&&(i, _)| i)
+        .map_or(0.0, |&(_, minutes)| minutes)
 }
 
 fn pair(a: usize, b: usize, report: MatchReport) -> Pairing {
@@ -224,5 +230,13 @@ mod tests {
         assert_eq!(spread(&all, 4), [7, 15, 22, 30]);
         assert_eq!(spread(&all[..2], 5), [1, 2]);
         assert_eq!(spread(&all, 1), [30]);
+    }
+
+    #[test]
+    fn a_checkpoint_without_its_metrics_line_takes_the_last_minutes_before_it() {
+        let lines = [(1, 0.5), (2, 1.0), (3, 1.5)];
+        assert_eq!(minutes_at(&lines, 2), 1.0);
+        assert_eq!(minutes_at(&lines, 4), 1.5);
+        assert_eq!(minutes_at(&lines[1..], 1), 0.0);
     }
 }
