@@ -3,7 +3,8 @@
 //! --dry-run=client` requires (apiVersion, kind, metadata.name); selectors match their
 //! pod labels; every Secret and ConfigMap a pod uses is defined (the Secret by the
 //! example); the containers' arguments parse as `contagion` command lines; and the
-//! run config in the ConfigMap is a valid config whose trainer plays no games itself.
+//! run config in the ConfigMap is a valid config whose trainer plays no games itself, and
+//! is the shipped config its comment names, resolved with the overrides it names.
 
 use std::collections::BTreeSet;
 
@@ -137,6 +138,33 @@ fn manifests_are_complete_and_consistent() {
     assert_eq!(
         config.selfplay.workers, 0,
         "the trainer leaves self-play to the workers"
+    );
+    // The config is a shipped one resolved with the overrides its comment names: the
+    // recipe has one home (configs/), the ConfigMap follows it.
+    let text = std::fs::read_to_string("deploy/config.yaml").unwrap();
+    let made_by = text
+        .lines()
+        .find_map(|l| {
+            l.trim_start_matches('#')
+                .trim()
+                .strip_prefix("contagion config ")
+        })
+        .expect("deploy/config.yaml names the `contagion config` line that made it");
+    let cli = Cli::try_parse_from(
+        ["contagion", "config"]
+            .into_iter()
+            .chain(made_by.split_whitespace()),
+    )
+    .unwrap();
+    let Command::Config(args) = cli.command else {
+        panic!("not a config command: {made_by}")
+    };
+    let source = args.config.expect("--config names the shipped config");
+    assert!(source.starts_with("configs"), "{}", source.display());
+    assert_eq!(
+        config,
+        Config::load_with(&source, &args.set).unwrap(),
+        "deploy/config.yaml is not `contagion config {made_by}`: remake it with that line"
     );
 }
 
