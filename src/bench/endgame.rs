@@ -1,12 +1,13 @@
 //! `contagion bench endgame`: the exact endgame solver against its reference (plain
-//! minimax over the same bounds) on the last positions of real games, by endgame size;
-//! and how often an agent's move keeps a position's exact result ([`accuracy`]).
+//! minimax over the same bounds) and against itself on the game's own states (without
+//! the bitboards), on the last positions of real games, by endgame size; and how often
+//! an agent's move keeps a position's exact result ([`accuracy`]).
 //!
 //! The games are alpha-beta's (depth 2, the game's baseline evaluation) from seeded
-//! random openings. Each position is given to the solver, then to the reference, with
-//! the same time limit, to prove its result (win, draw or loss; the margin is not
-//! timed); the figures are how many each solved, the median time, and whether every
-//! result both found agrees.
+//! random openings. Each position is given to the solver, then to each other solver
+//! asked for, with the same time limit, to prove its result (win, draw or loss; the
+//! margin is not timed); the figures are how many each solved, the median time, and
+//! whether every result more than one found agrees.
 
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,11 @@ pub struct EndgameFigure {
     pub reference_solved: Option<usize>,
     /// The reference's median time (an unsolved one counts as the limit).
     pub reference_median_ms: Option<f64>,
-    /// Whether every position both solved has the same result.
+    /// Solved by the solver on the game's own states, without bitboards (when measured).
+    pub game_rules_solved: Option<usize>,
+    /// Its median time (an unsolved one counts as the limit).
+    pub game_rules_median_ms: Option<f64>,
+    /// Whether every position solved by more than one has the same result.
     pub agree: bool,
 }
 
@@ -88,45 +93,69 @@ fn take_from_game<G: Game>(out: &mut [Vec<G>], per_size: usize, line: impl Itera
     }
 }
 
+/// Positions solved and the time each took, for one solver and one size.
+#[derive(Default)]
+struct Tally {
+    solved: usize,
+    times: Vec<f64>,
+}
+
+impl Tally {
+    /// Solves `s` within `limit`, counting it.
+    fn run<G: Game>(&mut self, solver: &mut Solver<G>, s: &G, limit: Duration) -> Option<i32> {
+        let t0 = Instant::now();
+        let limits = SolveLimits {
+            deadline: Some(t0 + limit),
+            ..SolveLimits::default()
+        };
+        let solution = solver.solve(s, &[], limits);
+        self.times.push(t0.elapsed().as_secs_f64() * 1e3);
+        self.solved += usize::from(solution.is_some());
+        solution.map(|x| x.result)
+    }
+
+    fn median_ms(&mut self) -> f64 {
+        median(&mut self.times)
+    }
+}
+
 /// Solves every position of `sizes` with `limit` each, and with the reference when
-/// `reference`; one figure per size.
-pub fn endgame<G: Game>(sizes: &[Vec<G>], limit: Duration, reference: bool) -> Vec<EndgameFigure> {
+/// `reference` and the solver on the game's own states when `game_rules`; one figure
+/// per size.
+pub fn endgame<G: Game>(
+    sizes: &[Vec<G>],
+    limit: Duration,
+    reference: bool,
+    game_rules: bool,
+) -> Vec<EndgameFigure> {
     let mut solver = Solver::new(20);
     let mut plain = Solver::reference();
+    let mut on_game = Solver::on_game_rules(20);
     let mut figures = Vec::new();
     for (k, positions) in sizes.iter().enumerate() {
-        let (mut times, mut plain_times) = (Vec::new(), Vec::new());
-        let (mut solved, mut plain_solved, mut agree) = (0, 0, true);
+        let (mut ours, mut minimax, mut game) =
+            (Tally::default(), Tally::default(), Tally::default());
+        let mut agree = true;
         for s in positions {
-            let run = |solver: &mut Solver<G>| {
-                let t0 = Instant::now();
-                let limits = SolveLimits {
-                    deadline: Some(t0 + limit),
-                    ..SolveLimits::default()
-                };
-                let solution = solver.solve(s, &[], limits);
-                (solution, t0.elapsed().as_secs_f64() * 1e3)
-            };
-            let (solution, ms) = run(&mut solver);
-            solved += usize::from(solution.is_some());
-            times.push(ms);
-            if reference {
-                let (exact, ms) = run(&mut plain);
-                plain_solved += usize::from(exact.is_some());
-                plain_times.push(ms);
-                if let (Some(a), Some(b)) = (&solution, &exact) {
-                    agree &= a.result == b.result;
-                }
+            let result = ours.run(&mut solver, s, limit);
+            let others = [
+                reference.then(|| minimax.run(&mut plain, s, limit)),
+                game_rules.then(|| game.run(&mut on_game, s, limit)),
+            ];
+            for other in others.into_iter().flatten() {
+                agree &= result.is_none() || other.is_none() || result == other;
             }
         }
         figures.push(EndgameFigure {
             size: k as u32 + 1,
             positions: positions.len(),
-            solved,
-            median_ms: median(&mut times),
-            max_ms: times.iter().copied().fold(0.0, f64::max),
-            reference_solved: reference.then_some(plain_solved),
-            reference_median_ms: reference.then(|| median(&mut plain_times)),
+            solved: ours.solved,
+            median_ms: ours.median_ms(),
+            max_ms: ours.times.iter().copied().fold(0.0, f64::max),
+            reference_solved: reference.then_some(minimax.solved),
+            reference_median_ms: reference.then(|| minimax.median_ms()),
+            game_rules_solved: game_rules.then_some(game.solved),
+            game_rules_median_ms: game_rules.then(|| game.median_ms()),
             agree,
         });
     }

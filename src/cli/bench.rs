@@ -44,9 +44,10 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 20)]
         positions: usize,
     },
-    /// The exact endgame solver against plain minimax (its reference) on the last
-    /// positions of alpha-beta games: solved and median time by endgame size (Ataxx,
-    /// Virus: empty squares).
+    /// The exact endgame solver against plain minimax (its reference) and against itself
+    /// on the game's own states (Ataxx's bitboards off) on the last positions of
+    /// alpha-beta games: solved and median time by endgame size (Ataxx, Virus: empty
+    /// squares).
     Endgame {
         /// The largest endgame size measured (from 1).
         #[arg(long, default_value_t = 6)]
@@ -60,6 +61,10 @@ pub enum BenchKind {
         /// Also run the reference on every position.
         #[arg(long)]
         reference: bool,
+        /// Also run the solver on the game's own states (without bitboards) on every
+        /// position.
+        #[arg(long)]
+        game_rules: bool,
         /// Take the positions from the games in this record (PGN) instead.
         #[arg(long, value_name = "FILE")]
         pgn: Option<std::path::PathBuf>,
@@ -340,6 +345,7 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
         positions,
         ms,
         reference,
+        game_rules,
         pgn,
         agent,
         exact_ms,
@@ -389,23 +395,29 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
         }
         return Ok(());
     }
-    for f in bench::endgame::endgame(&sizes, limit, reference) {
+    for f in bench::endgame::endgame(&sizes, limit, reference, game_rules) {
         if args.json {
             println!("{}", serde_json::to_string(&f)?);
             continue;
         }
-        let plain = match (f.reference_solved, f.reference_median_ms) {
-            (Some(n), Some(t)) => format!(
-                "; plain minimax {n}/{} (median {t:.1} ms){}",
-                f.positions,
-                if f.agree {
-                    ", every result agrees"
-                } else {
-                    ", RESULTS DIFFER"
-                }
-            ),
+        let other = |name: &str, solved: Option<usize>, median: Option<f64>| match (solved, median)
+        {
+            (Some(n), Some(t)) => format!("; {name} {n}/{} (median {t:.1} ms)", f.positions),
             _ => String::new(),
         };
+        let mut plain = other("plain minimax", f.reference_solved, f.reference_median_ms)
+            + &other(
+                "on the game's states",
+                f.game_rules_solved,
+                f.game_rules_median_ms,
+            );
+        if reference || game_rules {
+            plain += if f.agree {
+                ", every result agrees"
+            } else {
+                ", RESULTS DIFFER"
+            };
+        }
         println!(
             "{} size {:>2}: solved {:>3}/{} within {ms} ms (median {:.1} ms, slowest {:.1} ms){plain}",
             start.name(),

@@ -15,6 +15,7 @@ mod python;
 
 mod agents;
 mod arena;
+mod ataxx_bits;
 mod ataxx_limit;
 mod ataxx_rules;
 mod ataxx_uai;

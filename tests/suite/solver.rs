@@ -9,7 +9,7 @@ use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
 use contagion::rng::Rng;
 use contagion::search::batch::search_batched;
-use contagion::search::endgame::{SolveLimits, Solver};
+use contagion::search::endgame::{Solution, SolveLimits, Solver};
 use contagion::search::mcts::{GumbelParams, MctsParams, Tree, UniformEvaluator};
 
 /// Positions already valued, by hash, each compared whole.
@@ -142,6 +142,99 @@ fn check_solver<G: Game>(positions: &[G]) {
 fn the_endgame_solver_agrees_with_brute_force_in_ataxx_and_virus() {
     check_solver(&small_ataxx(true, 3, 60, 1));
     check_solver(&small_ataxx(false, 3, 60, 2));
+}
+
+/// Positions of random games from `start` (side `size`, with `rules`' passes and
+/// half-move limit) once at most `empties` squares are empty.
+fn ataxx_endgames(start: &str, rules: Rules, empties: u32, count: usize, seed: u64) -> Vec<Ataxx> {
+    let mut rng = Rng::new(seed);
+    let (mut out, mut legal) = (Vec::new(), Vec::new());
+    while out.len() < count {
+        let mut s = Ataxx::with_rules(start, rules).unwrap();
+        while s.outcome().is_none() && s.empties() > empties {
+            s.legal_actions(&mut legal);
+            s.apply(rng.choose(&legal).unwrap()).unwrap();
+        }
+        if s.outcome().is_none() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_bitboard_solver_agrees_with_the_solver_on_the_game_rules() {
+    let rules = |size, pass, halfmove_limit| Rules {
+        ataxx: pass,
+        size,
+        pass,
+        halfmove_limit,
+        symmetries: 1,
+    };
+    let mut positions = ataxx_endgames("x5o/7/7/7/7/7/o5x x 0 1", rules(7, true, 100), 1, 12, 11);
+    for (pass, seed) in [(true, 12), (false, 13)] {
+        let start = "x5o/7/7/7/7/7/o5x x 0 1";
+        positions.extend(ataxx_endgames(start, rules(7, pass, 12), 2, 12, seed));
+    }
+    positions.extend(ataxx_endgames(
+        "x3o/5/2-2/5/o3x x 0 1",
+        rules(5, true, 6),
+        3,
+        12,
+        14,
+    ));
+    // Some endgames of jumps alone run to the half-move limit: a node budget each, and
+    // the two compared wherever both finish.
+    let limits = SolveLimits {
+        margin: true,
+        nodes: Some(1_000_000),
+        ..SolveLimits::default()
+    };
+    let (mut bits, mut game) = (Solver::new(18), Solver::on_game_rules(18));
+    let mut compared = 0;
+    for s in &positions {
+        let at = s.to_notation();
+        // Their move orders break ties differently, so either may run out first.
+        let (Some(fast), Some(slow)) = (
+            bits.solve(s, &[], limits.clone()),
+            game.solve(s, &[], limits.clone()),
+        ) else {
+            continue;
+        };
+        assert_eq!(fast.result, slow.result, "{at}");
+        let (Some(margin), Some(slow_margin)) = (fast.margin, slow.margin) else {
+            continue;
+        };
+        assert_eq!(margin, slow_margin, "the margin of {at}");
+        // The bitboards' move keeps the value, as the game's own rules solve it.
+        let mut child = *s;
+        child.apply(fast.best).unwrap();
+        let after = match (child.outcome(), child.score_vector()) {
+            (Some(o), Some(share)) => {
+                let me = child.to_move();
+                o.result(me) * 10_000 + (share.value(me) * 1000.0).round() as i32
+            }
+            _ => match game.solve(&child, &[], limits.clone()) {
+                Some(Solution {
+                    result,
+                    margin: Some(m),
+                    ..
+                }) => result * 10_000 + m,
+                _ => continue,
+            },
+        };
+        assert_eq!(
+            -after,
+            fast.result * 10_000 + margin,
+            "{at}: the move keeps it"
+        );
+        compared += 1;
+    }
+    assert!(
+        compared * 3 >= positions.len() * 2,
+        "{compared} of {}",
+        positions.len()
+    );
 }
 
 #[test]

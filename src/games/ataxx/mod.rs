@@ -2,6 +2,7 @@
 //! implementation.
 //!
 //! - [`board`]: the state, the [`Rules`] and the rules themselves.
+//! - [`bits`]: the same rules on bitboards (side 8 or less), for the endgame solver.
 //! - [`notation`]: FEN, moves (`f1`, `a7c5`, `0000`), the board drawing.
 //!
 //! Presets: [`Ataxx::standard`] (libataxx's rules from `x5o/7/7/7/7/7/o5x x 0 1`: pass when
@@ -15,6 +16,7 @@
 //! `n² + from·16 + k` (`k` indexes [`board::JUMPS`]), pass last. Symmetries: those of the
 //! 8 of the square that map the start layout onto itself (4 for both presets).
 
+pub mod bits;
 pub mod board;
 pub mod notation;
 

@@ -1,84 +1,15 @@
-//! Exact endgame solving for two-player games: alpha-beta over the game's own result.
-//!
-//! The value of a finished game for a player is its result first (win > draw > loss, by
-//! the game's rules: Ataxx's 100-half-move rule included, since the position carries its
-//! clock) and its margin second (the player's share of the game's score,
-//! [`Game::score_vector`], in thousandths). A position is *solved* when its value is
-//! known exactly.
-//!
-//! Games here need not end within a fixed number of plies (an Ataxx jump fills no
-//! square), so the solver deepens iteratively and, at each depth, runs two alpha-beta
-//! searches that differ only in how they score a position at the depth limit: as lost
-//! for the root player (a lower bound on the true value) and as won (an upper bound).
-//! When the two meet, the value is exact and the lower-bound search's move achieves it.
-//! The result is solved first (a narrow window of three values), then, time allowing,
-//! the margin within it.
-//!
-//! Moves are ordered by the transposition table's best move, then by the caller's order
-//! at the root (the network's policy), then by the mover's score after the move. The
-//! table holds bounds keyed by the position's hash, the search's kind and the root
-//! player, with the depth they hold to; it is kept from one solve to the next.
+//! The solver's alpha-beta: null-window searches of a position's lower and upper bounds,
+//! deepened until they meet, over any [`Position`] (see the module above).
 
 use std::time::Instant;
 
-use super::Stop;
-use super::mcts::Proven;
-use crate::games::{Action, Game, Outcome};
-
-/// Deepest iteration the solver tries (Ataxx's 100-half-move rule can take a game of
-/// jumps that far).
-pub const MAX_DEPTH: u32 = 250;
+use super::{MAX_DEPTH, Position, Solution, SolveLimits};
+use crate::games::{Action, Outcome};
 
 /// A won position's value at the scale of margins (results dominate margins).
 const RESULT: i32 = 10_000;
 /// Beyond every exact value: a position at the depth limit, counted as won or lost.
 const UNKNOWN: i32 = 100_000;
-
-/// When to give up.
-#[derive(Debug, Clone, Default)]
-pub struct SolveLimits {
-    /// Stop at this instant.
-    pub deadline: Option<Instant>,
-    /// Stop after this many nodes.
-    pub nodes: Option<u64>,
-    /// Stop when asked to.
-    pub stop: Stop,
-    /// Solve the margin too, once the result is proven (time and nodes allowing).
-    pub margin: bool,
-}
-
-/// An exact result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Solution {
-    /// A move that achieves the value.
-    pub best: Action,
-    /// The exact result for the player to move: +1 a win, 0 a draw, −1 a loss.
-    pub result: i32,
-    /// The exact margin for the player to move (thousandths of its score share), when
-    /// the time allowed solving it too.
-    pub margin: Option<i32>,
-    /// The depth at which the result was proven (an upper bound on the plies to the end
-    /// under best play, of the lines that decide it).
-    pub depth: u32,
-    /// Nodes searched in all.
-    pub nodes: u64,
-}
-
-impl Solution {
-    /// The result as the tree's proofs write it, for a root where `player` moves (the
-    /// depth stands for the plies to the end: an upper bound).
-    pub fn proof(&self, player: usize) -> Proven {
-        let outcome = match self.result {
-            1 => Outcome::win(player, 2),
-            -1 => Outcome::win(1 - player, 2),
-            _ => Outcome::draw(),
-        };
-        Proven {
-            outcome: outcome.0,
-            plies: self.depth,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -115,8 +46,8 @@ impl Kind {
     }
 }
 
-/// A reusable solver with its transposition table.
-pub struct Solver<G: Game> {
+/// The alpha-beta search over positions of one kind, with its transposition table.
+pub(super) struct Search<P: Position> {
     table: Vec<Option<Entry>>,
     /// Cut-offs and the table; without them ([`Solver::reference`]): plain minimax over
     /// the same bounds, the reference the solver is measured against.
@@ -124,7 +55,7 @@ pub struct Solver<G: Game> {
     /// The best move of the last root search.
     root_best: Option<Action>,
     /// Per ply: the moves, their rank and the position after each.
-    buffers: Vec<Vec<(i32, Action, G)>>,
+    buffers: Vec<Vec<(i32, Action, P)>>,
     /// The legal moves of the node being ordered.
     legal: Vec<Action>,
     nodes: u64,
@@ -132,15 +63,16 @@ pub struct Solver<G: Game> {
     next_check: u64,
     aborted: bool,
     root_player: usize,
-    _game: std::marker::PhantomData<G>,
 }
 
-impl<G: Game> Solver<G> {
-    /// A solver with a table of `2^bits` entries (bits clamped to 10..=26).
-    pub fn new(bits: u32) -> Solver<G> {
-        Solver {
-            table: vec![None; 1 << bits.clamp(10, 26)],
-            pruning: true,
+impl<P: Position> Search<P> {
+    /// A search with a table of `2^bits` entries (bits clamped to 10..=26), with
+    /// cut-offs and the table (`pruning`) or without them: plain minimax over the same
+    /// bounds, the reference the solver is measured against.
+    pub(super) fn new(bits: u32, pruning: bool) -> Search<P> {
+        Search {
+            table: vec![None; if pruning { 1 << bits.clamp(10, 26) } else { 1 }],
+            pruning,
             root_best: None,
             buffers: Vec::new(),
             legal: Vec::new(),
@@ -149,26 +81,17 @@ impl<G: Game> Solver<G> {
             next_check: 0,
             aborted: false,
             root_player: 0,
-            _game: std::marker::PhantomData,
-        }
-    }
-
-    /// The reference: the same deepening and bounds by plain minimax (no cut-offs, no
-    /// table), far slower, for measuring the solver and checking it.
-    pub fn reference() -> Solver<G> {
-        Solver {
-            pruning: false,
-            ..Solver::new(0)
         }
     }
 
     /// Solves `root` (a two-player position that is not over) within `limits`; `order`
-    /// lists root moves to try first (the network's preference). `None` if the limits
-    /// ran out first or the game is not a two-player one.
-    pub fn solve(&mut self, root: &G, order: &[Action], limits: SolveLimits) -> Option<Solution> {
-        if root.num_players() != 2 || root.outcome().is_some() {
-            return None;
-        }
+    /// lists root moves to try first. `None` if the limits ran out first.
+    pub(super) fn solve(
+        &mut self,
+        root: &P,
+        order: &[Action],
+        limits: SolveLimits,
+    ) -> Option<Solution> {
         self.nodes = 0;
         self.limits = limits;
         self.next_check = 0;
@@ -201,7 +124,7 @@ impl<G: Game> Solver<G> {
     /// Deepens until the result is proven, with null-window tests of the root player's
     /// lower bound (a win: it reaches +1; a draw: it reaches 0) and upper bound (a loss:
     /// it falls to −1; a draw: it falls to 0): the result, a move achieving it, the depth.
-    fn prove_result(&mut self, root: &G, order: &[Action]) -> Option<(i32, Action, u32)> {
+    fn prove_result(&mut self, root: &P, order: &[Action]) -> Option<(i32, Action, u32)> {
         let low = Kind {
             margin: false,
             optimistic: false,
@@ -231,7 +154,7 @@ impl<G: Game> Solver<G> {
     /// searched in `[lo, hi]`, meet: the exact value, a move achieving it, the depth.
     fn deepen(
         &mut self,
-        root: &G,
+        root: &P,
         order: &[Action],
         kind: Kind,
         lo: i32,
@@ -259,7 +182,7 @@ impl<G: Game> Solver<G> {
     /// aborted.
     fn root(
         &mut self,
-        root: &G,
+        root: &P,
         order: &[Action],
         depth: u32,
         kind: Kind,
@@ -289,12 +212,12 @@ impl<G: Game> Solver<G> {
     }
 
     /// The value of a finished game for `player`.
-    fn terminal(&self, state: &G, outcome: Outcome, player: usize, kind: Kind) -> i32 {
+    fn terminal(&self, state: &P, outcome: Outcome, player: usize, kind: Kind) -> i32 {
         let result = outcome.result(player);
         if !kind.margin {
             return result;
         }
-        let share = state.score_vector().map_or(0.0, |s| s.value(player));
+        let share = state.share(player);
         result * RESULT + (share * 1000.0).round() as i32
     }
 
@@ -302,7 +225,7 @@ impl<G: Game> Solver<G> {
     #[allow(clippy::too_many_arguments)]
     fn node(
         &mut self,
-        state: &G,
+        state: &P,
         depth: u32,
         mut alpha: i32,
         mut beta: i32,
@@ -327,7 +250,7 @@ impl<G: Game> Solver<G> {
         if self.out_of_budget() {
             return 0;
         }
-        let key = state.hash() ^ kind.salt(self.root_player);
+        let key = state.key() ^ kind.salt(self.root_player);
         let slot = self.slot(key);
         let mut tt_move = None;
         let entry = self.table[slot].filter(|e| self.pruning && e.key == key);
@@ -397,11 +320,11 @@ impl<G: Game> Solver<G> {
     /// mover's score after the move.
     fn ordered(
         &mut self,
-        state: &G,
+        state: &P,
         ply: usize,
         tt_move: Option<Action>,
         first: &[Action],
-    ) -> Vec<(i32, Action, G)> {
+    ) -> Vec<(i32, Action, P)> {
         if self.buffers.len() <= ply {
             self.buffers.resize_with(ply + 1, Vec::new);
         }
@@ -411,14 +334,13 @@ impl<G: Game> Solver<G> {
         let mover = state.to_move();
         moves.extend(legal.iter().map(|&a| {
             let mut child = state.clone();
-            child.apply(a).expect("a legal move");
+            child.play(a);
             let rank = if Some(a) == tt_move {
                 i32::MAX
             } else if let Some(k) = first.iter().position(|&f| f == a) {
                 i32::MAX - 1 - k as i32
             } else {
-                let share = child.score_vector().map_or(0.0, |s| s.value(mover));
-                (share * 1e6) as i32
+                (child.share(mover) * 1e6) as i32
             };
             (rank, a, child)
         }));

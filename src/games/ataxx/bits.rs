@@ -1,0 +1,280 @@
+//! The Ataxx-family rules on bitboards, for boards of side 8 or less: the exact endgame
+//! solver's positions ([`crate::search::endgame`]).
+//!
+//! [`Bits`] holds the same position as an [`Ataxx`] (the pieces of each side, the empty
+//! squares, the mover, the half-move clock and the rules) in three `u64`s, one bit a
+//! square at `8 · row + column`; squares off a smaller board count as blocked. A move is
+//! a few masks and shifts where [`Ataxx`] scans its cells, so the solver searches many
+//! times the nodes a second. Its actions are [`Ataxx`]'s (the same indices for the same
+//! board side), and `tests/suite/ataxx_bits.rs` holds every legal move, position and
+//! result to [`Ataxx`]'s over random games, which stay the one definition of the rules.
+
+use super::board::{JUMPS, piece};
+use super::{Ataxx, Move};
+use crate::games::{Action, Outcome};
+use crate::rng::splitmix64;
+
+/// The largest board side held in bits.
+pub const MAX_SIDE: usize = 8;
+
+/// Per square of the 8×8 grid: its 8 neighbours and the 16 squares two away.
+struct Masks {
+    adjacent: [u64; 64],
+    ring: [u64; 64],
+}
+
+const fn masks() -> Masks {
+    let mut m = Masks {
+        adjacent: [0; 64],
+        ring: [0; 64],
+    };
+    let mut sq = 0;
+    while sq < 64 {
+        let (r, c) = ((sq / 8) as i32, (sq % 8) as i32);
+        let mut dr = -2;
+        while dr <= 2 {
+            let mut dc = -2;
+            while dc <= 2 {
+                let (rr, cc) = (r + dr, c + dc);
+                if (dr != 0 || dc != 0) && rr >= 0 && rr < 8 && cc >= 0 && cc < 8 {
+                    let bit = 1u64 << (rr * 8 + cc);
+                    if dr >= -1 && dr <= 1 && dc >= -1 && dc <= 1 {
+                        m.adjacent[sq] |= bit;
+                    } else {
+                        m.ring[sq] |= bit;
+                    }
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        sq += 1;
+    }
+    m
+}
+
+static MASKS: Masks = masks();
+
+/// [`JUMPS`]' index of the offset `(dr, dc)`, at `(dr + 2) · 5 + dc + 2` (24 for none).
+const JUMP_INDEX: [u8; 25] = {
+    let mut out = [24u8; 25];
+    let mut k = 0;
+    while k < 16 {
+        let (dr, dc) = JUMPS[k];
+        out[((dr + 2) * 5 + dc + 2) as usize] = k as u8;
+        k += 1;
+    }
+    out
+};
+
+/// An Ataxx-family position of side at most [`MAX_SIDE`] in bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bits {
+    /// Each side's pieces.
+    pieces: [u64; 2],
+    /// The empty squares.
+    empty: u64,
+    to_move: u8,
+    halfmove: u16,
+    halfmove_limit: u16,
+    pass: bool,
+    /// The board's side, for action indices.
+    side: u8,
+}
+
+impl Bits {
+    /// The position of `board`; `None` for a board wider than [`MAX_SIDE`].
+    pub fn new(board: &Ataxx) -> Option<Bits> {
+        let n = board.size();
+        if n > MAX_SIDE {
+            return None;
+        }
+        let mut b = Bits {
+            pieces: [0; 2],
+            empty: 0,
+            to_move: board.to_move() as u8,
+            halfmove: board.halfmove(),
+            halfmove_limit: board.rules().halfmove_limit,
+            pass: board.rules().pass,
+            side: n as u8,
+        };
+        for cell in 0..n * n {
+            let bit = 1u64 << Self::square(n, cell);
+            match board.square(cell) {
+                0 => b.empty |= bit,
+                code if code == piece(0) => b.pieces[0] |= bit,
+                code if code == piece(1) => b.pieces[1] |= bit,
+                _ => {}
+            }
+        }
+        Some(b)
+    }
+
+    /// The bit of board cell `cell` (row-major on side `n`).
+    fn square(n: usize, cell: usize) -> u32 {
+        (cell / n * 8 + cell % n) as u32
+    }
+
+    /// The board cell of bit `sq`.
+    fn cell(&self, sq: u32) -> usize {
+        (sq / 8) as usize * self.side as usize + (sq % 8) as usize
+    }
+
+    /// The player to move (0: x, 1: o).
+    pub fn to_move(&self) -> usize {
+        self.to_move as usize
+    }
+
+    /// `player`'s pieces.
+    pub fn pieces(&self, player: usize) -> u32 {
+        self.pieces[player].count_ones()
+    }
+
+    /// The empty squares.
+    pub fn empties(&self) -> u32 {
+        self.empty.count_ones()
+    }
+
+    /// A hash of the whole position (not [`Ataxx::hash`]).
+    pub fn hash(&self) -> u64 {
+        let state = (self.halfmove as u64) << 1 | self.to_move as u64;
+        splitmix64(self.pieces[0] ^ splitmix64(self.pieces[1] ^ splitmix64(self.empty ^ state)))
+    }
+
+    /// Whether `player` has a clone or a jump.
+    fn can_move(&self, player: usize) -> bool {
+        let mine = self.pieces[player];
+        let mut empty = self.empty;
+        while empty != 0 {
+            let e = empty.trailing_zeros() as usize;
+            if (MASKS.adjacent[e] | MASKS.ring[e]) & mine != 0 {
+                return true;
+            }
+            empty &= empty - 1;
+        }
+        false
+    }
+
+    /// As [`Ataxx::outcome`].
+    pub fn outcome(&self) -> Option<Outcome> {
+        let [x, o] = [self.pieces(0), self.pieces(1)];
+        let limited = self.halfmove_limit > 0 && self.halfmove >= self.halfmove_limit;
+        let over = x == 0
+            || o == 0
+            || limited
+            || if self.pass {
+                !self.can_move(0) && !self.can_move(1)
+            } else {
+                !self.can_move(self.to_move())
+            };
+        if !over {
+            return None;
+        }
+        if self.pass && limited && x > 0 && o > 0 && (self.can_move(0) || self.can_move(1)) {
+            return Some(Outcome::draw());
+        }
+        Some(match x.cmp(&o) {
+            std::cmp::Ordering::Greater => Outcome::win(0, 2),
+            std::cmp::Ordering::Less => Outcome::win(1, 2),
+            std::cmp::Ordering::Equal => Outcome::draw(),
+        })
+    }
+
+    /// Clears `out` and fills it with the legal actions (as [`Ataxx`]'s, not sorted);
+    /// empty once the game is over.
+    pub fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.outcome().is_some() {
+            return;
+        }
+        let (n, mine) = (self.side as usize, self.pieces[self.to_move()]);
+        let mut empty = self.empty;
+        while empty != 0 {
+            let e = empty.trailing_zeros();
+            empty &= empty - 1;
+            if MASKS.adjacent[e as usize] & mine != 0 {
+                out.push(Move::Clone { to: self.cell(e) }.index(n));
+            }
+            let mut from = MASKS.ring[e as usize] & mine;
+            while from != 0 {
+                let f = from.trailing_zeros();
+                from &= from - 1;
+                let (dr, dc) = (
+                    (e / 8) as i32 - (f / 8) as i32,
+                    (e % 8) as i32 - (f % 8) as i32,
+                );
+                let jump = JUMP_INDEX[((dr + 2) * 5 + dc + 2) as usize] as usize;
+                out.push(
+                    Move::Jump {
+                        from: self.cell(f),
+                        jump,
+                    }
+                    .index(n),
+                );
+            }
+        }
+        if out.is_empty() && self.pass {
+            out.push(Move::Pass.index(n));
+        }
+    }
+
+    /// Plays a legal action (as [`Ataxx::apply_unchecked`]: the caller checked it).
+    pub fn apply_unchecked(&mut self, action: Action) {
+        let n = self.side as usize;
+        let me = self.to_move();
+        let to = match Move::from_index(action, n) {
+            Some(Move::Clone { to }) => {
+                self.halfmove = 0;
+                Some(Self::square(n, to))
+            }
+            Some(Move::Jump { from, jump }) => {
+                self.halfmove += 1;
+                let f = Self::square(n, from);
+                self.pieces[me] &= !(1u64 << f);
+                self.empty |= 1u64 << f;
+                let (dr, dc) = JUMPS[jump];
+                Some((f as i32 + 8 * dr as i32 + dc as i32) as u32)
+            }
+            _ => {
+                self.halfmove += 1;
+                None
+            }
+        };
+        if let Some(t) = to {
+            let flips = MASKS.adjacent[t as usize] & self.pieces[1 - me];
+            self.pieces[me] |= flips | 1u64 << t;
+            self.pieces[1 - me] ^= flips;
+            self.empty &= !(1u64 << t);
+        }
+        self.to_move ^= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::board::NEIGHBOURS;
+    use super::*;
+
+    /// Each square's masks are the neighbour and jump offsets that stay on the grid.
+    #[test]
+    fn the_masks_are_the_offsets() {
+        for sq in 0..64i32 {
+            let (r, c) = (sq / 8, sq % 8);
+            let on = |(dr, dc): (i8, i8)| {
+                let (rr, cc) = (r + dr as i32, c + dc as i32);
+                ((0..8).contains(&rr) && (0..8).contains(&cc)).then(|| 1u64 << (rr * 8 + cc))
+            };
+            let adjacent = NEIGHBOURS
+                .iter()
+                .filter_map(|&d| on(d))
+                .fold(0, |a, b| a | b);
+            let ring = JUMPS.iter().filter_map(|&d| on(d)).fold(0, |a, b| a | b);
+            assert_eq!(MASKS.adjacent[sq as usize], adjacent, "square {sq}");
+            assert_eq!(MASKS.ring[sq as usize], ring, "square {sq}");
+        }
+        assert!((0..16).all(|k| {
+            let (dr, dc) = JUMPS[k];
+            JUMP_INDEX[((dr + 2) * 5 + dc + 2) as usize] as usize == k
+        }));
+    }
+}
