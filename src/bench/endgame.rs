@@ -32,6 +32,8 @@ pub struct EndgameFigure {
     pub median_ms: f64,
     /// The solver's slowest position (an unsolved one counts as the limit).
     pub max_ms: f64,
+    /// The solver's nodes a second over the positions it solved.
+    pub nodes_per_second: f64,
     /// Solved by the reference within the limit (when measured).
     pub reference_solved: Option<usize>,
     /// The reference's median time (an unsolved one counts as the limit).
@@ -40,6 +42,8 @@ pub struct EndgameFigure {
     pub game_rules_solved: Option<usize>,
     /// Its median time (an unsolved one counts as the limit).
     pub game_rules_median_ms: Option<f64>,
+    /// Its nodes a second over the positions it solved.
+    pub game_rules_nodes_per_second: Option<f64>,
     /// Whether every position solved by more than one has the same result.
     pub agree: bool,
 }
@@ -98,6 +102,9 @@ fn take_from_game<G: Game>(out: &mut [Vec<G>], per_size: usize, line: impl Itera
 struct Tally {
     solved: usize,
     times: Vec<f64>,
+    /// Nodes and seconds over the positions solved.
+    nodes: u64,
+    seconds: f64,
 }
 
 impl Tally {
@@ -109,13 +116,27 @@ impl Tally {
             ..SolveLimits::default()
         };
         let solution = solver.solve(s, &[], limits);
-        self.times.push(t0.elapsed().as_secs_f64() * 1e3);
-        self.solved += usize::from(solution.is_some());
+        let seconds = t0.elapsed().as_secs_f64();
+        self.times.push(seconds * 1e3);
+        if let Some(x) = &solution {
+            self.solved += 1;
+            self.nodes += x.nodes;
+            self.seconds += seconds;
+        }
         solution.map(|x| x.result)
     }
 
     fn median_ms(&mut self) -> f64 {
         median(&mut self.times)
+    }
+
+    /// Nodes a second over the positions solved (0 without any).
+    fn nodes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.nodes as f64 / self.seconds
+        } else {
+            0.0
+        }
     }
 }
 
@@ -152,10 +173,12 @@ pub fn endgame<G: Game>(
             solved: ours.solved,
             median_ms: ours.median_ms(),
             max_ms: ours.times.iter().copied().fold(0.0, f64::max),
+            nodes_per_second: ours.nodes_per_second(),
             reference_solved: reference.then_some(minimax.solved),
             reference_median_ms: reference.then(|| minimax.median_ms()),
             game_rules_solved: game_rules.then_some(game.solved),
             game_rules_median_ms: game_rules.then(|| game.median_ms()),
+            game_rules_nodes_per_second: game_rules.then(|| game.nodes_per_second()),
             agree,
         });
     }

@@ -405,12 +405,16 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
             (Some(n), Some(t)) => format!("; {name} {n}/{} (median {t:.1} ms)", f.positions),
             _ => String::new(),
         };
+        let rate = |nps: f64| format!("{:.2}M nodes/s", nps / 1e6);
         let mut plain = other("plain minimax", f.reference_solved, f.reference_median_ms)
             + &other(
                 "on the game's states",
                 f.game_rules_solved,
                 f.game_rules_median_ms,
             );
+        if let Some(nps) = f.game_rules_nodes_per_second {
+            plain += &format!(", {}", rate(nps));
+        }
         if reference || game_rules {
             plain += if f.agree {
                 ", every result agrees"
@@ -419,13 +423,14 @@ fn endgame<G: crate::agents::Baselines>(start: &G, args: &BenchArgs) -> anyhow::
             };
         }
         println!(
-            "{} size {:>2}: solved {:>3}/{} within {ms} ms (median {:.1} ms, slowest {:.1} ms){plain}",
+            "{} size {:>2}: solved {:>3}/{} within {ms} ms (median {:.1} ms, slowest {:.1} ms, {}){plain}",
             start.name(),
             f.size,
             f.solved,
             f.positions,
             f.median_ms,
-            f.max_ms
+            f.max_ms,
+            rate(f.nodes_per_second)
         );
     }
     Ok(())

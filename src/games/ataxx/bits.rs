@@ -184,9 +184,15 @@ impl Bits {
     /// empty once the game is over.
     pub fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        if self.outcome().is_some() {
-            return;
+        if self.outcome().is_none() {
+            self.moves(out);
         }
+    }
+
+    /// Fills `out` with the legal actions of a position whose game is not over (the
+    /// caller has checked [`Bits::outcome`]).
+    pub fn moves(&self, out: &mut Vec<Action>) {
+        out.clear();
         let (n, mine) = (self.side as usize, self.pieces[self.to_move()]);
         let mut empty = self.empty;
         while empty != 0 {

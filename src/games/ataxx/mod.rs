@@ -32,10 +32,13 @@ pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
 const PLANES: usize = 6;
 
-/// The most empty squares at which the exact endgame solver takes a position over:
-/// measured by `contagion bench endgame` (docs/engine.md), where nearly every position
-/// is solved well within a 100 ms move.
+/// The most empty squares at which the exact endgame solver takes a position over on a
+/// board wider than [`bits::MAX_SIDE`] (Virus's 15×15), and on one it holds in bits
+/// (standard Ataxx): measured by `contagion bench endgame` (docs/performance.md) as the
+/// size of which it solves about half within 50 ms, half a 100 ms move.
 pub const SOLVER_EMPTIES: u32 = 3;
+/// See [`SOLVER_EMPTIES`].
+pub const SOLVER_EMPTIES_IN_BITS: u32 = 4;
 
 /// The 8 symmetries of the square on `(r, c)` in an `n`-board: identity, three
 /// rotations, two mirrors, two diagonal reflections.
@@ -173,7 +176,11 @@ impl Game for Ataxx {
     }
 
     fn endgame_reach(&self) -> u32 {
-        SOLVER_EMPTIES
+        if self.size() <= bits::MAX_SIDE {
+            SOLVER_EMPTIES_IN_BITS
+        } else {
+            SOLVER_EMPTIES
+        }
     }
 
     fn ply(&self) -> u32 {

@@ -88,7 +88,7 @@ pub trait Position: Clone {
     fn to_move(&self) -> usize;
     /// `Some` once the game is over.
     fn outcome(&self) -> Option<Outcome>;
-    /// Clears `out` and fills it with the legal actions.
+    /// Clears `out` and fills it with the legal actions of a position that is not over.
     fn legal_actions(&self, out: &mut Vec<Action>);
     /// Plays a legal action.
     fn play(&mut self, action: Action);
@@ -134,7 +134,7 @@ impl Position for Bits {
     }
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
-        Bits::legal_actions(self, out)
+        self.moves(out)
     }
 
     fn play(&mut self, action: Action) {
