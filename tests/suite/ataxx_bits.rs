@@ -2,6 +2,8 @@
 //! state: libataxx's perft figures, and every legal move, position and result over
 //! random games on boards of side 4 to 8, with and without passes and blockers.
 
+use crate::common;
+
 use contagion::games::ataxx::bits::Bits;
 use contagion::games::ataxx::{Ataxx, Rules};
 use contagion::games::{Action, Game};
@@ -91,13 +93,7 @@ fn agree(start: &str, rules: Rules, games: usize, seed: u64) {
 
 #[test]
 fn bitboards_keep_the_rules_over_random_games() {
-    let rules = |size, pass, halfmove_limit| Rules {
-        ataxx: pass,
-        size,
-        pass,
-        halfmove_limit,
-        symmetries: 1,
-    };
+    let rules = common::ataxx_rules;
     agree("x5o/7/7/7/7/7/o5x x 0 1", rules(7, true, 100), 30, 1);
     agree("x5o/7/2-1-2/7/2-1-2/7/o5x o 0 1", rules(7, true, 6), 30, 2);
     agree("x5o/7/7/7/7/7/o5x x 0 1", rules(7, false, 100), 30, 3);

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::common;
+
 use contagion::games::ataxx::{Ataxx, Rules};
 use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
@@ -57,33 +59,13 @@ fn result(v: i32) -> i32 {
 /// some) down to at most `empties` empty squares, with a short half-move limit so that
 /// brute force ends.
 fn small_ataxx(pass: bool, empties: u32, count: usize, seed: u64) -> Vec<Ataxx> {
-    let rules = Rules {
-        ataxx: pass,
-        size: 4,
-        pass,
-        halfmove_limit: 3,
-        symmetries: 1,
-    };
     let starts = [
         "x2o/4/4/o2x x 0 1",
         "x1-o/4/4/o-1x o 0 1",
         "x3/4/4/3o x 0 1",
     ];
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::new();
-    let mut legal = Vec::new();
-    while out.len() < count {
-        let start = starts[out.len() % starts.len()];
-        let mut s = Ataxx::with_rules(start, rules).unwrap();
-        while s.outcome().is_none() && s.empties() > empties {
-            s.legal_actions(&mut legal);
-            s.apply(rng.choose(&legal).unwrap()).unwrap();
-        }
-        if s.outcome().is_none() {
-            out.push(s);
-        }
-    }
-    out
+    let rules = common::ataxx_rules(4, pass, 3);
+    ataxx_endgames(&starts, rules, empties, count, seed)
 }
 
 /// Infexion positions two to three turns before the turn limit, from random play on
@@ -144,12 +126,19 @@ fn the_endgame_solver_agrees_with_brute_force_in_ataxx_and_virus() {
     check_solver(&small_ataxx(false, 3, 60, 2));
 }
 
-/// Positions of random games from `start` (side `size`, with `rules`' passes and
-/// half-move limit) once at most `empties` squares are empty.
-fn ataxx_endgames(start: &str, rules: Rules, empties: u32, count: usize, seed: u64) -> Vec<Ataxx> {
+/// Positions of random games from `starts` (taken in turn; side and rules from `rules`)
+/// once at most `empties` squares are empty.
+fn ataxx_endgames(
+    starts: &[&str],
+    rules: Rules,
+    empties: u32,
+    count: usize,
+    seed: u64,
+) -> Vec<Ataxx> {
     let mut rng = Rng::new(seed);
     let (mut out, mut legal) = (Vec::new(), Vec::new());
     while out.len() < count {
+        let start = starts[out.len() % starts.len()];
         let mut s = Ataxx::with_rules(start, rules).unwrap();
         while s.outcome().is_none() && s.empties() > empties {
             s.legal_actions(&mut legal);
@@ -164,20 +153,13 @@ fn ataxx_endgames(start: &str, rules: Rules, empties: u32, count: usize, seed: u
 
 #[test]
 fn the_bitboard_solver_agrees_with_the_solver_on_the_game_rules() {
-    let rules = |size, pass, halfmove_limit| Rules {
-        ataxx: pass,
-        size,
-        pass,
-        halfmove_limit,
-        symmetries: 1,
-    };
-    let mut positions = ataxx_endgames("x5o/7/7/7/7/7/o5x x 0 1", rules(7, true, 100), 1, 12, 11);
+    let (rules, standard) = (common::ataxx_rules, "x5o/7/7/7/7/7/o5x x 0 1");
+    let mut positions = ataxx_endgames(&[standard], rules(7, true, 100), 1, 12, 11);
     for (pass, seed) in [(true, 12), (false, 13)] {
-        let start = "x5o/7/7/7/7/7/o5x x 0 1";
-        positions.extend(ataxx_endgames(start, rules(7, pass, 12), 2, 12, seed));
+        positions.extend(ataxx_endgames(&[standard], rules(7, pass, 12), 2, 12, seed));
     }
     positions.extend(ataxx_endgames(
-        "x3o/5/2-2/5/o3x x 0 1",
+        &["x3o/5/2-2/5/o3x x 0 1"],
         rules(5, true, 6),
         3,
         12,

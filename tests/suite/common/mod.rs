@@ -1,7 +1,9 @@
-//! Shared test helpers: the conformance suite every `Game` must pass.
+//! Shared test helpers: the conformance suite every `Game` must pass, and Ataxx-family
+//! rule settings.
 
 #![allow(dead_code)]
 
+use contagion::games::ataxx::Rules;
 use contagion::games::conformance::Conformance;
 use contagion::games::{Action, Game};
 use contagion::rng::Rng;
@@ -45,4 +47,16 @@ pub fn mutate(rng: &mut Rng, text: &str, vocabulary: &[&str]) -> String {
         }
     }
     chars.into_iter().collect()
+}
+
+/// Ataxx-family rules of side `size`, passes (Ataxx) or not (Virus), and a half-move
+/// limit, with no symmetry declared.
+pub fn ataxx_rules(size: u8, pass: bool, halfmove_limit: u16) -> Rules {
+    Rules {
+        ataxx: pass,
+        size,
+        pass,
+        halfmove_limit,
+        symmetries: 1,
+    }
 }
