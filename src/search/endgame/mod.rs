@@ -18,6 +18,11 @@
 //! at the root (the network's policy), then by the mover's score after the move. The
 //! table holds bounds keyed by the position's hash, the search's kind and the root
 //! player, with the depth they hold to; it is kept from one solve to the next.
+//!
+//! The search runs over any [`Position`]: a game's own state, or a faster form of its
+//! rules that names the same actions. Ataxx-family boards of side 8 or less are solved
+//! on [`Bits`] (the rules on bitboards), 3–4 times the nodes a second of the game's own
+//! state; [`Solver::on_game_rules`] keeps to the game's state, for measuring the two.
 
 mod search;
 
