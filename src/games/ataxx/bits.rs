@@ -9,7 +9,7 @@
 //! board side), and `tests/suite/ataxx_bits.rs` holds every legal move, position and
 //! result to [`Ataxx`]'s over random games, which stay the one definition of the rules.
 
-use super::board::{JUMPS, piece};
+use super::board::{JUMPS, by_pieces, piece};
 use super::{Ataxx, Move};
 use crate::games::{Action, Outcome};
 use crate::rng::splitmix64;
@@ -173,11 +173,7 @@ impl Bits {
         if self.pass && limited && x > 0 && o > 0 && (self.can_move(0) || self.can_move(1)) {
             return Some(Outcome::draw());
         }
-        Some(match x.cmp(&o) {
-            std::cmp::Ordering::Greater => Outcome::win(0, 2),
-            std::cmp::Ordering::Less => Outcome::win(1, 2),
-            std::cmp::Ordering::Equal => Outcome::draw(),
-        })
+        Some(by_pieces(x, o))
     }
 
     /// Clears `out` and fills it with the legal actions (as [`Ataxx`]'s, not sorted);

@@ -128,6 +128,15 @@ impl Move {
     }
 }
 
+/// The result by pieces: more wins, equal draws.
+pub(super) fn by_pieces(x: u32, o: u32) -> Outcome {
+    match x.cmp(&o) {
+        std::cmp::Ordering::Greater => Outcome::win(0, 2),
+        std::cmp::Ordering::Less => Outcome::win(1, 2),
+        std::cmp::Ordering::Equal => Outcome::draw(),
+    }
+}
+
 /// Zobrist key of square `cell` holding `code`.
 fn key(cell: usize, code: u8) -> u64 {
     if code == EMPTY {
@@ -298,11 +307,7 @@ impl Ataxx {
         if self.rules.pass && limited && could_go_on {
             return Some(Outcome::draw());
         }
-        Some(match self.count[0].cmp(&self.count[1]) {
-            std::cmp::Ordering::Greater => Outcome::win(0, 2),
-            std::cmp::Ordering::Less => Outcome::win(1, 2),
-            std::cmp::Ordering::Equal => Outcome::draw(),
-        })
+        Some(by_pieces(self.pieces(0), self.pieces(1)))
     }
 
     /// Calls `f` with every legal action, ascending.

@@ -158,11 +158,7 @@ impl Game for Ataxx {
 
     /// More pieces wins, as at the end.
     fn adjudicate(&self) -> Outcome {
-        match self.pieces(0).cmp(&self.pieces(1)) {
-            std::cmp::Ordering::Greater => Outcome::win(0, 2),
-            std::cmp::Ordering::Less => Outcome::win(1, 2),
-            std::cmp::Ordering::Equal => Outcome::draw(),
-        }
+        board::by_pieces(self.pieces(0), self.pieces(1))
     }
 
     /// Each player's share of the pieces, as a lead: `(n₀ - n₁) / (n₀ + n₁)`.
