@@ -102,6 +102,7 @@ pub const FIELDS: &[Field] = &[
     num("mcts.gumbel_c_scale", 0.001, 1000.0, "gumbel: see `gumbel_c_visit`"),
     num("mcts.full_search_fraction", 0.01, 1.0, "playout caps (KataGo): the share of moves searched with `simulations` and recorded as policy targets"),
     num("mcts.forced_playouts", 0.0, 10.0, "puct: forced playouts and policy target pruning (KataGo): each root child of a noised search gets sqrt(k · prior · visits) visits, taken back from its target; k (KataGo's 2), 0: off"),
+    num("mcts.draw_value", -1.0, 1.0, "what a game drawn by its rules scores for every seat in the self-play search's tree (0: as the rules do; below 0 no seat steers for a draw; `selfplay.draw_value` is what the targets record)"),
     Field {
         key: "mcts.fast_simulations",
         doc: "playout caps: the simulations of the other moves (no noise, no target; checked when `full_search_fraction` < 1)",

@@ -115,6 +115,7 @@ pub struct MctsConfig {
     pub full_search_fraction: f64,
     pub fast_simulations: u32,
     pub forced_playouts: f32,
+    pub draw_value: f32,
 }
 
 /// The `[selfplay]` section: its fields are documented in [`fields::FIELDS`].
@@ -247,6 +248,7 @@ impl Default for MctsConfig {
             full_search_fraction: 1.0,
             fast_simulations: 16,
             forced_playouts: 0.0,
+            draw_value: 0.0,
         }
     }
 }
@@ -470,7 +472,7 @@ impl Config {
                 c_visit: self.mcts.gumbel_c_visit,
                 c_scale: self.mcts.gumbel_c_scale,
             }),
-            draw_value: 0.0,
+            draw_value: self.mcts.draw_value,
         }
     }
 

@@ -171,6 +171,24 @@ fn capped_self_play_games_are_recorded_with_the_adjudicated_mixed_result() {
 }
 
 #[test]
+fn the_self_play_search_scores_a_draw_at_the_config_s_value() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/chexers-tiny.toml");
+    let mut c = Config::load(std::path::Path::new(path)).unwrap();
+    let settings = SelfPlaySettings::from_config(&c, 1, false, 1);
+    assert_eq!(
+        settings.params.draw_value, 0.0,
+        "the rules' draw by default"
+    );
+    c.mcts.draw_value = -0.5;
+    c.selfplay.draw_value = -0.25;
+    let settings = SelfPlaySettings::from_config(&c, 1, false, 1);
+    assert_eq!(settings.params.draw_value, -0.5, "the tree's value");
+    assert_eq!(settings.draw_value, -0.25, "the targets' value, apart");
+    let drawn = Outcome::draw();
+    assert_eq!(settings.params.terminal(drawn, 3).0, [-0.5; 3]);
+}
+
+#[test]
 fn games_drawn_by_the_rules_are_recorded_with_the_draw_value() {
     // An untrained network playing its most visited move (after a few sampled plies,
     // so that the games differ) mostly shuffles until the fourth repetition draws. A

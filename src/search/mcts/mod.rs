@@ -89,8 +89,9 @@ pub struct MctsParams {
     #[serde(default)]
     pub forced_playouts: f32,
     /// What a game drawn by its rules (a repetition, a turn limit, an even count) scores
-    /// for every seat in the tree; 0 (self-play's) scores it as the rules do. The model
-    /// agent sets minus its contempt: below 0, no seat steers for a draw.
+    /// for every seat in the tree; 0 scores it as the rules do. Self-play's is
+    /// `mcts.draw_value`; the model agent sets minus its contempt: below 0, no seat steers
+    /// for a draw.
     #[serde(default)]
     pub draw_value: f32,
 }
