@@ -55,7 +55,8 @@ fn bitboard_perft_matches_libataxx() {
 }
 
 /// Random games from `start` with `rules`, each position held to its bitboard: the
-/// legal moves, the pieces, the mover and the result, and the position after each move.
+/// legal moves, the pieces, the mover and the result, and the position and the mover's
+/// gain in lead after each move.
 fn agree(start: &str, rules: Rules, games: usize, seed: u64) {
     let mut rng = Rng::new(seed);
     let mut legal = Vec::new();
@@ -84,6 +85,13 @@ fn agree(start: &str, rules: Rules, games: usize, seed: u64) {
                 child.apply(a).unwrap();
                 bits.apply_unchecked(a);
                 assert_eq!(Bits::new(&child), Some(bits), "{at} then action {a}");
+                let lead =
+                    |x: &Ataxx| x.pieces(b.to_move()) as i32 - x.pieces(1 - b.to_move()) as i32;
+                assert_eq!(
+                    b.gain(a),
+                    lead(&child) - lead(&s),
+                    "the gain of {a} at {at}"
+                );
             }
             s.apply(rng.choose(&legal).unwrap()).unwrap();
         }

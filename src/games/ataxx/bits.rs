@@ -220,6 +220,24 @@ impl Bits {
         }
     }
 
+    /// What a legal action gains its mover's lead in pieces, for ordering: twice the
+    /// pieces it takes, plus one for a clone (the order of the mover's piece share after
+    /// the move).
+    pub fn gain(&self, action: Action) -> i32 {
+        let n = self.side as usize;
+        let (to, clone) = match Move::from_index(action, n) {
+            Some(Move::Clone { to }) => (Self::square(n, to), 1),
+            Some(Move::Jump { from, jump }) => {
+                let (dr, dc) = JUMPS[jump];
+                let f = Self::square(n, from) as i32;
+                ((f + 8 * dr as i32 + dc as i32) as u32, 0)
+            }
+            _ => return 0,
+        };
+        let taken = MASKS.adjacent[to as usize] & self.pieces[1 - self.to_move()];
+        2 * taken.count_ones() as i32 + clone
+    }
+
     /// Plays a legal action (as [`Ataxx::apply_unchecked`]: the caller checked it).
     pub fn apply_unchecked(&mut self, action: Action) {
         let n = self.side as usize;

@@ -15,7 +15,9 @@
 //! the margin within it.
 //!
 //! Moves are ordered by the transposition table's best move, then by the caller's order
-//! at the root (the network's policy), then by the mover's score after the move. The
+//! at the root (the network's policy), then by what the move gains the mover
+//! ([`Position::rank`]: its score after the move; on bitboards the pieces it adds and
+//! takes). The
 //! table holds bounds keyed by the position's hash, the search's kind and the root
 //! player, with the depth they hold to; it is kept from one solve to the next.
 //!
@@ -101,6 +103,9 @@ pub trait Position: Clone {
     fn key(&self) -> u64;
     /// `player`'s share of the game's score, in `[-1, 1]` (0 without a score).
     fn share(&self, player: usize) -> f32;
+    /// How good `action` looks to the mover, for ordering (higher first), and the
+    /// position after it where ranking had to make it (the search then keeps it).
+    fn rank(&self, action: Action) -> (i32, Option<Self>);
 }
 
 impl<G: Game> Position for G {
@@ -127,6 +132,16 @@ impl<G: Game> Position for G {
     fn share(&self, player: usize) -> f32 {
         self.score_vector().map_or(0.0, |s| s.value(player))
     }
+
+    /// The mover's score share after the move.
+    fn rank(&self, action: Action) -> (i32, Option<Self>) {
+        let mut child = self.clone();
+        child.play(action);
+        (
+            (child.share(Position::to_move(self)) * 1e6) as i32,
+            Some(child),
+        )
+    }
 }
 
 impl Position for Bits {
@@ -152,6 +167,12 @@ impl Position for Bits {
 
     fn share(&self, player: usize) -> f32 {
         Outcome::share(self.pieces(0), self.pieces(1)).value(player)
+    }
+
+    /// The pieces the move gains, read from the masks: the children are made only when
+    /// searched, so a cut-off spares the rest.
+    fn rank(&self, action: Action) -> (i32, Option<Self>) {
+        (self.gain(action), None)
     }
 }
 

@@ -54,8 +54,8 @@ pub(super) struct Search<P: Position> {
     pruning: bool,
     /// The best move of the last root search.
     root_best: Option<Action>,
-    /// Per ply: the moves, their rank and the position after each.
-    buffers: Vec<Vec<(i32, Action, P)>>,
+    /// Per ply: the moves, their rank and the position after each where ranking made it.
+    buffers: Vec<Vec<(i32, Action, Option<P>)>>,
     /// The legal moves of the node being ordered.
     legal: Vec<Action>,
     nodes: u64,
@@ -273,9 +273,14 @@ impl<P: Position> Search<P> {
         }
         let mut moves = self.ordered(state, ply, tt_move, if ply == 0 { order } else { &[] });
         let (alpha0, mut best) = (alpha, (-UNKNOWN - 1, moves[0].1));
-        for (_, a, child) in &moves {
+        for (_, a, made) in &mut moves {
             let a = *a;
-            let v = -self.node(child, depth - 1, -beta, -alpha, ply + 1, kind, &[]);
+            let child = made.take().unwrap_or_else(|| {
+                let mut child = state.clone();
+                child.play(a);
+                child
+            });
+            let v = -self.node(&child, depth - 1, -beta, -alpha, ply + 1, kind, &[]);
             if self.aborted {
                 break;
             }
@@ -315,34 +320,31 @@ impl<P: Position> Search<P> {
         best.0
     }
 
-    /// The legal moves of `state` with the position after each (each move applied
-    /// once), best first: the table's move, then `first` (in its order), then by the
-    /// mover's score after the move.
+    /// The legal moves of `state`, best first: the table's move, then `first` (in its
+    /// order), then by [`Position::rank`]; with the position after each that ranking
+    /// made.
     fn ordered(
         &mut self,
         state: &P,
         ply: usize,
         tt_move: Option<Action>,
         first: &[Action],
-    ) -> Vec<(i32, Action, P)> {
+    ) -> Vec<(i32, Action, Option<P>)> {
         if self.buffers.len() <= ply {
             self.buffers.resize_with(ply + 1, Vec::new);
         }
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         let mut legal = std::mem::take(&mut self.legal);
         state.legal_actions(&mut legal);
-        let mover = state.to_move();
         moves.extend(legal.iter().map(|&a| {
-            let mut child = state.clone();
-            child.play(a);
-            let rank = if Some(a) == tt_move {
-                i32::MAX
+            if Some(a) == tt_move {
+                (i32::MAX, a, None)
             } else if let Some(k) = first.iter().position(|&f| f == a) {
-                i32::MAX - 1 - k as i32
+                (i32::MAX - 1 - k as i32, a, None)
             } else {
-                (child.share(mover) * 1e6) as i32
-            };
-            (rank, a, child)
+                let (rank, child) = state.rank(a);
+                (rank, a, child)
+            }
         }));
         self.legal = legal;
         moves.sort_by_key(|m| std::cmp::Reverse(m.0));
