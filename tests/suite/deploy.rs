@@ -134,7 +134,8 @@ fn manifests_are_complete_and_consistent() {
         });
     }
     assert_eq!(roles, BTreeSet::from(["selfplay", "train"]));
-    let config = Config::parse(&run_toml.expect("a run config"), "deploy/config.yaml").unwrap();
+    let run_toml = run_toml.expect("a run config");
+    let config = Config::parse(&run_toml, "deploy/config.yaml").unwrap();
     assert_eq!(
         config.selfplay.workers, 0,
         "the trainer leaves self-play to the workers"
@@ -161,10 +162,16 @@ fn manifests_are_complete_and_consistent() {
     };
     let source = args.config.expect("--config names the shipped config");
     assert!(source.starts_with("configs"), "{}", source.display());
+    let resolved = Config::load_with(&source, &args.set).unwrap();
     assert_eq!(
-        config,
-        Config::load_with(&source, &args.set).unwrap(),
+        config, resolved,
         "deploy/config.yaml is not `contagion config {made_by}`: remake it with that line"
+    );
+    // Word for word, notes included: a field added with its default changes the text.
+    assert_eq!(
+        run_toml.trim_end(),
+        contagion::config::fields::annotated(&resolved).trim_end(),
+        "deploy/config.yaml is not word for word `contagion config {made_by}`: remake it with that line"
     );
 }
 
