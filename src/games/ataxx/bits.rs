@@ -220,51 +220,50 @@ impl Bits {
         }
     }
 
+    /// The squares of an action: the one a jump leaves (none for a clone) and the one
+    /// its piece lands on; `None` for a pass.
+    fn squares(&self, action: Action) -> Option<(Option<u32>, u32)> {
+        let n = self.side as usize;
+        match Move::from_index(action, n)? {
+            Move::Clone { to } => Some((None, Self::square(n, to))),
+            Move::Jump { from, jump } => {
+                let (dr, dc) = JUMPS[jump];
+                let f = Self::square(n, from);
+                Some((Some(f), (f as i32 + 8 * dr as i32 + dc as i32) as u32))
+            }
+            Move::Pass => None,
+        }
+    }
+
     /// What a legal action gains its mover's lead in pieces, for ordering: twice the
     /// pieces it takes, plus one for a clone (the order of the mover's piece share after
     /// the move).
     pub fn gain(&self, action: Action) -> i32 {
-        let n = self.side as usize;
-        let (to, clone) = match Move::from_index(action, n) {
-            Some(Move::Clone { to }) => (Self::square(n, to), 1),
-            Some(Move::Jump { from, jump }) => {
-                let (dr, dc) = JUMPS[jump];
-                let f = Self::square(n, from) as i32;
-                ((f + 8 * dr as i32 + dc as i32) as u32, 0)
-            }
-            _ => return 0,
+        let Some((from, to)) = self.squares(action) else {
+            return 0;
         };
         let taken = MASKS.adjacent[to as usize] & self.pieces[1 - self.to_move()];
-        2 * taken.count_ones() as i32 + clone
+        2 * taken.count_ones() as i32 + from.is_none() as i32
     }
 
     /// Plays a legal action (as [`Ataxx::apply_unchecked`]: the caller checked it).
     pub fn apply_unchecked(&mut self, action: Action) {
-        let n = self.side as usize;
         let me = self.to_move();
-        let to = match Move::from_index(action, n) {
-            Some(Move::Clone { to }) => {
-                self.halfmove = 0;
-                Some(Self::square(n, to))
+        match self.squares(action) {
+            Some((from, to)) => {
+                if let Some(f) = from {
+                    self.halfmove += 1;
+                    self.pieces[me] &= !(1u64 << f);
+                    self.empty |= 1u64 << f;
+                } else {
+                    self.halfmove = 0;
+                }
+                let flips = MASKS.adjacent[to as usize] & self.pieces[1 - me];
+                self.pieces[me] |= flips | 1u64 << to;
+                self.pieces[1 - me] ^= flips;
+                self.empty &= !(1u64 << to);
             }
-            Some(Move::Jump { from, jump }) => {
-                self.halfmove += 1;
-                let f = Self::square(n, from);
-                self.pieces[me] &= !(1u64 << f);
-                self.empty |= 1u64 << f;
-                let (dr, dc) = JUMPS[jump];
-                Some((f as i32 + 8 * dr as i32 + dc as i32) as u32)
-            }
-            _ => {
-                self.halfmove += 1;
-                None
-            }
-        };
-        if let Some(t) = to {
-            let flips = MASKS.adjacent[t as usize] & self.pieces[1 - me];
-            self.pieces[me] |= flips | 1u64 << t;
-            self.pieces[1 - me] ^= flips;
-            self.empty &= !(1u64 << t);
+            None => self.halfmove += 1,
         }
         self.to_move ^= 1;
     }
