@@ -44,6 +44,9 @@ pub const MAX_GUMBEL_ACTIONS: u64 = 4096;
 /// The deepest `perft` the engine serves: depth 5 from the start takes about a second,
 /// and each level multiplies that by about 50, while the engine answers nothing else.
 pub const MAX_PERFT: u32 = 6;
+/// The engine's `Hash` option, in MiB: the network search's evaluation cache, the
+/// alpha-beta player's transposition table.
+pub const MAX_HASH_MIB: u64 = 65_536;
 /// Games `contagion serve` keeps at once (the longest idle is dropped).
 pub const MAX_SERVED_GAMES: usize = 200;
 /// The longest time per move a served game may ask for.
@@ -92,6 +95,7 @@ pub const TABLE: &[Limit] = &[
     Limit { what: "time per move (`ms=`, `--movetime`, the engine's `MoveTime`)", value: MAX_MOVE_MS, unit: Unit::Ms, past: "refused, naming the range" },
     Limit { what: "nodes per move (`nodes=`, the engine's `Nodes`)", value: MAX_NODES, unit: Unit::Count, past: "refused, naming the range" },
     Limit { what: "Gumbel root actions (`gumbel=`, `mcts.gumbel_actions`)", value: MAX_GUMBEL_ACTIONS, unit: Unit::Count, past: "refused, naming the range" },
+    Limit { what: "the engine's `Hash` option (MiB)", value: MAX_HASH_MIB, unit: Unit::Count, past: "`setoption` is refused, naming the range" },
     Limit { what: "`perft` depth in the engine", value: MAX_PERFT as u64, unit: Unit::Count, past: "`error perft: depth must be an integer 0-N`" },
     Limit { what: "one engine protocol line", value: MAX_LINE_BYTES, unit: Unit::Bytes, past: "`error input line longer than N bytes: ignored` (the line is skipped, not stored)" },
     Limit { what: "quoted input in an error", value: MAX_ECHO_CHARS as u64, unit: Unit::Chars, past: "the rest is counted: `… (9920 more characters)`" },

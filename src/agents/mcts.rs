@@ -420,7 +420,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 name: "Hash",
                 default: DEFAULT_HASH_MIB,
                 min: 0,
-                max: 65_536,
+                max: crate::limits::MAX_HASH_MIB,
             },
             AgentOption {
                 name: "Endgame",

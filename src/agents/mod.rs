@@ -6,6 +6,7 @@
 //! - [`baseline`]: the game-independent baseline agents (random, greedy, alpha-beta).
 //! - [`infexion`], [`ataxx`], [`chexers`]: each game's greedy policy and evaluation.
 //! - [`mcts`]: MCTS guided by a trained network (`model:PATH`).
+//! - [`nnue`]: alpha-beta over the fast evaluator the network taught (`nnue:PATH`).
 //! - [`external`]: another program speaking the engine protocol (`engine:COMMAND`).
 //!
 //! The baselines are the fixed yardstick the trainer gates against: deterministic given
@@ -19,6 +20,7 @@ pub mod external;
 pub mod infexion;
 pub mod knobs;
 pub mod mcts;
+pub mod nnue;
 pub mod spec;
 pub mod timing;
 

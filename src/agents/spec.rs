@@ -54,6 +54,17 @@ pub enum AgentSpec {
         /// The search's settings ([`super::knobs::KNOBS`]), in hundredths.
         knobs: KnobValues,
     },
+    /// Principal variation search over a fast evaluator bundle.
+    Nnue {
+        /// The evaluator bundle, or `models/<game>` for the game's current one.
+        path: std::path::PathBuf,
+        /// Milliseconds per move.
+        ms: Option<u64>,
+        /// Plies searched.
+        depth: Option<u32>,
+        /// Nodes per move.
+        nodes: Option<u64>,
+    },
     /// An external engine: the program and its arguments.
     Engine {
         /// The program and its arguments.
@@ -160,6 +171,11 @@ pub const KINDS: &[Kind] = &[
         ],
         doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT; PUCT's constant P/100, an unvisited child valued F/100 below its parent, a draw by the rules scored -C/100 for every seat",
     },
+    Kind {
+        name: "nnue", arg: Some("PATH"),
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches",
+    },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
 
@@ -253,10 +269,10 @@ impl FromStr for AgentSpec {
         };
         let mut items: Vec<&str> = params.split(',').map(str::trim).collect();
         let mut path = None;
-        if kind == "model" {
+        if kind == "model" || kind == "nnue" {
             path = Some(items.remove(0)).filter(|p| !p.is_empty() && !p.contains('='));
             if path.is_none() {
-                return Err(err("model needs a path: model:PATH[,sims=N]".into()));
+                return Err(err(format!("{kind} needs a path: {kind}:PATH[,KEY=VALUE…]")));
             }
         }
         let mut pairs = Vec::new();
@@ -328,6 +344,12 @@ impl FromStr for AgentSpec {
                 threads: get("threads").unwrap_or(default("threads")) as u32,
                 knobs: KNOBS.map(|k| get(k.key).unwrap_or(k.default)),
             },
+            "nnue" => AgentSpec::Nnue {
+                path: path.unwrap_or_default().into(),
+                ms,
+                depth: get("depth").map(|d| d as u32),
+                nodes,
+            },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
             },
@@ -376,6 +398,21 @@ impl fmt::Display for AgentSpec {
             AgentSpec::Engine { command } => {
                 let words = command.iter().map(String::as_str);
                 write!(f, "engine:{}", shlex::try_join(words).unwrap_or_default())
+            }
+            AgentSpec::Nnue {
+                path,
+                ms,
+                depth,
+                nodes,
+            } => {
+                write!(f, "nnue:{}", path.display())?;
+                let limits = [("ms", *ms), ("depth", depth.map(u64::from)), ("nodes", *nodes)];
+                for (k, v) in limits {
+                    if let Some(v) = v {
+                        write!(f, ",{k}={v}")?;
+                    }
+                }
+                Ok(())
             }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
@@ -455,6 +492,14 @@ impl AgentSpec {
                 }
                 Box::new(agent)
             }
+            AgentSpec::Nnue {
+                ref path,
+                ms,
+                depth,
+                nodes,
+            } => Box::new(super::nnue::NnueAgent::load(
+                name, path, start, ms, depth, nodes,
+            )?),
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
                 name,
                 command,
@@ -489,6 +534,8 @@ mod tests {
             ),
             ("model:m,contempt=50", "model:m,sims=100,contempt=50"),
             ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
+            ("nnue:m", "nnue:m"),
+            ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",
                 "model:m,sims=100,cpuct=250,fpu=30,contempt=20",
@@ -512,6 +559,8 @@ mod tests {
         assert!(msg("minimax:depth").contains("KEY=VALUE"));
         assert!(msg("model:m,threads=0").contains("threads=0: expected an integer 1..=256"));
         assert!(msg("model:m,ms=0").contains("ms=0: expected an integer"));
+        assert!(msg("nnue:ms=100").contains("nnue needs a path"));
+        assert!(msg("nnue:m,sims=100").contains("no parameter 'sims'"));
         assert!(msg("model:m,contempt=101").contains("contempt=101: expected an integer 0..=100"));
     }
 }

@@ -1,6 +1,7 @@
 //! Speed figures for `contagion bench`: rules engine and alpha-beta search; the endgame
 //! solver in [`endgame`], the network in [`learning`], the low-precision forwards'
-//! agreement with the float one in [`agree`].
+//! agreement with the float one in [`agree`], the fast evaluator and its player in
+//! [`nnue`](mod@nnue).
 //!
 //! Every figure is the median of several timed rounds on one thread, so a noisy shared
 //! machine moves it less; the spread (min–max) is printed beside it.
@@ -9,6 +10,7 @@ pub mod agree;
 pub mod dump;
 pub mod endgame;
 pub mod learning;
+pub mod nnue;
 
 use std::time::Instant;
 

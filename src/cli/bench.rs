@@ -149,6 +149,19 @@ pub enum BenchKind {
         #[arg(long, value_name = "PATH")]
         config: Option<std::path::PathBuf>,
     },
+    /// The fast evaluator's cost a position, and its alpha-beta player's nodes a second
+    /// from the start beside the network search's simulations a second.
+    Nnue {
+        /// The evaluator bundle (`models/<game>`: the game's current one).
+        #[arg(long, value_name = "PATH")]
+        evaluator: std::path::PathBuf,
+        /// A network to measure MCTS beside it.
+        #[arg(long, value_name = "PATH")]
+        model: Option<std::path::PathBuf>,
+        /// Milliseconds a search.
+        #[arg(long, default_value_t = 1000)]
+        ms: u64,
+    },
     /// Training steps: samples per second.
     Train {
         /// Residual blocks of the network measured.
@@ -323,6 +336,16 @@ pub(super) fn bench<G: crate::agents::Baselines>(
                 f.max
             );
             return Ok(());
+        }
+        BenchKind::Nnue {
+            evaluator,
+            model,
+            ms,
+        } => {
+            let path = crate::agents::nnue::locate(&evaluator, start.name());
+            let (_, net) = crate::nn::nnue::bundle::load(&path, &start)?;
+            let eval = std::sync::Arc::new(crate::nn::nnue::Evaluator::new(&net));
+            bench::nnue::nnue(&start, eval, model.as_deref(), ms, args.rounds)?
         }
         BenchKind::Selfplay { .. } => return selfplay(&start, args),
         BenchKind::Agree { .. } => return agree(&start, args),

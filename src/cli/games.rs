@@ -21,7 +21,7 @@ use crate::games::{GameKind, with_game};
 use crate::nn::NetShape as Shape;
 use crate::nn::manifest::{Manifest, Provenance};
 
-use super::{bench, engine, eval, ladder, play, replay, tournament};
+use super::{bench, distill, engine, eval, ladder, play, replay, tournament};
 
 /// A game every subcommand can run, by its start position. Implemented for every
 /// [`Baselines`] game; the methods are the subcommands' game-specific parts.
@@ -82,6 +82,9 @@ pub trait Playable: Send + Sync {
 
     /// `contagion bench`.
     fn bench(&self, args: &bench::BenchArgs) -> anyhow::Result<()>;
+
+    /// `contagion distill` under `config`.
+    fn distill(&self, args: &distill::DistillArgs, config: &Config) -> anyhow::Result<()>;
 
     /// The manifest `contagion export` writes for a network of `shape`.
     fn manifest(&self, shape: &Shape, provenance: Provenance) -> Manifest;
@@ -159,6 +162,10 @@ impl<G: Baselines> Playable for G {
 
     fn bench(&self, args: &bench::BenchArgs) -> anyhow::Result<()> {
         bench::bench(self, args)
+    }
+
+    fn distill(&self, args: &distill::DistillArgs, config: &Config) -> anyhow::Result<()> {
+        distill::distill_game(self, args, config)
     }
 
     fn manifest(&self, shape: &Shape, provenance: Provenance) -> Manifest {

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod distill;
 pub mod engine;
 pub mod eval;
 pub mod export;
@@ -101,6 +102,8 @@ pub enum Command {
     Play(play::PlayArgs),
     /// Speak the line protocol (position / go / perft …) on stdin/stdout.
     Engine(engine::EngineArgs),
+    /// Train the fast evaluator from a network's self-play games (or play them: --generate).
+    Distill(distill::DistillArgs),
     /// Print speed figures: rules, search, network forward, self-play, training.
     Bench(bench::BenchArgs),
     /// Serve a web page to play the models and watch runs learn (feature `serve`).
@@ -134,6 +137,7 @@ pub fn run(cli: Cli, games: &Games) -> anyhow::Result<()> {
         Command::Export(args) => export::run(args, games),
         Command::Play(args) => play::run(args, games),
         Command::Engine(args) => engine::run(args, games),
+        Command::Distill(args) => distill::run(args, games),
         Command::Bench(args) => bench::run(args, games),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args, games),

@@ -168,6 +168,16 @@ pub const FIELDS: &[Field] = &[
     num("baseline.games", 0.0, 100_000.0, "games against each, a multiple of the players"),
     num("baseline.simulations", 1.0, 100_000.0, "the network's simulations per move in these games"),
     num("baseline.opening_plies", 0.0, 40.0, "random plies before each set of games"),
+    num("distill.lambda", 0.0, 1.0, "the fast evaluator's target: λ · the game's result + (1 - λ) · the search's root value"),
+    num("distill.hidden", 8.0, 1024.0, "the evaluator's accumulator units"),
+    num("distill.dense", 4.0, 256.0, "units of the dense layer after the accumulator"),
+    num("distill.epochs", 1.0, 1000.0, "passes over the training positions"),
+    num("distill.batch_size", 16.0, 65_536.0, "positions a training step"),
+    num("distill.learning_rate", 1e-6, 1.0, "Adam's peak learning rate (cosine decay to a tenth)"),
+    num("distill.validation", 0.0, 0.5, "the share of positions held out (by hash) for the validation loss"),
+    num("distill.max_positions", 0.0, 1e9, "train on at most this many distinct positions, the newest shards first (0: all)"),
+    num("distill.teacher_simulations", 1.0, 100_000.0, "`distill --generate`: the teacher's simulations a move"),
+    num("distill.games", 1.0, MANY, "`distill --generate`: games to play"),
 ];
 
 /// The field with this key.

@@ -68,6 +68,8 @@ pub struct Config {
     pub gating: GatingConfig,
     /// The fixed baseline the best is measured against.
     pub baseline: BaselineConfig,
+    /// The fast evaluator's training (`contagion distill`).
+    pub distill: DistillConfig,
 }
 
 /// The `[run]` section: its fields are documented in [`fields::FIELDS`].
@@ -203,6 +205,40 @@ pub struct BaselineConfig {
     pub games: u32,
     pub simulations: u32,
     pub opening_plies: u32,
+}
+
+/// The `[distill]` section: its fields are documented in [`fields::FIELDS`].
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistillConfig {
+    pub lambda: f64,
+    pub hidden: u32,
+    pub dense: u32,
+    pub epochs: u32,
+    pub batch_size: u32,
+    pub learning_rate: f64,
+    pub validation: f64,
+    pub max_positions: u64,
+    pub teacher_simulations: u32,
+    pub games: u32,
+}
+
+impl Default for DistillConfig {
+    fn default() -> Self {
+        DistillConfig {
+            lambda: 0.5,
+            hidden: 128,
+            dense: 32,
+            epochs: 4,
+            batch_size: 1024,
+            learning_rate: 2e-3,
+            validation: 0.05,
+            max_positions: 0,
+            teacher_simulations: 16,
+            games: 2000,
+        }
+    }
 }
 
 impl Default for RunConfig {

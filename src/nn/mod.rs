@@ -16,6 +16,7 @@
 //!   versioned and checksummed.
 //! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
 //!   ends (weights as safetensors, a JSON manifest that describes how to run them);
+//!   [`nnue`]: the fast evaluator an alpha-beta search runs, taught by the network;
 //!   [`models`]: the index of the shipped bundles, which names each game's current one.
 //!
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
@@ -35,6 +36,7 @@ pub mod grow;
 pub mod manifest;
 pub mod models;
 pub mod network;
+pub mod nnue;
 pub mod onnx;
 pub mod pool;
 pub mod quant;

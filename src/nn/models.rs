@@ -23,6 +23,17 @@ pub enum Status {
     Superseded,
 }
 
+/// What a bundle holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A policy-value network (`model:PATH`).
+    #[default]
+    Network,
+    /// A fast evaluator for the alpha-beta player (`nnue:PATH`).
+    Evaluator,
+}
+
 /// One shipped bundle.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,6 +57,9 @@ pub struct Entry {
     /// Names it was shipped under before, which still load.
     #[serde(default)]
     pub formerly: Vec<String>,
+    /// A network (the default) or an evaluator.
+    #[serde(default)]
+    pub kind: Kind,
 }
 
 /// `models/index.json`.
@@ -71,9 +85,24 @@ impl Index {
         Ok(Some(index))
     }
 
-    /// The current model of `game`.
+    /// The current network of `game`.
     pub fn current(&self, game: &str) -> Option<&Entry> {
-        (self.models.iter()).find(|m| m.game == game && m.status == Status::Current)
+        self.current_of(game, Kind::Network)
+    }
+
+    /// The current bundle of `kind` for `game`.
+    pub fn current_of(&self, game: &str, kind: Kind) -> Option<&Entry> {
+        (self.models.iter())
+            .find(|m| m.game == game && m.kind == kind && m.status == Status::Current)
+    }
+
+    /// The evaluator `name` stands for: its own name or a former one, or `game`'s name
+    /// (the game's current evaluator).
+    pub fn evaluator(&self, name: &str, game: &str) -> Option<&Entry> {
+        (self.models.iter())
+            .filter(|m| m.kind == Kind::Evaluator)
+            .find(|m| m.name == name || m.formerly.iter().any(|f| f == name))
+            .or_else(|| (name == game).then(|| self.current_of(game, Kind::Evaluator)).flatten())
     }
 
     /// The model a name stands for: its own name, a former one, or a game's name (the

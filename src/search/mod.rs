@@ -7,6 +7,8 @@
 //! - [`mcts`]: PUCT Monte Carlo tree search for N players, with proven results;
 //!   [`gumbel`] its Gumbel root search; [`batch`] drives many trees at once through one
 //!   evaluator; [`pool`] drives one tree on a persistent pool of threads.
+//! - [`pvs`]: principal variation search over a learned leaf evaluation (the fast
+//!   evaluator's player).
 
 pub mod alphabeta;
 pub mod batch;
@@ -15,6 +17,7 @@ pub mod gumbel;
 pub mod maxn;
 pub mod mcts;
 pub mod pool;
+pub mod pvs;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -14,12 +14,14 @@
 //! the value of every position, so the network meets play unlike its own.
 //!
 //! - `flight`: one thread's games in flight, move by move.
+//! - [`generate`]: teacher games written as shards for the fast evaluator's training.
 //! - [`replay`]: the replay buffer and its shards in the run's store.
 //! - [`resign`]: resignation and its false-resignation check.
 //! - [`surprise`]: drawing the window's positions by their policy surprise.
 //! - [`worker`]: `contagion selfplay`, a worker uploading games for a run's trainer.
 
 mod flight;
+pub mod generate;
 pub mod replay;
 pub mod resign;
 pub mod surprise;

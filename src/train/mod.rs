@@ -17,7 +17,9 @@
 //! - [`ingest`]: taking in games uploaded by self-play workers.
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
+//! - [`distill`]: the fast evaluator trained on self-play positions (`contagion distill`).
 
+pub mod distill;
 pub mod events;
 pub mod gating;
 pub mod ingest;

@@ -38,6 +38,7 @@ mod infexion_rules;
 mod long_games;
 mod mcts;
 mod new_game_agents;
+mod nnue;
 mod onnx_export;
 mod opponents;
 mod python_package;

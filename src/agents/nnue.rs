@@ -1,0 +1,213 @@
+//! `nnue:PATH[,ms=M][,depth=D][,nodes=N]`: principal variation search
+//! ([`crate::search::pvs`]) over the fast evaluator ([`crate::nn::nnue`]).
+//!
+//! `PATH` is an evaluator bundle, or `models/<game>` for the game's current evaluator
+//! as `models/index.json` names it. Each move deepens iteratively until its time (from
+//! `ms`, `go movetime`, the clock or the match) is half spent (no new iteration starts
+//! past it) or spent (the iteration is dropped), or to depth `D`, or for `N` nodes;
+//! with no limit at all, to [`DEFAULT_DEPTH`]. Positions within the exact endgame
+//! solver's reach go to the solver first, for at most half the move's time: a proven
+//! win is played at once, and a proven loss is not played into while another move is
+//! not one. The transposition table keeps the engine's `Hash` MiB and lives with the
+//! agent from move to move.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
+use crate::games::{Action, Game};
+use crate::nn::nnue::{Evaluator, Incremental, bundle};
+use crate::search::endgame::{SolveLimits, Solver};
+use crate::search::pvs::{EVAL_SCALE, Pvs, PvsLimits};
+
+/// The search depth when the spec and the `go` line give no limit.
+pub const DEFAULT_DEPTH: u32 = 4;
+/// The transposition table's default size, MiB (the engine's `Hash`).
+pub const DEFAULT_HASH_MIB: u64 = 64;
+/// The share of a move's time after which no new iteration starts.
+const SOFT_SHARE: f64 = 0.5;
+/// The endgame solver's table, `2^bits` entries.
+const SOLVER_TABLE_BITS: u32 = 18;
+/// Without a time limit, the solver's nodes per node of the search's budget.
+const SOLVER_NODES: u64 = 200_000;
+
+/// The alpha-beta player on the fast evaluator.
+pub struct NnueAgent<G: Game> {
+    name: String,
+    eval: Incremental,
+    search: Pvs<G>,
+    solver: Option<Solver<G>>,
+    ms: Option<u64>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    last: Option<SearchInfo>,
+}
+
+/// The evaluator bundle `path` names: the bundle itself, or in a models directory the
+/// current evaluator of the game its last part names.
+pub fn locate(path: &Path, game: &str) -> PathBuf {
+    if bundle::is_evaluator(path) {
+        return path.to_path_buf();
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.to_path_buf();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let name = name.to_string_lossy();
+    match crate::nn::models::Index::load(dir) {
+        Ok(Some(index)) => match index.evaluator(&name, game) {
+            Some(m) => dir.join(&m.name),
+            None => path.to_path_buf(),
+        },
+        _ => path.to_path_buf(),
+    }
+}
+
+impl<G: Game> NnueAgent<G> {
+    /// The player on the evaluator bundle at `path` (see [`locate`]) for `start`'s game.
+    pub fn load(
+        name: String,
+        path: &Path,
+        start: &G,
+        ms: Option<u64>,
+        depth: Option<u32>,
+        nodes: Option<u64>,
+    ) -> anyhow::Result<NnueAgent<G>> {
+        let (_, net) = bundle::load(&locate(path, start.name()), start)?;
+        Ok(NnueAgent::new(name, Arc::new(Evaluator::new(&net)), ms, depth, nodes))
+    }
+
+    /// The player on `eval`.
+    pub fn new(
+        name: String,
+        eval: Arc<Evaluator>,
+        ms: Option<u64>,
+        depth: Option<u32>,
+        nodes: Option<u64>,
+    ) -> NnueAgent<G> {
+        NnueAgent {
+            name,
+            eval: Incremental::new(eval),
+            search: Pvs::new(DEFAULT_HASH_MIB),
+            solver: None,
+            ms,
+            depth,
+            nodes,
+            last: None,
+        }
+    }
+
+    /// The exact solver's move where the position is in its reach and it proves a
+    /// win or a draw in time.
+    fn solve(&mut self, state: &G, limits: &Limits, hard: Option<Instant>) -> Option<Action> {
+        if !state.in_solver_reach() || state.num_players() != 2 {
+            return None;
+        }
+        let start = limits.start();
+        let solve_limits = SolveLimits {
+            deadline: hard.map(|h| start + (h - start) / 2),
+            nodes: hard.is_none().then_some(SOLVER_NODES),
+            stop: limits.stop.clone(),
+            margin: true,
+        };
+        let solver = self
+            .solver
+            .get_or_insert_with(|| Solver::new(SOLVER_TABLE_BITS));
+        let s = solver.solve(state, &[], solve_limits)?;
+        if s.result < 0 {
+            return None; // every move loses: the search picks the most stubborn
+        }
+        let me = state.to_move();
+        self.last = Some(SearchInfo {
+            depth: s.depth,
+            nodes: s.nodes,
+            time: start.elapsed(),
+            score: s.proof(me).mate_in(me).map_or(Score::Cp(0), Score::Mate),
+            pv: vec![s.best],
+        });
+        Some(s.best)
+    }
+}
+
+impl<G: Game> Agent<G> for NnueAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, state: &G, limits: &Limits) -> anyhow::Result<Action> {
+        anyhow::ensure!(state.outcome().is_none(), "no legal move: the game is over");
+        let start = limits.start();
+        let (budget, depth, nodes) = if limits.infinite {
+            (None, None, None)
+        } else {
+            (
+                move_budget(state, limits, self.ms.map(Duration::from_millis)),
+                limits.depth.or(self.depth),
+                limits.nodes.or(self.nodes),
+            )
+        };
+        let depth = match (budget, depth, nodes) {
+            (None, None, None) if !limits.infinite => Some(DEFAULT_DEPTH),
+            _ => depth,
+        };
+        let hard = budget.map(|b| start + b);
+        if let Some(best) = self.solve(state, limits, hard) {
+            return Ok(best);
+        }
+        let pvs_limits = PvsLimits {
+            depth,
+            nodes,
+            soft: budget.map(|b| start + b.mul_f64(SOFT_SHARE)),
+            hard,
+            stop: limits.stop.clone(),
+        };
+        let r = self
+            .search
+            .search(state, &mut self.eval, pvs_limits)
+            .ok_or_else(|| anyhow::anyhow!("no legal move"))?;
+        let score = match r.mate_plies() {
+            Some(plies) => {
+                let moves = (plies.abs() + state.num_players() as i32 - 1)
+                    / state.num_players() as i32;
+                Score::Mate(i64::from(moves.max(1) * plies.signum()))
+            }
+            None => Score::from_value(r.score as f32 / EVAL_SCALE),
+        };
+        self.last = Some(SearchInfo {
+            depth: r.depth,
+            nodes: r.nodes,
+            time: start.elapsed(),
+            score,
+            pv: r.pv.clone(),
+        });
+        Ok(r.best)
+    }
+
+    fn last_search(&self) -> Option<SearchInfo> {
+        self.last.clone()
+    }
+
+    fn options(&self) -> Vec<AgentOption> {
+        vec![AgentOption {
+            name: "Hash",
+            default: DEFAULT_HASH_MIB,
+            min: 1,
+            max: crate::limits::MAX_HASH_MIB,
+        }]
+    }
+
+    fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
+        match name {
+            "Hash" => {
+                self.search.resize(value);
+                Ok(())
+            }
+            _ => anyhow::bail!("{}: no option '{name}'", self.name),
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The fast evaluator's figures: its cost a position (reading the features and moving
+//! the accumulator, and the update and output alone) along random games, and the
+//! alpha-beta player's nodes a second from the start beside the network search's
+//! simulations a second in the same run.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{Rate, measure, random_playout};
+use crate::agents::{Agent, Baselines, Limits, mcts::MctsAgent};
+use crate::games::{Action, Game};
+use crate::nn::nnue::net::Scratch;
+use crate::nn::nnue::{Accumulator, Evaluator, Incremental, features};
+use crate::rng::Rng;
+use crate::search::pvs::{Evaluation, Pvs, PvsLimits};
+
+/// Random games' positions from `start`, at least `count`.
+fn positions<G: Game>(start: &G, count: usize) -> Vec<G> {
+    let mut rng = Rng::new(1);
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut s = start.clone();
+        // Games of random length, so that every stage of a game is in.
+        let plies = random_playout(start, &mut rng.clone(), &mut buf);
+        rng.next_u64();
+        for _ in 0..plies.saturating_sub(1) {
+            out.push(s.clone());
+            s.legal_actions(&mut buf);
+            let a: Action = buf[rng.below(buf.len())];
+            s.apply(a).expect("legal");
+            if s.outcome().is_some() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The figures, with `rounds` rounds each and `ms` a search; `model` adds the network
+/// search's simulations a second.
+pub fn nnue<G: Baselines>(
+    start: &G,
+    eval: Arc<Evaluator>,
+    model: Option<&Path>,
+    ms: u64,
+    rounds: usize,
+) -> anyhow::Result<Vec<Rate>> {
+    let states = positions(start, 20_000);
+    let kernel = eval.kernel().name();
+    let mut out = Vec::new();
+    out.push(measure(
+        &format!("evaluator: features, update, output ({kernel})"),
+        "positions",
+        rounds,
+        |_| {
+            let mut inc = Incremental::new(eval.clone());
+            let mut sink = 0.0f32;
+            // Each position entered two plies below the one before it with that mover.
+            for (i, s) in states.iter().enumerate() {
+                inc.enter(i % 3, s);
+                sink += Evaluation::<G>::values(&mut inc, i % 3)[0];
+            }
+            std::hint::black_box(sink);
+            states.len() as u64
+        },
+    ));
+    // The update and output alone, from the position two plies before (same mover).
+    let mut accs: Vec<Accumulator> = (states.iter())
+        .map(|s| Accumulator {
+            features: features::of(s),
+            ..Accumulator::default()
+        })
+        .collect();
+    for a in accs.iter_mut().take(2) {
+        eval.refresh(a);
+    }
+    let mut scratch = Scratch::default();
+    out.push(measure(
+        &format!("evaluator: update and output ({kernel})"),
+        "positions",
+        rounds,
+        |_| {
+            let mut sink = 0;
+            for k in 2..accs.len() {
+                let (below, here) = accs.split_at_mut(k);
+                eval.update(&below[k - 2], &mut here[0], &mut scratch);
+                sink += eval.raw(&here[0], &mut scratch)[0];
+            }
+            std::hint::black_box(sink);
+            accs.len() as u64 - 2
+        },
+    ));
+    let budget = Duration::from_millis(ms);
+    out.push(measure(
+        &format!("nnue alpha-beta from the start, {ms} ms"),
+        "nodes",
+        rounds,
+        |_| {
+            let mut search = Pvs::new(crate::agents::nnue::DEFAULT_HASH_MIB);
+            let mut inc = Incremental::new(eval.clone());
+            let t = std::time::Instant::now();
+            let limits = PvsLimits {
+                soft: Some(t + budget),
+                hard: Some(t + budget),
+                ..PvsLimits::default()
+            };
+            search.search(start, &mut inc, limits).map_or(0, |r| r.nodes)
+        },
+    ));
+    if let Some(path) = model {
+        let net = crate::agents::mcts::cached_net(path)?;
+        let mut rates = Vec::new();
+        for _ in 0..rounds {
+            let mut agent = MctsAgent::new("model".into(), net.clone(), crate::limits::MAX_SIMULATIONS as u32, 0, 1);
+            let limits = Limits {
+                movetime: Some(budget),
+                ..Limits::default()
+            };
+            agent.select(start, &limits)?;
+            let info = agent.last_search().expect("a search");
+            rates.push(info.nodes as f64 / info.time.as_secs_f64());
+        }
+        out.push(super::summarise(
+            &format!("MCTS from the start, {ms} ms"),
+            "simulations",
+            rates,
+        ));
+    }
+    Ok(out)
+}

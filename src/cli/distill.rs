@@ -1,0 +1,132 @@
+//! `contagion distill`: the fast evaluator taught by a network, from a config's
+//! `[distill]` section: `--generate` plays the teacher's games into a data directory;
+//! without it the evaluator is trained on the games of one or more data directories or
+//! runs and written as a bundle.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Games;
+use crate::agents::Baselines;
+use crate::config::Config;
+use crate::selfplay::SelfPlaySettings;
+use crate::train::distill::{DistillOptions, distill};
+
+/// `contagion distill`'s arguments.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  contagion distill --config configs/ataxx-nnue.toml --generate --teacher models/ataxx --out data/ataxx\n  contagion distill --config configs/ataxx-nnue.toml --data data/ataxx --out models/ataxx-nnue\nThe evaluator plays as nnue:PATH (docs/nnue.md)."
+)]
+pub struct DistillArgs {
+    /// The TOML config: `run.game`, the `[distill]` section, and `[mcts]`/`[selfplay]`
+    /// for the teacher's games.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Overrides a config field, `SECTION.KEY=VALUE` (repeatable), as `train --set`.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Play the teacher's games into `--out` instead of training.
+    #[arg(long)]
+    pub generate: bool,
+    /// With `--generate`: the teacher network (a bundle, checkpoint or run; `models/<game>`).
+    #[arg(long)]
+    pub teacher: Option<PathBuf>,
+    /// Where the games are (repeatable): data directories, run directories or stores;
+    /// default: the config's run, `checkpoints/<run.name>`.
+    #[arg(long)]
+    pub data: Vec<String>,
+    /// The bundle directory to write, or with `--generate` the data directory to add to.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The name the bundle lists (default: the directory's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Threads playing the teacher's games (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_THREADS as u64))]
+    pub threads: Option<u64>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// Runs `contagion distill`.
+pub fn run(args: DistillArgs, games: &Games) -> anyhow::Result<()> {
+    let config = Config::load_with(&args.config, &args.set)?;
+    let game = games.for_config(&config)?;
+    game.distill(&args, &config)
+}
+
+/// `contagion distill` for `start`'s game.
+pub fn distill_game<G: Baselines>(
+    start: &G,
+    args: &DistillArgs,
+    config: &Config,
+) -> anyhow::Result<()> {
+    let c = &config.distill;
+    if args.generate {
+        let teacher = args
+            .teacher
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
+        let net = crate::agents::mcts::cached_net(teacher)?;
+        anyhow::ensure!(
+            net.shape.game == start.name(),
+            "{}: the teacher plays '{}', the config's game is '{}'",
+            teacher.display(),
+            net.shape.game,
+            start.name()
+        );
+        let threads = args
+            .threads
+            .map_or_else(crate::limits::cores, |t| t as usize);
+        let mut settings = SelfPlaySettings::from_config(config, threads, !args.quiet, 1);
+        settings.sims = c.teacher_simulations;
+        let out = args.out.to_string_lossy();
+        let stats = crate::selfplay::generate::generate(
+            start,
+            &net.for_self_play(),
+            &settings,
+            c.games,
+            config.run.seed,
+            &out,
+        )?;
+        println!(
+            "{} games, {} positions in {:.1} s: {:.0} positions/s ({} simulations a move, {threads} threads) into {out}",
+            stats.games,
+            stats.positions,
+            stats.wall.as_secs_f64(),
+            stats.positions_per_second(),
+            settings.sims,
+        );
+        return Ok(());
+    }
+    let data = if args.data.is_empty() {
+        vec![crate::store::join("checkpoints", &config.run.name)]
+    } else {
+        args.data.clone()
+    };
+    let opts = DistillOptions {
+        data,
+        out: args.out.clone(),
+        name: args.name.clone(),
+        settings: c.clone(),
+        seed: config.run.seed,
+        progress: !args.quiet,
+    };
+    let r = distill(start, &opts)?;
+    let loss: Vec<String> = r.validation_loss.iter().map(|l| format!("{l:.4}")).collect();
+    println!(
+        "{} games: {} positions trained on, {} held out; {} steps in {:.0} s",
+        r.games, r.train_positions, r.validation_positions, r.steps, r.seconds
+    );
+    println!("validation loss by epoch (mean squared error a seat): {}", loss.join(" → "));
+    println!(
+        "integer against float on {} held-out positions: mean |difference| {:.4}, same sign {:.2}%",
+        r.agreement.positions,
+        r.agreement.mean_abs_diff,
+        100.0 * r.agreement.sign_agreement
+    );
+    println!("wrote the evaluator bundle {}", args.out.display());
+    Ok(())
+}

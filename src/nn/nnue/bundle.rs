@@ -1,0 +1,228 @@
+//! Evaluator bundles: a directory with `model.safetensors` (the float weights, named as
+//! [`EvalShape::tensors`] lists them) and `manifest.json` (the game, the feature set, the
+//! shape, the weights' SHA-256, the quantisation, how the integer form agreed with the
+//! float one, and how it was trained), the layout of the network bundles.
+//!
+//! [`load`] refuses, with a message naming the file and the fault, a missing file, a
+//! manifest of another format or version, a feature set this build does not make, an
+//! evaluator for another game (or another board), weights whose checksum differs
+//! (damaged or replaced), a truncated file, a missing tensor, a wrong shape and values
+//! that are not finite.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, bail, ensure};
+use serde::{Deserialize, Serialize};
+
+use super::kernels::QA;
+use super::net::{EvalShape, FloatNet, QB};
+use crate::framing::write_atomic;
+use crate::games::Game;
+use crate::nn::bundle::{MANIFEST, WEIGHTS, dir_of, sha256_hex};
+use crate::nn::safetensors::{self, Tensor};
+
+/// The manifest's `format`.
+pub const FORMAT: &str = "contagion-evaluator";
+/// The manifest's `version`.
+pub const VERSION: u32 = 1;
+/// The feature set this build makes ([`super::features`]).
+pub const FEATURES: &str = "encoding-set";
+
+/// How the integer form agreed with the float one on real positions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Agreement {
+    /// Positions compared.
+    pub positions: usize,
+    /// The mean absolute difference of the mover's value.
+    pub mean_abs_diff: f64,
+    /// The share of positions whose value has the same sign in both.
+    pub sign_agreement: f64,
+}
+
+/// The integers' scales.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quantisation {
+    /// A clipped unit's 1.0, and the accumulator weights' scale.
+    pub qa: i32,
+    /// The dense weights' scale.
+    pub qb: i32,
+}
+
+/// `manifest.json` of an evaluator bundle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalManifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// The name the bundle is listed under.
+    pub name: String,
+    /// The game's rule settings ([`Game::settings`]).
+    pub settings: serde_json::Value,
+    /// The feature set ([`FEATURES`]).
+    pub features: String,
+    /// The network's shape (its game among it).
+    pub shape: EvalShape,
+    /// The integers' scales.
+    pub quantisation: Quantisation,
+    /// The SHA-256 of `model.safetensors`.
+    pub weights_sha256: String,
+    /// The integer form against the float one, where measured.
+    pub agreement: Option<Agreement>,
+    /// How it was trained (free-form facts: data, targets, steps, losses).
+    pub training: serde_json::Value,
+}
+
+/// Whether `path` is an evaluator bundle (a directory whose manifest has [`FORMAT`]).
+pub fn is_evaluator(path: &Path) -> bool {
+    read_manifest(dir_of(path)).is_ok()
+}
+
+/// Writes `net` as a bundle in directory `out` (made if missing), atomically file by file.
+pub fn write(
+    out: &Path,
+    name: &str,
+    net: &FloatNet,
+    settings: serde_json::Value,
+    agreement: Option<Agreement>,
+    training: serde_json::Value,
+) -> anyhow::Result<EvalManifest> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let tensors: BTreeMap<String, Tensor> = (net.shape.tensors().into_iter())
+        .zip(net.parts())
+        .map(|((name, shape), data)| (name.to_string(), Tensor::new(shape, data.clone())))
+        .collect();
+    let bytes = safetensors::to_bytes(&tensors, &BTreeMap::new());
+    let manifest = EvalManifest {
+        format: FORMAT.into(),
+        version: VERSION,
+        name: name.into(),
+        settings,
+        features: FEATURES.into(),
+        shape: net.shape.clone(),
+        quantisation: Quantisation {
+            qa: QA as i32,
+            qb: QB,
+        },
+        weights_sha256: sha256_hex(&bytes),
+        agreement,
+        training,
+    };
+    write_atomic(&out.join(WEIGHTS), &bytes)?;
+    let json = serde_json::to_string_pretty(&manifest)? + "\n";
+    write_atomic(&out.join(MANIFEST), json.as_bytes())?;
+    Ok(manifest)
+}
+
+/// The manifest of evaluator bundle `dir`.
+pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
+    let path = dir.join(MANIFEST);
+    let text = crate::limits::read_text(&path, crate::limits::MAX_TEXT_BYTES)
+        .with_context(|| format!("reading the evaluator manifest {}", path.display()))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not valid JSON", path.display()))?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        bail!(
+            "{}: not an evaluator bundle (its format is not '{FORMAT}'; a network bundle plays as model:PATH)",
+            path.display()
+        );
+    }
+    let m: EvalManifest = serde_json::from_value(value)
+        .with_context(|| format!("{}: not a valid evaluator manifest", path.display()))?;
+    ensure!(
+        m.version == VERSION,
+        "{}: evaluator format version {}, this build reads {VERSION}",
+        path.display(),
+        m.version
+    );
+    Ok(m)
+}
+
+/// Loads the evaluator bundle at `path` (its directory or manifest) to play `start`'s game.
+pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, FloatNet)> {
+    let dir = dir_of(path);
+    let m = read_manifest(dir)?;
+    let shape = &m.shape;
+    ensure!(
+        m.features == FEATURES,
+        "{}: feature set '{}', this build makes '{FEATURES}'",
+        dir.display(),
+        crate::limits::clip(&m.features)
+    );
+    ensure!(
+        shape.game == start.name() && shape.inputs == start.encoding_shape().len(),
+        "{}: the evaluator was trained for '{}' ({} inputs) and cannot play '{}' ({} inputs)",
+        dir.display(),
+        crate::limits::clip(&shape.game),
+        shape.inputs,
+        start.name(),
+        start.encoding_shape().len()
+    );
+    ensure!(
+        shape.outputs == start.num_players(),
+        "{}: {} outputs for a game of {} players",
+        dir.display(),
+        shape.outputs,
+        start.num_players()
+    );
+    ensure!(
+        m.quantisation.qa == QA as i32 && m.quantisation.qb == QB,
+        "{}: quantised at {}/{}, this build runs {QA}/{QB}",
+        dir.display(),
+        m.quantisation.qa,
+        m.quantisation.qb
+    );
+    shape
+        .check()
+        .with_context(|| format!("{}", dir.display()))?;
+    ensure!(
+        shape.inputs * shape.hidden <= crate::limits::MAX_MODEL_BYTES as usize / 4,
+        "{}: the shape is larger than any evaluator this build loads",
+        dir.display()
+    );
+    let weights = dir.join(WEIGHTS);
+    let bytes = crate::limits::read_file(&weights, crate::limits::MAX_MODEL_BYTES)?;
+    let digest = sha256_hex(&bytes);
+    ensure!(
+        digest == m.weights_sha256,
+        "{}: damaged or replaced (its SHA-256 is {digest}, the manifest says {})",
+        weights.display(),
+        crate::limits::clip(&m.weights_sha256)
+    );
+    let mut tensors = safetensors::from_bytes(&bytes)
+        .with_context(|| format!("{}: not a valid safetensors file", weights.display()))?;
+    let mut parts = Vec::new();
+    for (name, dims) in shape.tensors() {
+        let t = tensors
+            .remove(name)
+            .with_context(|| format!("{}: tensor '{name}' is missing", weights.display()))?;
+        ensure!(
+            t.shape == dims,
+            "{}: tensor '{name}' has shape {:?}, the manifest needs {dims:?}",
+            weights.display(),
+            t.shape
+        );
+        ensure!(
+            t.data.iter().all(|x| x.is_finite()),
+            "{}: tensor '{name}' holds NaN or infinite values",
+            weights.display()
+        );
+        parts.push(t.data);
+    }
+    let mut parts = parts.into_iter();
+    let mut next = || parts.next().expect("six tensors");
+    let net = FloatNet {
+        shape: shape.clone(),
+        ft_w: next(),
+        ft_b: next(),
+        l1_w: next(),
+        l1_b: next(),
+        out_w: next(),
+        out_b: next(),
+    };
+    Ok((m, net))
+}

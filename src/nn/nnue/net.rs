@@ -1,0 +1,307 @@
+//! The evaluator's network: its shape, its float weights (what training writes and the
+//! bundle stores) and the integer form the search runs ([`Evaluator`]).
+//!
+//! `features → accumulator (hidden units) → clip to [0, 1] → dense (dense units) → clip
+//! to [0, 1] → one output a seat → tanh`, the outputs relative to the mover as the
+//! policy-value network's value head is (output 0 the mover, 1 the next seat, …).
+//!
+//! Integers: the accumulator row of a feature and its bias are the float weights × [`QA`]
+//! in `i16`; a clipped unit is `0..=QA`; the dense weights are × [`QB`] in `i16`, their
+//! biases × `QA · QB` in `i32`; a dense sum is shifted down by `log2 QB` before clipping.
+//! [`Accumulator`]s are kept one a ply by the search and moved from an ancestor's by the
+//! features that differ ([`super::features::diff`]), or refreshed when too many do.
+
+use super::features;
+use super::kernels::{Kernel, QA};
+use crate::games::MAX_PLAYERS;
+
+/// The dense weights' scale in integers.
+pub const QB: i32 = 1024;
+const QB_SHIFT: u32 = QB.trailing_zeros();
+
+/// Everything that fixes the evaluator's shape.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EvalShape {
+    /// The game's name.
+    pub game: String,
+    /// Input features (the length of the game's encoding).
+    pub inputs: usize,
+    /// Accumulator units.
+    pub hidden: usize,
+    /// Units of the dense layer after it.
+    pub dense: usize,
+    /// Outputs: one a seat.
+    pub outputs: usize,
+}
+
+impl EvalShape {
+    /// The tensors' names and shapes, in the bundle's order.
+    pub fn tensors(&self) -> [(&'static str, Vec<usize>); 6] {
+        [
+            ("ft.weight", vec![self.inputs, self.hidden]),
+            ("ft.bias", vec![self.hidden]),
+            ("l1.weight", vec![self.dense, self.hidden]),
+            ("l1.bias", vec![self.dense]),
+            ("out.weight", vec![self.outputs, self.dense]),
+            ("out.bias", vec![self.outputs]),
+        ]
+    }
+
+    /// Whether the shape can run: at least one of everything, outputs within the seats.
+    pub fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.inputs > 0 && self.hidden > 0 && self.dense > 0,
+            "an evaluator needs inputs, hidden and dense units (got {}, {}, {})",
+            self.inputs,
+            self.hidden,
+            self.dense
+        );
+        anyhow::ensure!(
+            (1..=MAX_PLAYERS).contains(&self.outputs),
+            "an evaluator has 1 to {MAX_PLAYERS} outputs, not {}",
+            self.outputs
+        );
+        Ok(())
+    }
+}
+
+/// The float weights, row-major as [`EvalShape::tensors`] names them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FloatNet {
+    /// The shape.
+    pub shape: EvalShape,
+    /// `[inputs, hidden]`: a row a feature.
+    pub ft_w: Vec<f32>,
+    /// `[hidden]`.
+    pub ft_b: Vec<f32>,
+    /// `[dense, hidden]`.
+    pub l1_w: Vec<f32>,
+    /// `[dense]`.
+    pub l1_b: Vec<f32>,
+    /// `[outputs, dense]`.
+    pub out_w: Vec<f32>,
+    /// `[outputs]`.
+    pub out_b: Vec<f32>,
+}
+
+impl FloatNet {
+    /// The weights in [`EvalShape::tensors`]' order.
+    pub fn parts(&self) -> [&Vec<f32>; 6] {
+        [
+            &self.ft_w, &self.ft_b, &self.l1_w, &self.l1_b, &self.out_w, &self.out_b,
+        ]
+    }
+
+    /// The values (tanh, relative to the mover) of a position with `features`: the
+    /// float reference the integer form is measured against.
+    pub fn evaluate(&self, features: &[u32]) -> [f32; MAX_PLAYERS] {
+        let s = &self.shape;
+        let mut acc = self.ft_b.clone();
+        for &f in features {
+            let row = &self.ft_w[f as usize * s.hidden..(f as usize + 1) * s.hidden];
+            acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        }
+        let h1: Vec<f32> = acc.iter().map(|v| v.clamp(0.0, 1.0)).collect();
+        let h2: Vec<f32> = (0..s.dense)
+            .map(|j| {
+                let row = &self.l1_w[j * s.hidden..(j + 1) * s.hidden];
+                let z = self.l1_b[j] + row.iter().zip(&h1).map(|(w, x)| w * x).sum::<f32>();
+                z.clamp(0.0, 1.0)
+            })
+            .collect();
+        let mut out = [0.0; MAX_PLAYERS];
+        for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
+            let row = &self.out_w[k * s.dense..(k + 1) * s.dense];
+            *o = (self.out_b[k] + row.iter().zip(&h2).map(|(w, x)| w * x).sum::<f32>()).tanh();
+        }
+        out
+    }
+}
+
+/// A position's accumulator and the features it sums.
+#[derive(Debug, Clone, Default)]
+pub struct Accumulator {
+    /// The accumulator units (bias plus the features' rows).
+    pub values: Vec<i16>,
+    /// The position's features, ascending.
+    pub features: Vec<u32>,
+}
+
+/// Scratch for an incremental update.
+#[derive(Debug, Default, Clone)]
+pub struct Scratch {
+    added: Vec<u32>,
+    removed: Vec<u32>,
+    h1: Vec<i16>,
+    z: Vec<i32>,
+    h2: Vec<i16>,
+}
+
+/// The integer evaluator the search runs.
+#[derive(Debug, Clone)]
+pub struct Evaluator {
+    /// The shape.
+    pub shape: EvalShape,
+    kernel: Kernel,
+    ft_w: Vec<i16>,
+    ft_b: Vec<i16>,
+    l1_w: Vec<i16>,
+    l1_b: Vec<i32>,
+    out_w: Vec<i16>,
+    out_b: Vec<i32>,
+}
+
+fn quantize(values: &[f32], scale: f32) -> Vec<i16> {
+    (values.iter())
+        .map(|v| (v * scale).round().clamp(i16::MIN as f32, i16::MAX as f32) as i16)
+        .collect()
+}
+
+fn quantize_i32(values: &[f32], scale: f32) -> Vec<i32> {
+    (values.iter())
+        .map(|v| (v * scale).round().clamp(-1e9, 1e9) as i32)
+        .collect()
+}
+
+impl Evaluator {
+    /// The integer form of `net` on the widest kernel this CPU runs.
+    pub fn new(net: &FloatNet) -> Evaluator {
+        Evaluator::with_kernel(net, Kernel::detect())
+    }
+
+    /// The integer form of `net` on `kernel` (one [`Kernel::available`] lists).
+    pub fn with_kernel(net: &FloatNet, kernel: Kernel) -> Evaluator {
+        let (qa, qb) = (QA as f32, QB as f32);
+        Evaluator {
+            shape: net.shape.clone(),
+            kernel,
+            ft_w: quantize(&net.ft_w, qa),
+            ft_b: quantize(&net.ft_b, qa),
+            l1_w: quantize(&net.l1_w, qb),
+            l1_b: quantize_i32(&net.l1_b, qa * qb),
+            out_w: quantize(&net.out_w, qb),
+            out_b: quantize_i32(&net.out_b, qa * qb),
+        }
+    }
+
+    /// The kernel it runs on.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    fn row(&self, feature: u32) -> &[i16] {
+        let h = self.shape.hidden;
+        &self.ft_w[feature as usize * h..(feature as usize + 1) * h]
+    }
+
+    /// Sums `acc.features`' rows afresh.
+    pub fn refresh(&self, acc: &mut Accumulator) {
+        acc.values.clear();
+        acc.values.extend_from_slice(&self.ft_b);
+        for &f in &acc.features {
+            self.kernel.add(&mut acc.values, self.row(f));
+        }
+    }
+
+    /// Sets `acc`'s values for its features from `base`'s by the rows that differ, or
+    /// afresh where more differ than a refresh costs.
+    pub fn update(&self, base: &Accumulator, acc: &mut Accumulator, scratch: &mut Scratch) {
+        features::diff(
+            &base.features,
+            &acc.features,
+            &mut scratch.added,
+            &mut scratch.removed,
+        );
+        if base.values.len() != self.shape.hidden
+            || scratch.added.len() + scratch.removed.len() >= acc.features.len()
+        {
+            return self.refresh(acc);
+        }
+        acc.values.clear();
+        acc.values.extend_from_slice(&base.values);
+        for &f in &scratch.removed {
+            self.kernel.sub(&mut acc.values, self.row(f));
+        }
+        for &f in &scratch.added {
+            self.kernel.add(&mut acc.values, self.row(f));
+        }
+    }
+
+    /// The outputs before tanh, in integers (× `QA · QB`).
+    pub fn raw(&self, acc: &Accumulator, scratch: &mut Scratch) -> [i32; MAX_PLAYERS] {
+        let s = &self.shape;
+        scratch.h1.resize(s.hidden, 0);
+        scratch.z.resize(s.dense, 0);
+        scratch.h2.resize(s.dense, 0);
+        self.kernel.crelu(&acc.values, &mut scratch.h1);
+        self.kernel
+            .dense(&scratch.h1, &self.l1_w, &self.l1_b, &mut scratch.z);
+        for (h, z) in scratch.h2.iter_mut().zip(&scratch.z) {
+            *h = (z >> QB_SHIFT).clamp(0, QA as i32) as i16;
+        }
+        let mut out = [0; MAX_PLAYERS];
+        let (d, h2) = (s.dense, &scratch.h2);
+        for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
+            let row = &self.out_w[k * d..(k + 1) * d];
+            *o = (row.iter().zip(h2)).fold(self.out_b[k], |sum, (w, x)| {
+                sum.wrapping_add(*w as i32 * *x as i32)
+            });
+        }
+        out
+    }
+
+    /// The values (tanh, relative to the mover) of the position `acc` holds.
+    pub fn evaluate(&self, acc: &Accumulator, scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
+        let raw = self.raw(acc, scratch);
+        let scale = (QA as i32 * QB) as f32;
+        raw.map(|r| (r as f32 / scale).tanh())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::games::Game;
+
+    /// A small float network with random weights.
+    pub fn random_net(inputs: usize, outputs: usize, seed: u64) -> FloatNet {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut v = |n: usize, s: f64| -> Vec<f32> {
+            (0..n).map(|_| (rng.normal() * s) as f32).collect()
+        };
+        let (h, d) = (64, 16);
+        FloatNet {
+            shape: EvalShape {
+                game: "ataxx".into(),
+                inputs,
+                hidden: h,
+                dense: d,
+                outputs,
+            },
+            ft_w: v(inputs * h, 0.05),
+            ft_b: v(h, 0.1),
+            l1_w: v(d * h, 0.2),
+            l1_b: v(d, 0.1),
+            out_w: v(outputs * d, 0.5),
+            out_b: v(outputs, 0.1),
+        }
+    }
+
+    #[test]
+    fn the_integer_form_follows_the_float_one() {
+        let start = crate::games::ataxx::Ataxx::standard();
+        let net = random_net(start.encoding_shape().len(), 2, 3);
+        let f = features::of(&start);
+        let eval = Evaluator::new(&net);
+        let mut acc = Accumulator {
+            features: f.clone(),
+            ..Accumulator::default()
+        };
+        eval.refresh(&mut acc);
+        let got = eval.evaluate(&acc, &mut Scratch::default());
+        let want = net.evaluate(&f);
+        for k in 0..2 {
+            assert!((got[k] - want[k]).abs() < 0.02, "{got:?} vs {want:?}");
+        }
+    }
+}

@@ -1,0 +1,507 @@
+//! Principal variation search over a learned evaluation: the fast evaluator's player.
+//!
+//! Negamax alpha-beta with iterative deepening, a null window on every move but the
+//! first (re-searched on a fail-high), aspiration windows around the last iteration's
+//! score, a transposition table of a size in MiB ([`Table`]), and moves ordered by the
+//! table's move, then the killer moves of the ply, then what the move gains by the
+//! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
+//! cut-offs. The leaf evaluation is an [`Evaluation`]: entered at every node on the
+//! path, so an incrementally updated one moves its state with the search.
+//!
+//! With more than two players the search is paranoid, as [`super::alphabeta`]'s: the
+//! root player maximises and every other player minimises the root player's value; in
+//! negamax terms a node's sign is + where the root player moves, and a child's score
+//! changes sign only where the sign does.
+//!
+//! Scores are integers: a value `v` in [-1, 1] is `v · EVAL_SCALE`; a won game is
+//! `WIN - plies` from the root. Time: a soft deadline ends the deepening between
+//! iterations, a hard one aborts an iteration (its result is dropped but for a root move
+//! found better than the last iteration's, fully searched).
+
+use std::time::Instant;
+
+use super::Stop;
+use super::endgame::Position;
+use crate::games::{Action, Game, MAX_PLAYERS};
+
+/// A value of 1.0 in the search's integers.
+pub const EVAL_SCALE: f32 = 1000.0;
+/// The score of a game won at the root (less one a ply to reach it).
+pub const WIN: i32 = 100_000;
+const INF: i32 = WIN + 1;
+/// Scores this close to [`WIN`] are forced results.
+const WIN_BOUND: i32 = WIN - 1000;
+const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
+/// The first aspiration window's half-width.
+const ASPIRATION: i32 = 40;
+
+/// The leaf evaluation: entered at every node the search visits, in path order.
+pub trait Evaluation<G: Game>: Send {
+    /// The search is at `ply` in `state` (ply 0 the root); every ply below it on the
+    /// path was entered before it, and nothing deeper since.
+    fn enter(&mut self, ply: usize, state: &G);
+    /// The values of the position last entered at `ply`, relative to its mover (0 the
+    /// mover, 1 the next seat …), each in [-1, 1].
+    fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS];
+}
+
+/// When to stop. At least depth 1 always completes.
+#[derive(Debug, Clone, Default)]
+pub struct PvsLimits {
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Start no new iteration after this instant.
+    pub soft: Option<Instant>,
+    /// Abort the iteration at this instant.
+    pub hard: Option<Instant>,
+    /// Stop when asked to.
+    pub stop: Stop,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PvsResult {
+    /// The move.
+    pub best: Action,
+    /// Its score for the mover at the root.
+    pub score: i32,
+    /// The deepest iteration completed.
+    pub depth: u32,
+    /// Nodes in all.
+    pub nodes: u64,
+    /// The principal variation, from `best`.
+    pub pv: Vec<Action>,
+}
+
+impl PvsResult {
+    /// Plies to the end when the score is a forced result: positive a win.
+    pub fn mate_plies(&self) -> Option<i32> {
+        (self.score.abs() >= WIN_BOUND).then(|| (WIN - self.score.abs()) * self.score.signum())
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Bound {
+    #[default]
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    score: i32,
+    action: Action,
+    depth: u8,
+    bound: Bound,
+}
+
+/// The transposition table: one entry a slot, replaced by a deeper or newer search.
+pub struct Table {
+    entries: Vec<Entry>,
+    mask: usize,
+}
+
+impl Table {
+    /// Bytes one entry takes.
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+    /// A table within `mib` MiB (a power of two of entries, at least 1024).
+    pub fn new(mib: u64) -> Table {
+        let want = (mib as usize * (1 << 20) / Self::ENTRY_BYTES).max(1024);
+        let n = 1usize << (usize::BITS - 1 - want.leading_zeros());
+        Table {
+            entries: vec![Entry::default(); n],
+            mask: n - 1,
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.entries.len() * Self::ENTRY_BYTES
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let e = self.entries[key as usize & self.mask];
+        (e.key == key && key != 0).then_some(e)
+    }
+
+    fn store(&mut self, key: u64, e: Entry) {
+        let slot = &mut self.entries[key as usize & self.mask];
+        if slot.key != key || e.depth >= slot.depth || e.bound == Bound::Exact {
+            *slot = Entry { key, ..e };
+        }
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+    }
+}
+
+/// A searcher with its table and ordering statistics, kept from move to move.
+pub struct Pvs<G: Game> {
+    table: Table,
+    history: Vec<i32>,
+    killers: Vec<[Action; 2]>,
+    children: Vec<Vec<(i64, Action, Option<G>)>>,
+    moves: Vec<Vec<Action>>,
+    pv: Vec<Vec<Action>>,
+    root_player: usize,
+    players: usize,
+    nodes: u64,
+    limits: PvsLimits,
+    aborted: bool,
+    next_check: u64,
+}
+
+impl<G: Game> Pvs<G> {
+    /// A searcher with a table of `hash_mib` MiB.
+    pub fn new(hash_mib: u64) -> Pvs<G> {
+        Pvs {
+            table: Table::new(hash_mib),
+            history: Vec::new(),
+            killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
+            children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            moves: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            root_player: 0,
+            players: 2,
+            nodes: 0,
+            limits: PvsLimits::default(),
+            aborted: false,
+            next_check: 0,
+        }
+    }
+
+    /// Replaces the table with one of `mib` MiB.
+    pub fn resize(&mut self, mib: u64) {
+        self.table = Table::new(mib);
+    }
+
+    /// The table's bytes.
+    pub fn table_bytes(&self) -> usize {
+        self.table.bytes()
+    }
+
+    /// Forgets what earlier searches learnt (a new game).
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.history.fill(0);
+    }
+
+    /// Searches `root` (not finished) with `eval` at the leaves. `None` only when the
+    /// root has no legal move.
+    pub fn search(
+        &mut self,
+        root: &G,
+        eval: &mut dyn Evaluation<G>,
+        limits: PvsLimits,
+    ) -> Option<PvsResult> {
+        if root.outcome().is_some() {
+            return None;
+        }
+        self.nodes = 0;
+        self.aborted = false;
+        self.next_check = 0;
+        self.limits = limits;
+        self.root_player = root.to_move();
+        self.players = root.num_players();
+        if self.history.len() != root.action_space() {
+            self.history = vec![0; root.action_space()];
+        }
+        for h in &mut self.history {
+            *h /= 8;
+        }
+        let max_depth = (self.limits.depth)
+            .unwrap_or(crate::limits::MAX_SEARCH_DEPTH)
+            .clamp(1, crate::limits::MAX_SEARCH_DEPTH);
+        let mut result: Option<PvsResult> = None;
+        for depth in 1..=max_depth {
+            let must_finish = result.is_none();
+            let score = match &result {
+                Some(r) if depth >= 3 && r.mate_plies().is_none() => {
+                    self.aspiration(root, eval, depth, r.score, must_finish)
+                }
+                _ => self.node(root, eval, depth as i32, -INF, INF, 0, must_finish),
+            };
+            let best = self.pv[0].first().copied();
+            if self.aborted {
+                // A root move that beat the last iteration's first move, searched fully.
+                if let (Some(r), Some(b)) = (&mut result, best)
+                    && b != r.best
+                {
+                    r.best = b;
+                    r.pv = self.pv[0].clone();
+                }
+                break;
+            }
+            let Some(best) = best else { break };
+            result = Some(PvsResult {
+                best,
+                score,
+                depth,
+                nodes: self.nodes,
+                pv: self.pv[0].clone(),
+            });
+            if score.abs() >= WIN_BOUND
+                || self.limits.soft.is_some_and(|t| Instant::now() >= t)
+                || self.limits.stop.requested()
+            {
+                break;
+            }
+        }
+        result.map(|r| PvsResult {
+            nodes: self.nodes,
+            ..r
+        })
+    }
+
+    /// One iteration in a window around `guess`, widened until the score falls inside.
+    fn aspiration(
+        &mut self,
+        root: &G,
+        eval: &mut dyn Evaluation<G>,
+        depth: u32,
+        guess: i32,
+        must_finish: bool,
+    ) -> i32 {
+        let mut delta = ASPIRATION;
+        let (mut lo, mut hi) = (guess - delta, guess + delta);
+        loop {
+            let v = self.node(root, eval, depth as i32, lo, hi, 0, must_finish);
+            if self.aborted || (v > lo && v < hi) {
+                return v;
+            }
+            delta = delta.saturating_mul(4);
+            if v <= lo {
+                lo = if delta > WIN { -INF } else { guess - delta };
+            } else {
+                hi = if delta > WIN { INF } else { guess + delta };
+            }
+        }
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + 512;
+            let l = &self.limits;
+            self.aborted = l.nodes.is_some_and(|n| self.nodes >= n)
+                || l.hard.is_some_and(|t| Instant::now() >= t)
+                || l.stop.requested();
+        }
+        self.aborted
+    }
+
+    /// +1 where the root player moves, −1 elsewhere: a node's score is its sign times
+    /// the root player's (with two players, the mover's own; with three, paranoid).
+    fn sign(&self, mover: usize) -> i32 {
+        if mover == self.root_player { 1 } else { -1 }
+    }
+
+    /// The static score of `state`, entered at `ply`, for its mover's side.
+    fn static_score(&self, state: &G, values: [f32; MAX_PLAYERS]) -> i32 {
+        let mover = state.to_move();
+        let v = if self.players == 2 {
+            values[0]
+        } else {
+            let seat = (self.root_player + self.players - mover) % self.players;
+            values[seat] * self.sign(mover) as f32
+        };
+        (v.clamp(-1.0, 1.0) * EVAL_SCALE).round() as i32
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        state: &G,
+        eval: &mut dyn Evaluation<G>,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        must_finish: bool,
+    ) -> i32 {
+        self.nodes += 1;
+        self.pv[ply].clear();
+        let mover = state.to_move();
+        if let Some(outcome) = state.outcome() {
+            let v = outcome.value(self.root_player) * self.sign(mover) as f32;
+            let plies = ply as i32;
+            return if v > 0.0 {
+                WIN - plies
+            } else if v < 0.0 {
+                plies - WIN
+            } else {
+                0
+            };
+        }
+        eval.enter(ply, state);
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.static_score(state, eval.values(ply));
+        }
+        if !must_finish && self.out_of_budget() {
+            return 0;
+        }
+        let key = state.hash();
+        let pv_node = beta - alpha > 1;
+        let mut tt_move = Action::MAX;
+        if let Some(e) = self.table.probe(key) {
+            tt_move = e.action;
+            let score = from_table(e.score, ply);
+            if ply > 0 && !pv_node && e.depth as i32 >= depth {
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+        let mut children = std::mem::take(&mut self.children[ply]);
+        self.order(state, ply, tt_move, &mut children);
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = children[0].1;
+        for i in 0..children.len() {
+            let (_, action, made) = &mut children[i];
+            let action = *action;
+            let child = match made.take() {
+                Some(c) => c,
+                None => {
+                    let mut c = state.clone();
+                    c.apply(action).expect("a legal move");
+                    c
+                }
+            };
+            let flip = self.sign(child.to_move()) != self.sign(mover);
+            let mut search = |s: &mut Self, lo: i32, hi: i32| {
+                if flip {
+                    -s.node(&child, eval, depth - 1, -hi, -lo, ply + 1, must_finish)
+                } else {
+                    s.node(&child, eval, depth - 1, lo, hi, ply + 1, must_finish)
+                }
+            };
+            let v = if i == 0 {
+                search(self, alpha, beta)
+            } else {
+                let v = search(self, alpha, alpha + 1);
+                if v > alpha && v < beta && !self.aborted {
+                    search(self, alpha, beta)
+                } else {
+                    v
+                }
+            };
+            if self.aborted {
+                break; // the move's score is unknown
+            }
+            if v > best {
+                best = v;
+                best_move = action;
+                if v > alpha {
+                    alpha = v;
+                    self.update_pv(ply, action);
+                }
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        self.children[ply] = children;
+        if self.aborted {
+            return best;
+        }
+        if alpha >= beta {
+            let k = &mut self.killers[ply];
+            if k[0] != best_move {
+                k[1] = k[0];
+                k[0] = best_move;
+            }
+            if let Some(h) = self.history.get_mut(best_move as usize) {
+                *h = h.saturating_add(depth * depth);
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table.store(
+            key,
+            Entry {
+                key,
+                score: to_table(best, ply),
+                action: best_move,
+                depth: depth.clamp(0, 255) as u8,
+                bound,
+            },
+        );
+        best
+    }
+
+    /// Fills `out` with `state`'s moves, best first: the table's move, the killers, then
+    /// by the game's gain and the history.
+    fn order(
+        &mut self,
+        state: &G,
+        ply: usize,
+        tt_move: Action,
+        out: &mut Vec<(i64, Action, Option<G>)>,
+    ) {
+        let mut moves = std::mem::take(&mut self.moves[ply]);
+        Game::legal_actions(state, &mut moves);
+        out.clear();
+        let killers = self.killers[ply];
+        for &a in &moves {
+            let (gain, child) = state.rank(a);
+            let key = if a == tt_move {
+                i64::MAX
+            } else if a == killers[0] {
+                i64::MAX - 1
+            } else if a == killers[1] {
+                i64::MAX - 2
+            } else {
+                ((gain as i64) << 24) + self.history.get(a as usize).copied().unwrap_or(0) as i64
+            };
+            out.push((key, a, child));
+        }
+        out.sort_by(|x, y| y.0.cmp(&x.0));
+        self.moves[ply] = moves;
+    }
+
+    fn update_pv(&mut self, ply: usize, action: Action) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(action);
+        line.extend_from_slice(&tail[0]);
+    }
+}
+
+/// A forced result's score as the table keeps it: relative to the node, not the root.
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply as i32
+    } else if score <= -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply as i32
+    } else if score <= -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

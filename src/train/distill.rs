@@ -1,0 +1,358 @@
+//! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained with burn on the
+//! positions of self-play games, the replay shards a run writes (local or S3) or
+//! [`generate`] makes.
+//!
+//! Each position's target, for each seat relative to the mover, is
+//! `λ · result + (1 − λ) · search value` (the game's result and the root's value from
+//! the search that played it; a position the search proved takes its proven result).
+//! Positions are taken once (by their hash, their targets averaged), a share is held
+//! out by hash for the validation loss, and every training step maps each position
+//! through a random symmetry. The model is the evaluator's float form (a linear layer
+//! over the multi-hot features, clipped, a dense layer, clipped, one tanh a seat); its
+//! mean squared error falls step by step. At the end it is quantised, the integer form
+//! is measured against the float one on the held-out positions, and the bundle is
+//! written ([`crate::nn::nnue::bundle`]).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use burn::module::Module;
+use burn::nn::{Linear, LinearConfig};
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::activation::tanh;
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::agents::Baselines;
+use crate::config::DistillConfig;
+use crate::games::{Game, MAX_PLAYERS};
+use crate::nn::nnue::bundle::{self, Agreement};
+use crate::nn::nnue::features::ON;
+use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
+use crate::nn::values;
+use crate::progress::Progress;
+use crate::rng::Rng;
+use crate::selfplay::replay::{self, Shard, Targets};
+
+/// What a distillation is asked to do.
+#[derive(Debug, Clone)]
+pub struct DistillOptions {
+    /// Where the games are: run directories or stores (their `replay/` shards).
+    pub data: Vec<String>,
+    /// The bundle directory to write.
+    pub out: PathBuf,
+    /// The name the bundle is listed under (default: the directory's name).
+    pub name: Option<String>,
+    /// The `[distill]` settings.
+    pub settings: DistillConfig,
+    /// Seeds the split, the order and the symmetries.
+    pub seed: u64,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// A position and its targets relative to its mover.
+#[derive(Clone)]
+struct Position<G> {
+    state: G,
+    target: [f32; MAX_PLAYERS],
+}
+
+/// What a distillation measured.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DistillReport {
+    /// Games read.
+    pub games: usize,
+    /// Distinct positions trained on and held out.
+    pub train_positions: usize,
+    /// Held out.
+    pub validation_positions: usize,
+    /// The validation loss (mean squared error a seat) before training and after each epoch.
+    pub validation_loss: Vec<f64>,
+    /// The training loss of each epoch (mean over its steps).
+    pub train_loss: Vec<f64>,
+    /// The integer form against the float one.
+    pub agreement: Agreement,
+    /// Training steps taken.
+    pub steps: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// The evaluator's float form as a burn module.
+#[derive(Module, Debug)]
+struct EvalModel {
+    ft: Linear,
+    l1: Linear,
+    out: Linear,
+}
+
+impl EvalModel {
+    fn new(shape: &EvalShape, device: &Device) -> EvalModel {
+        EvalModel {
+            ft: LinearConfig::new(shape.inputs, shape.hidden).init(device),
+            l1: LinearConfig::new(shape.hidden, shape.dense).init(device),
+            out: LinearConfig::new(shape.dense, shape.outputs).init(device),
+        }
+    }
+
+    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        let h = self.ft.forward(x).clamp(0.0, 1.0);
+        let h = self.l1.forward(h).clamp(0.0, 1.0);
+        tanh(self.out.forward(h))
+    }
+
+    /// The weights in the bundle's layout (`[out, in]` for the dense layers, which burn
+    /// keeps as `[in, out]`).
+    fn float_net(&self, shape: &EvalShape) -> FloatNet {
+        let t = |w: Tensor<2>| values(w.transpose());
+        FloatNet {
+            shape: shape.clone(),
+            ft_w: values(self.ft.weight.val()),
+            ft_b: values(self.ft.bias.as_ref().expect("bias").val()),
+            l1_w: t(self.l1.weight.val()),
+            l1_b: values(self.l1.bias.as_ref().expect("bias").val()),
+            out_w: t(self.out.weight.val()),
+            out_b: values(self.out.bias.as_ref().expect("bias").val()),
+        }
+    }
+}
+
+/// Every position of the games in `data`, targets mixed by `lambda`, each taken once.
+fn read_positions<G: Game>(
+    start: &G,
+    opts: &DistillOptions,
+) -> anyhow::Result<(usize, Vec<Position<G>>)> {
+    let c = &opts.settings;
+    let targets = Targets {
+        root_mix: 1.0 - c.lambda as f32,
+        ..Targets::default()
+    };
+    let mut keys = Vec::new();
+    for root in &opts.data {
+        let store = crate::store::open(root)?;
+        let found = store.list(replay::PREFIX)?;
+        if found.is_empty() {
+            bail!("{root}: no replay shards ({}*)", replay::PREFIX);
+        }
+        keys.extend(found.into_iter().map(|k| (store.clone(), k)));
+    }
+    keys.reverse(); // newest first, for --max-positions
+    let players = start.num_players();
+    let mut merged: HashMap<u64, (Position<G>, u32)> = HashMap::new();
+    let mut games = 0;
+    for (store, key) in keys {
+        if c.max_positions > 0 && merged.len() as u64 >= c.max_positions {
+            break;
+        }
+        let location = store.location(&key);
+        let bytes = store
+            .get(&key, crate::limits::MAX_MODEL_BYTES)?
+            .with_context(|| format!("{}: gone while reading", location.display()))?;
+        let what = location.display().to_string();
+        let shard = Shard::from_bytes(&bytes, start.name(), &what)?;
+        for game in &shard.games {
+            games += 1;
+            let samples = replay::positions(start, game, targets)
+                .with_context(|| format!("{what}: a game does not replay"))?;
+            for s in samples {
+                let mover = s.state.to_move();
+                let mut target = [0.0; MAX_PLAYERS];
+                for (k, t) in target.iter_mut().enumerate().take(players) {
+                    *t = s.outcome[(mover + k) % players];
+                }
+                let entry = merged.entry(s.state.hash()).or_insert_with(|| {
+                    let p = Position {
+                        state: s.state.clone(),
+                        target: [0.0; MAX_PLAYERS],
+                    };
+                    (p, 0)
+                });
+                for k in 0..players {
+                    entry.0.target[k] += target[k];
+                }
+                entry.1 += 1;
+            }
+        }
+    }
+    let mut out: Vec<Position<G>> = (merged.into_values())
+        .map(|(mut p, n)| {
+            p.target.iter_mut().for_each(|t| *t /= n as f32);
+            p
+        })
+        .collect();
+    out.sort_by_key(|p| p.state.hash());
+    Ok((games, out))
+}
+
+/// The multi-hot rows and targets of `batch`, each position through symmetry `sym(i)`.
+fn tensors<G: Game>(
+    batch: &[&Position<G>],
+    shape: &EvalShape,
+    sym: impl Fn(usize) -> usize,
+    scratch: &mut Vec<f32>,
+    device: &Device,
+) -> (Tensor<2>, Tensor<2>) {
+    let n = shape.inputs;
+    let mut x = vec![0.0f32; batch.len() * n];
+    let mut y = Vec::with_capacity(batch.len() * shape.outputs);
+    scratch.resize(n, 0.0);
+    for (i, p) in batch.iter().enumerate() {
+        let s = sym(i);
+        if s == 0 {
+            p.state.encode(scratch);
+        } else {
+            p.state.transform(s).encode(scratch);
+        }
+        for (d, v) in x[i * n..(i + 1) * n].iter_mut().zip(scratch.iter()) {
+            *d = if *v >= ON { 1.0 } else { 0.0 };
+        }
+        y.extend_from_slice(&p.target[..shape.outputs]);
+    }
+    (
+        Tensor::<2>::from_data(TensorData::new(x, [batch.len(), n]), device),
+        Tensor::<2>::from_data(TensorData::new(y, [batch.len(), shape.outputs]), device),
+    )
+}
+
+/// The mean squared error a seat of `model` on `positions` (no symmetry).
+fn loss_on<G: Game>(model: &EvalModel, positions: &[Position<G>], shape: &EvalShape) -> f64 {
+    let device = crate::nn::device();
+    let model = model.valid();
+    let mut scratch = Vec::new();
+    let (mut sum, mut count) = (0.0, 0usize);
+    for chunk in positions.chunks(4096) {
+        let refs: Vec<&Position<G>> = chunk.iter().collect();
+        let (x, y) = tensors(&refs, shape, |_| 0, &mut scratch, &device);
+        let err = (model.forward(x) - y).powi_scalar(2).sum();
+        sum += err.into_scalar::<f32>() as f64;
+        count += chunk.len() * shape.outputs;
+    }
+    sum / count.max(1) as f64
+}
+
+/// The integer form of `net` against the float one on up to 10,000 of `positions`.
+pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) -> Agreement {
+    let eval = Evaluator::new(net);
+    let mut scratch = Default::default();
+    let (mut n, mut diff, mut same) = (0usize, 0.0f64, 0usize);
+    for state in positions.take(10_000) {
+        let mut acc = Accumulator {
+            features: crate::nn::nnue::features::of(&state),
+            ..Accumulator::default()
+        };
+        eval.refresh(&mut acc);
+        let int = eval.evaluate(&acc, &mut scratch)[0];
+        let float = net.evaluate(&acc.features)[0];
+        diff += (int - float).abs() as f64;
+        same += usize::from((int >= 0.0) == (float >= 0.0));
+        n += 1;
+    }
+    Agreement {
+        positions: n,
+        mean_abs_diff: diff / n.max(1) as f64,
+        sign_agreement: same as f64 / n.max(1) as f64,
+    }
+}
+
+/// Trains an evaluator for `start`'s game on the games of `opts.data` and writes its
+/// bundle to `opts.out`.
+pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result<DistillReport> {
+    let t0 = Instant::now();
+    let c = &opts.settings;
+    let shape = EvalShape {
+        game: start.name().into(),
+        inputs: start.encoding_shape().len(),
+        hidden: c.hidden as usize,
+        dense: c.dense as usize,
+        outputs: start.num_players(),
+    };
+    shape.check()?;
+    let (games, positions) = read_positions(start, opts)?;
+    let cut = (c.validation * u64::MAX as f64) as u64;
+    let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())
+        .partition(|p| crate::rng::splitmix64(p.state.hash() ^ opts.seed) < cut);
+    anyhow::ensure!(
+        !train.is_empty(),
+        "no positions to train on ({games} games read)"
+    );
+    let device = crate::nn::device().autodiff();
+    let mut model = EvalModel::new(&shape, &device);
+    let mut optim = AdamConfig::new().init();
+    let mut rng = Rng::new(opts.seed);
+    let syms = start.augmentation_symmetries().max(1);
+    let batch_size = c.batch_size as usize;
+    let steps_per_epoch = train.len().div_ceil(batch_size);
+    let total = steps_per_epoch as u64 * c.epochs as u64;
+    let progress = Progress::new("distill", total, "steps", opts.progress);
+    let mut report = DistillReport {
+        games,
+        train_positions: train.len(),
+        validation_positions: held.len(),
+        validation_loss: vec![loss_on(&model, &held, &shape)],
+        train_loss: Vec::new(),
+        agreement: Agreement {
+            positions: 0,
+            mean_abs_diff: 0.0,
+            sign_agreement: 0.0,
+        },
+        steps: 0,
+        seconds: 0.0,
+    };
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut scratch = Vec::new();
+    for _ in 0..c.epochs {
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let mut epoch_loss = 0.0;
+        for chunk in order.chunks(batch_size) {
+            let batch: Vec<&Position<G>> = chunk.iter().map(|&i| &train[i]).collect();
+            let s: Vec<usize> = (0..batch.len()).map(|_| rng.below(syms)).collect();
+            let (x, y) = tensors(&batch, &shape, |i| s[i], &mut scratch, &device);
+            let loss = (model.forward(x) - y).powi_scalar(2).mean();
+            epoch_loss += loss.clone().into_scalar::<f32>() as f64;
+            let grads = GradientsParams::from_grads(loss.backward(), &model);
+            let progress_share = report.steps as f64 / total.max(1) as f64;
+            let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress_share).cos());
+            let lr = c.learning_rate * (0.1 + 0.9 * cosine);
+            model = optim.step(lr, model, grads);
+            report.steps += 1;
+            progress.inc();
+        }
+        report.train_loss.push(epoch_loss / steps_per_epoch.max(1) as f64);
+        report.validation_loss.push(loss_on(&model, &held, &shape));
+    }
+    progress.finish();
+    let net = model.valid().float_net(&shape);
+    let check: Vec<G> = if held.is_empty() { &train } else { &held }
+        .iter()
+        .map(|p| p.state.clone())
+        .collect();
+    report.agreement = agreement(&net, check.into_iter());
+    report.seconds = t0.elapsed().as_secs_f64();
+    let name = opts.name.clone().unwrap_or_else(|| {
+        (opts.out.file_name()).map_or("evaluator".into(), |n| n.to_string_lossy().into_owned())
+    });
+    let training = serde_json::json!({
+        "data": opts.data,
+        "settings": c,
+        "seed": opts.seed,
+        "games": report.games,
+        "train_positions": report.train_positions,
+        "validation_positions": report.validation_positions,
+        "validation_loss": report.validation_loss,
+        "steps": report.steps,
+        "seconds": report.seconds.round(),
+    });
+    bundle::write(
+        &opts.out,
+        &name,
+        &net,
+        start.settings(),
+        Some(report.agreement.clone()),
+        training,
+    )?;
+    Ok(report)
+}

@@ -1,0 +1,261 @@
+//! The fast evaluator and its alpha-beta player: the incremental accumulator against a
+//! fresh one on every game, distillation on real games, the bundle's refusals, and the
+//! player against the exact solver.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use contagion::agents::nnue::NnueAgent;
+use contagion::agents::{Agent, Limits};
+use contagion::config::{Config, DistillConfig};
+use contagion::games::ataxx::Ataxx;
+use contagion::games::chexers::Chexers;
+use contagion::games::infexion::Board;
+use contagion::games::{Action, Game};
+use contagion::nn::nnue::net::Scratch;
+use contagion::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet, Incremental, bundle, features};
+use contagion::rng::Rng;
+use contagion::search::endgame::{SolveLimits, Solver};
+use contagion::search::pvs::Evaluation;
+use contagion::selfplay::SelfPlaySettings;
+use contagion::train::distill::{DistillOptions, distill};
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("contagion-nnue-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An evaluator of random weights for `start`'s game.
+fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
+    let mut rng = Rng::new(seed);
+    let mut v = |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
+    let (inputs, h, d, p) = (start.encoding_shape().len(), 64, 16, start.num_players());
+    FloatNet {
+        shape: EvalShape { game: start.name().into(), inputs, hidden: h, dense: d, outputs: p },
+        ft_w: v(inputs * h, 0.1),
+        ft_b: v(h, 0.2),
+        l1_w: v(d * h, 0.3),
+        l1_b: v(d, 0.1),
+        out_w: v(p * d, 0.5),
+        out_b: v(p, 0.1),
+    }
+}
+
+/// Along random games, the accumulator entered at each ply (moved from an ancestor's)
+/// equals one summed afresh; and after going back up (the search's undo) and down
+/// another move, it still does.
+fn incremental_equals_fresh<G: Game>(start: &G) {
+    let net = random_net(start, 5);
+    let eval = Arc::new(Evaluator::new(&net));
+    let mut rng = Rng::new(9);
+    let mut moves = Vec::new();
+    let (mut checked, mut moved) = (0, 0);
+    for _ in 0..6 {
+        let mut inc = Incremental::new(eval.clone());
+        let mut path = vec![start.clone()];
+        inc.enter(0, &path[0]);
+        while path.last().unwrap().outcome().is_none() && path.len() < 120 {
+            // Now and then go back up a few plies and take another move.
+            if path.len() > 4 && rng.below(5) == 0 {
+                let back = 1 + rng.below(3);
+                path.truncate(path.len() - back);
+            }
+            let s = path.last().unwrap();
+            s.legal_actions(&mut moves);
+            let a: Action = moves[rng.below(moves.len())];
+            let mut next = s.clone();
+            next.apply(a).unwrap();
+            let ply = path.len();
+            inc.enter(ply, &next);
+            path.push(next);
+            let mut fresh = Accumulator {
+                features: features::of(path.last().unwrap()),
+                ..Accumulator::default()
+            };
+            eval.refresh(&mut fresh);
+            let got = inc.accumulator(ply);
+            assert_eq!(got.features, fresh.features, "{} ply {ply}", start.name());
+            assert_eq!(got.values, fresh.values, "{} ply {ply}", start.name());
+            let mut scratch = Scratch::default();
+            assert_eq!(
+                eval.raw(got, &mut scratch),
+                eval.raw(&fresh, &mut scratch),
+                "{} ply {ply}",
+                start.name()
+            );
+            checked += 1;
+        }
+        moved += inc.counts.1;
+    }
+    assert!(checked > 50 && moved > checked as u64 / 2, "{}: {checked} checked, {moved} moved", start.name());
+}
+
+#[test]
+fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
+    incremental_equals_fresh(&Board::new());
+    incremental_equals_fresh(&Ataxx::standard());
+    incremental_equals_fresh(&Ataxx::virus());
+    incremental_equals_fresh(&Chexers::new());
+}
+
+/// A few real games of the shipped Ataxx network at few simulations, as shards in `dir`.
+fn teacher_games(dir: &std::path::Path, games: u32) {
+    let net = contagion::agents::mcts::cached_net(std::path::Path::new("models/ataxx")).unwrap();
+    let mut config = Config::default();
+    config.mcts.temperature_plies = 12;
+    let mut settings = SelfPlaySettings::from_config(&config, 2, false, 1);
+    settings.sims = 8;
+    let stats = contagion::selfplay::generate::generate(
+        &Ataxx::standard(),
+        &net.for_self_play(),
+        &settings,
+        games,
+        3,
+        &dir.to_string_lossy(),
+    )
+    .unwrap();
+    assert_eq!(stats.games, games as u64);
+}
+
+/// An evaluator distilled from a few real games, with its report.
+fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) {
+    let dir = temp(name);
+    teacher_games(&dir.join("data"), 24);
+    let opts = DistillOptions {
+        data: vec![dir.join("data").to_string_lossy().into_owned()],
+        out: dir.join("bundle"),
+        name: None,
+        settings: DistillConfig {
+            hidden: 32,
+            dense: 16,
+            epochs: 6,
+            batch_size: 128,
+            validation: 0.1,
+            ..DistillConfig::default()
+        },
+        seed: 1,
+        progress: false,
+    };
+    let report = distill(&Ataxx::standard(), &opts).unwrap();
+    (dir, report)
+}
+
+#[test]
+fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
+    let (dir, r) = distilled("distill");
+    let loss = &r.validation_loss;
+    assert!(r.validation_positions > 50 && r.train_positions > 500, "{r:?}");
+    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "the validation loss did not fall: {loss:?}");
+    assert!(r.train_loss.last().unwrap() < &r.train_loss[0], "{:?}", r.train_loss);
+    assert!(r.agreement.mean_abs_diff < 0.05 && r.agreement.sign_agreement > 0.9, "{:?}", r.agreement);
+    let bundle_dir = dir.join("bundle");
+    let start = Ataxx::standard();
+    let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
+    assert_eq!((m.shape.hidden, net.shape.dense), (32, 16));
+    // The bundle plays.
+    let mut agent = NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(2), None).unwrap();
+    let a = agent.select(&start, &Limits::default()).unwrap();
+    assert!(start.is_legal(a));
+
+    let weights = bundle_dir.join("model.safetensors");
+    let good = std::fs::read(&weights).unwrap();
+    let err = |path: &std::path::Path| format!("{:#}", bundle::load(path, &start).unwrap_err());
+    // Another game.
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &Ataxx::virus()).unwrap_err());
+    assert!(msg.contains("trained for 'ataxx'") && msg.contains("cannot play 'virus'"), "{msg}");
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &Board::new()).unwrap_err());
+    assert!(msg.contains("cannot play 'infexion'"), "{msg}");
+    // A flipped byte.
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 3] ^= 0x40;
+    std::fs::write(&weights, &bad).unwrap();
+    assert!(err(&bundle_dir).contains("damaged or replaced"), "{}", err(&bundle_dir));
+    // Truncated, with a checksum that matches the truncated file.
+    let cut = &good[..good.len() / 2];
+    std::fs::write(&weights, cut).unwrap();
+    let manifest = bundle_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let fixed = text.replace(&m.weights_sha256, &contagion::nn::bundle::sha256_hex(cut));
+    std::fs::write(&manifest, &fixed).unwrap();
+    assert!(err(&bundle_dir).contains("not a valid safetensors file"), "{}", err(&bundle_dir));
+    // A missing file, a network bundle, a manifest that is not JSON.
+    std::fs::remove_file(&weights).unwrap();
+    assert!(err(&bundle_dir).contains("model.safetensors"), "{}", err(&bundle_dir));
+    let msg = err(std::path::Path::new("models/ataxx-4x32-226min"));
+    assert!(msg.contains("not an evaluator bundle"), "{msg}");
+    std::fs::write(&manifest, "{ not json").unwrap();
+    assert!(err(&bundle_dir).contains("not valid JSON"), "{}", err(&bundle_dir));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Ataxx positions a few empty squares from the end, from seeded random games.
+fn endgames(count: usize) -> Vec<Ataxx> {
+    let mut rng = Rng::new(77);
+    let mut out = Vec::new();
+    let mut moves = Vec::new();
+    while out.len() < count {
+        let mut s = Ataxx::standard();
+        while s.outcome().is_none() && s.empties() > 3 {
+            s.legal_actions(&mut moves);
+            // Mostly clones, so that the board fills.
+            let clones: Vec<Action> = moves.iter().copied().filter(|&a| (a as usize) < 49).collect();
+            let pool = if clones.is_empty() || rng.below(8) == 0 { &moves } else { &clones };
+            s.apply(pool[rng.below(pool.len())]).unwrap();
+        }
+        if s.outcome().is_none() {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
+    let start = Ataxx::standard();
+    let net = random_net(&start, 11);
+    let eval = Arc::new(Evaluator::new(&net));
+    let mut solver: Solver<Ataxx> = Solver::new(16);
+    let mut moves = Vec::new();
+    let (mut wins, mut saved) = (0, 0);
+    for s in endgames(40) {
+        let root = solver.solve(&s, &[], SolveLimits::default()).unwrap();
+        let mut agent: NnueAgent<Ataxx> = NnueAgent::new("nnue".into(), eval.clone(), None, Some(6), None);
+        let a = agent.select(&s, &Limits::default()).unwrap();
+        let mut after = s;
+        after.apply(a).unwrap();
+        // The result for the mover after its move, by the solver.
+        let got = match after.outcome() {
+            Some(o) => o.result(s.to_move()),
+            None if after.to_move() == s.to_move() => solver.solve(&after, &[], SolveLimits::default()).unwrap().result,
+            None => -solver.solve(&after, &[], SolveLimits::default()).unwrap().result,
+        };
+        assert_eq!(got, root.result, "{}: played {}", s.to_notation(), s.action_to_string(a));
+        if root.result > 0 {
+            wins += 1;
+        }
+        // A move into a proven loss existed where the root is not lost.
+        s.legal_actions(&mut moves);
+        if root.result >= 0 && moves.len() > 1 {
+            saved += 1;
+        }
+    }
+    assert!(wins > 5 && saved > 5, "{wins} wins, {saved} positions with a choice");
+}
+
+#[test]
+fn the_search_alone_finds_a_forced_win_at_depth() {
+    // Without the solver (too many empty squares for it): o takes the last x pieces.
+    let s = Ataxx::standard().parse_position("7/7/7/3x3/3o3/7/o6 o 0 1").unwrap();
+    assert!(!s.in_solver_reach());
+    let net = random_net(&s, 3);
+    let mut agent: NnueAgent<Ataxx> = NnueAgent::new("nnue".into(), Arc::new(Evaluator::new(&net)), None, Some(3), None);
+    let a = agent.select(&s, &Limits::default()).unwrap();
+    let mut after = s;
+    after.apply(a).unwrap();
+    assert_eq!(after.outcome().map(|o| o.result(1)), Some(1), "played {}", s.action_to_string(a));
+    let info = agent.last_search().unwrap();
+    assert_eq!(info.score, contagion::agents::Score::Mate(1));
+}
