@@ -139,6 +139,7 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
             time: *time,
             score: heuristic_score(r.score, *players),
             pv: r.pv.clone(),
+            note: None,
         })
     }
 
@@ -219,6 +220,7 @@ impl<G: Baselines> Agent<G> for MaxnAgent<G> {
             time: *time,
             score: heuristic_score(r.scores[*me], *players),
             pv: vec![r.best],
+            note: None,
         })
     }
 }

@@ -272,5 +272,6 @@ fn parse_info<G: Game>(words: &[String], state: &G, played: Action, time: Durati
         time,
         score,
         pv,
+        note: None,
     }
 }

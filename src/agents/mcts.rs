@@ -37,14 +37,23 @@ use crate::search::pool::{Deadline, SearchPool};
 /// Leaves evaluated together per batch within one search.
 const LEAVES_PER_BATCH: u32 = 8;
 
-/// Cached evaluations per MiB of the `Hash` option (an entry holds the priors of a
-/// position's legal moves: about a kilobyte).
+/// Cached evaluations per MiB of the cache's half of the `Hash` option (an entry holds
+/// the priors of a position's legal moves: about a kilobyte).
 const CACHE_ENTRIES_PER_MIB: u64 = 1024;
 
-/// The `Hash` option's default, in MiB.
-const DEFAULT_HASH_MIB: u64 = 100;
+/// The `Hash` option's default, in MiB: half for cached evaluations, half for the tree
+/// (about two million nodes; [`Tree::limit_bytes`]).
+const DEFAULT_HASH_MIB: u64 = 256;
 
-const DEFAULT_CACHE_ENTRIES: usize = (DEFAULT_HASH_MIB * CACHE_ENTRIES_PER_MIB) as usize;
+/// The cached evaluations `Hash` MiB hold.
+const fn cache_entries(hash_mib: u64) -> usize {
+    (hash_mib / 2 * CACHE_ENTRIES_PER_MIB) as usize
+}
+
+/// The bytes of tree `Hash` MiB hold.
+const fn tree_bytes(hash_mib: u64) -> usize {
+    (hash_mib as usize) << 19
+}
 
 /// The share of a move's time the endgame solver may take (the search has the rest
 /// when it does not finish).
@@ -99,6 +108,8 @@ pub struct MctsAgent<G: Game> {
     searchers: Searchers<G>,
     /// Cached evaluations in all.
     cache_entries: usize,
+    /// The tree's share of `Hash`, in bytes.
+    tree_bytes: usize,
     sims: u32,
     /// The spec's time per move (`ms`), when the limits give none.
     move_time: Option<Duration>,
@@ -166,8 +177,9 @@ impl<G: Game> MctsAgent<G> {
     pub fn new(name: String, net: Net, sims: u32, gumbel: u32, seed: u64) -> MctsAgent<G> {
         MctsAgent {
             name,
-            searchers: Searchers::new(&net, 1, DEFAULT_CACHE_ENTRIES),
-            cache_entries: DEFAULT_CACHE_ENTRIES,
+            searchers: Searchers::new(&net, 1, cache_entries(DEFAULT_HASH_MIB)),
+            cache_entries: cache_entries(DEFAULT_HASH_MIB),
+            tree_bytes: tree_bytes(DEFAULT_HASH_MIB),
             sims,
             move_time: None,
             params: MctsParams {
@@ -242,6 +254,7 @@ fn solved_summary<G: Game>(state: &G, solution: &Solution, start: Instant) -> Su
             time: start.elapsed(),
             score: proof.mate_in(me).map_or(Score::Cp(0), Score::Mate),
             pv: vec![solution.best],
+            note: None,
         },
         player: state.player_name(me),
         value: solution.result as f32,
@@ -268,6 +281,13 @@ fn summary<G: Game>(tree: &Tree<G>, state: &G, action: Action, start: Instant) -
                 None => Score::from_value(value),
             },
             pv,
+            note: tree.is_full().then(|| {
+                format!(
+                    "the tree is full ({} nodes in {} MiB, half of Hash): its leaves are evaluated but no longer expanded",
+                    tree.size(),
+                    tree.bytes() >> 20
+                )
+            }),
         },
         player: state.player_name(me),
         value,
@@ -315,6 +335,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             return Ok(solution);
         }
         let tree = self.tree.as_mut().expect("made above");
+        tree.limit_bytes(self.tree_bytes);
         // Gumbel's sequential halving plans its whole budget: it stops only at deadlines.
         let settle = self.params.gumbel.is_none();
         let mut plan = match limits.infinite {
@@ -444,7 +465,8 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             "Simulations" => self.sims = value as u32,
             "Endgame" => self.endgame = value != 0,
             "Hash" => {
-                self.cache_entries = (value * CACHE_ENTRIES_PER_MIB) as usize;
+                self.cache_entries = cache_entries(value);
+                self.tree_bytes = tree_bytes(value);
                 self.rebuild_evaluators(self.searchers.threads());
             }
             _ => match super::knobs::by_option(name) {

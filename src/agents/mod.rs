@@ -209,6 +209,8 @@ pub struct SearchInfo {
     pub score: Score,
     /// The principal variation, starting with the move played.
     pub pv: Vec<Action>,
+    /// A remark for the engine's `info string` line (a search that ran out of memory).
+    pub note: Option<String>,
 }
 
 /// A search score for the mover, as UCI writes it.

@@ -9,13 +9,17 @@
 //! solver's reach go to the solver first, for at most half the move's time: a proven
 //! win is played at once, and a proven loss is not played into while another move is
 //! not one. The transposition table keeps the engine's `Hash` MiB and lives with the
-//! agent from move to move.
+//! agent from move to move. Ataxx boards of side 8 or less are searched on bitboards
+//! ([`Bits`]: the same moves, several times the nodes a second).
 
+use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
+use crate::games::ataxx::Ataxx;
+use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game};
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
@@ -23,8 +27,9 @@ use crate::search::pvs::{EVAL_SCALE, Pvs, PvsLimits};
 
 /// The search depth when the spec and the `go` line give no limit.
 pub const DEFAULT_DEPTH: u32 = 4;
-/// The transposition table's default size, MiB (the engine's `Hash`).
-pub const DEFAULT_HASH_MIB: u64 = 64;
+/// The transposition table's default size, MiB (the engine's `Hash`): a million
+/// entries, more than a second's search at a million nodes a second stores.
+pub const DEFAULT_HASH_MIB: u64 = 16;
 /// The share of a move's time after which no new iteration starts.
 const SOFT_SHARE: f64 = 0.5;
 /// The endgame solver's table, `2^bits` entries.
@@ -36,7 +41,13 @@ const SOLVER_NODES: u64 = 200_000;
 pub struct NnueAgent<G: Game> {
     name: String,
     eval: Incremental,
-    search: Pvs<G>,
+    /// The search on the game's states, made at the first search of a game that has no
+    /// bitboards.
+    search: Option<Pvs<G>>,
+    /// The search on bitboards, made when an Ataxx-family board of side 8 or less comes.
+    bits: Option<Pvs<Bits>>,
+    hash_mib: u64,
+    reductions: bool,
     solver: Option<Solver<G>>,
     ms: Option<u64>,
     depth: Option<u32>,
@@ -93,12 +104,26 @@ impl<G: Game> NnueAgent<G> {
         NnueAgent {
             name,
             eval: Incremental::new(eval),
-            search: Pvs::new(DEFAULT_HASH_MIB),
+            search: None,
+            bits: None,
+            hash_mib: DEFAULT_HASH_MIB,
+            reductions: true,
             solver: None,
             ms,
             depth,
             nodes,
             last: None,
+        }
+    }
+
+    /// Turns late-move reductions on or off (on by default).
+    pub fn set_reductions(&mut self, on: bool) {
+        self.reductions = on;
+        for pvs in self.search.iter_mut() {
+            pvs.reductions = on;
+        }
+        for pvs in self.bits.iter_mut() {
+            pvs.reductions = on;
         }
     }
 
@@ -129,9 +154,17 @@ impl<G: Game> NnueAgent<G> {
             time: start.elapsed(),
             score: s.proof(me).mate_in(me).map_or(Score::Cp(0), Score::Mate),
             pv: vec![s.best],
+            note: None,
         });
         Some(s.best)
     }
+}
+
+/// A searcher with a table of `hash_mib` MiB, reductions on or off.
+fn searcher<P: crate::search::pvs::Node>(hash_mib: u64, reductions: bool) -> Pvs<P> {
+    let mut pvs = Pvs::new(hash_mib);
+    pvs.reductions = reductions;
+    pvs
 }
 
 impl<G: Game> Agent<G> for NnueAgent<G> {
@@ -166,10 +199,18 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
             hard,
             stop: limits.stop.clone(),
         };
-        let r = self
-            .search
-            .search(state, &mut self.eval, pvs_limits)
-            .ok_or_else(|| anyhow::anyhow!("no legal move"))?;
+        let board = (state as &dyn Any)
+            .downcast_ref::<Ataxx>()
+            .and_then(Bits::new);
+        let r = match board {
+            Some(board) => (self.bits)
+                .get_or_insert_with(|| searcher(self.hash_mib, self.reductions))
+                .search(&board, &mut self.eval, pvs_limits),
+            None => (self.search)
+                .get_or_insert_with(|| searcher(self.hash_mib, self.reductions))
+                .search(state, &mut self.eval, pvs_limits),
+        }
+        .ok_or_else(|| anyhow::anyhow!("no legal move"))?;
         let score = match r.mate_plies() {
             Some(plies) => {
                 let moves = (plies.abs() + state.num_players() as i32 - 1)
@@ -184,6 +225,7 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
             time: start.elapsed(),
             score,
             pv: r.pv.clone(),
+            note: None,
         });
         Ok(r.best)
     }
@@ -204,7 +246,13 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
     fn set_option(&mut self, name: &str, value: u64) -> anyhow::Result<()> {
         match name {
             "Hash" => {
-                self.search.resize(value);
+                self.hash_mib = value;
+                if let Some(search) = &mut self.search {
+                    search.resize(value);
+                }
+                if let Some(bits) = &mut self.bits {
+                    bits.resize(value);
+                }
                 Ok(())
             }
             _ => anyhow::bail!("{}: no option '{name}'", self.name),

@@ -64,6 +64,8 @@ pub enum AgentSpec {
         depth: Option<u32>,
         /// Nodes per move.
         nodes: Option<u64>,
+        /// Late-move reductions.
+        reductions: bool,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -173,8 +175,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches",
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 1, Some(1))],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions on (R = 1) or off (0)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -349,6 +351,7 @@ impl FromStr for AgentSpec {
                 ms,
                 depth: get("depth").map(|d| d as u32),
                 nodes,
+                reductions: get("lmr").unwrap_or(default("lmr")) != 0,
             },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
@@ -404,6 +407,7 @@ impl fmt::Display for AgentSpec {
                 ms,
                 depth,
                 nodes,
+                reductions,
             } => {
                 write!(f, "nnue:{}", path.display())?;
                 let limits = [("ms", *ms), ("depth", depth.map(u64::from)), ("nodes", *nodes)];
@@ -412,7 +416,10 @@ impl fmt::Display for AgentSpec {
                         write!(f, ",{k}={v}")?;
                     }
                 }
-                Ok(())
+                match reductions {
+                    true => Ok(()),
+                    false => write!(f, ",lmr=0"),
+                }
             }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
@@ -497,9 +504,12 @@ impl AgentSpec {
                 ms,
                 depth,
                 nodes,
-            } => Box::new(super::nnue::NnueAgent::load(
-                name, path, start, ms, depth, nodes,
-            )?),
+                reductions,
+            } => {
+                let mut agent = super::nnue::NnueAgent::load(name, path, start, ms, depth, nodes)?;
+                agent.set_reductions(reductions);
+                Box::new(agent)
+            }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
                 name,
                 command,
@@ -536,6 +546,8 @@ mod tests {
             ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
             ("nnue:m", "nnue:m"),
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
+            ("nnue:m,lmr=0,depth=3", "nnue:m,depth=3,lmr=0"),
+            ("nnue:m,lmr=1", "nnue:m"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",
                 "model:m,sims=100,cpuct=250,fpu=30,contempt=20",

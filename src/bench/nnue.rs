@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Rate, measure, random_playout};
+use crate::agents::nnue::NnueAgent;
 use crate::agents::{Agent, Baselines, Limits, mcts::MctsAgent};
 use crate::games::{Action, Game};
 use crate::nn::nnue::net::Scratch;
 use crate::nn::nnue::{Accumulator, Evaluator, Incremental, features};
 use crate::rng::Rng;
-use crate::search::pvs::{Evaluation, Pvs, PvsLimits};
+use crate::search::pvs::Evaluation;
 
 /// Random games' positions from `start`, at least `count`.
 fn positions<G: Game>(start: &G, count: usize) -> Vec<G> {
@@ -51,7 +52,7 @@ pub fn nnue<G: Baselines>(
     let kernel = eval.kernel().name();
     let mut out = Vec::new();
     out.push(measure(
-        &format!("evaluator: features, update, output ({kernel})"),
+        &format!("evaluator: encoding, features, update, output ({kernel})"),
         "positions",
         rounds,
         |_| {
@@ -93,21 +94,17 @@ pub fn nnue<G: Baselines>(
         },
     ));
     let budget = Duration::from_millis(ms);
-    out.push(measure(
+    let mut rates = Vec::new();
+    for _ in 0..rounds {
+        let mut agent = NnueAgent::new("nnue".into(), eval.clone(), Some(ms), None, None);
+        agent.select(start, &Limits::default())?;
+        let info = agent.last_search().expect("a search");
+        rates.push(info.nodes as f64 / info.time.as_secs_f64());
+    }
+    out.push(super::summarise(
         &format!("nnue alpha-beta from the start, {ms} ms"),
         "nodes",
-        rounds,
-        |_| {
-            let mut search = Pvs::new(crate::agents::nnue::DEFAULT_HASH_MIB);
-            let mut inc = Incremental::new(eval.clone());
-            let t = std::time::Instant::now();
-            let limits = PvsLimits {
-                soft: Some(t + budget),
-                hard: Some(t + budget),
-                ..PvsLimits::default()
-            };
-            search.search(start, &mut inc, limits).map_or(0, |r| r.nodes)
-        },
+        rates,
     ));
     if let Some(path) = model {
         let net = crate::agents::mcts::cached_net(path)?;

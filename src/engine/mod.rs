@@ -16,8 +16,10 @@
 //! | `quit` | exits (after a running search ends: send `stop` first to end it early) |
 //!
 //! Options: `Threads` (the search's thread pool; default 1) for every agent, and the
-//! agent's own: `Simulations` and `Hash` (MiB of cached network evaluations) for a
-//! model, `Depth`, `MoveTime` (ms) and `Nodes` for alpha-beta (0 removes that limit).
+//! agent's own: `Simulations` and `Hash` (MiB: half for cached network evaluations,
+//! half for the tree, which stops growing there and says so in an `info string` line)
+//! for a model, `Hash` (MiB of transposition table) for `nnue`, `Depth`, `MoveTime`
+//! (ms) and `Nodes` for alpha-beta (0 removes that limit).
 //!
 //! The search runs on its own thread: `isready` and `stop` are answered while it runs,
 //! other commands wait for it (as UCI asks of clients, they should not be sent then).
@@ -464,7 +466,9 @@ fn early_answer<G: Game>(
 
 /// A search's `info` line (when it searched) and its `bestmove` line.
 fn answer_lines<G: Game>(state: &G, info: Option<&SearchInfo>, action: Action) -> Vec<String> {
-    let mut lines: Vec<String> = info.map(|i| info_line(state, i)).into_iter().collect();
+    let note = info.and_then(|i| i.note.as_ref()).map(|n| format!("info string {n}"));
+    let mut lines: Vec<String> = note.into_iter().collect();
+    lines.extend(info.map(|i| info_line(state, i)));
     lines.push(format!("bestmove {}", state.action_to_string(action)));
     lines
 }

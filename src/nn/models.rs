@@ -3,7 +3,9 @@
 //!
 //! The index is the one place that says which model of a game is current: a path
 //! `models/<game>` loads it, `contagion serve` offers it first, and the Python agent
-//! reads the same file. A model's former name keeps loading ([`resolve`]).
+//! reads the same file. An entry is a network (`model:`) or a fast evaluator (`nnue:`,
+//! [`Kind`]); each game has one current network and at most one current evaluator,
+//! which `nnue:models/<game>` loads. A model's former name keeps loading ([`resolve`]).
 //! `models/README.md` is made from it ([`Index::markdown`]).
 
 use std::path::{Path, PathBuf};
@@ -126,7 +128,14 @@ impl Index {
     pub fn current_markdown(&self) -> String {
         let mut out = String::from("| game | model | result |\n|---|---|---|\n");
         for m in self.models.iter().filter(|m| m.status == Status::Current) {
-            out.push_str(&format!("| {} | `{}` | {} |\n", m.game, m.name, m.result));
+            let kind = match m.kind {
+                Kind::Network => "",
+                Kind::Evaluator => " (fast evaluator, `nnue:`)",
+            };
+            out.push_str(&format!(
+                "| {} | `{}`{kind} | {} |\n",
+                m.game, m.name, m.result
+            ));
         }
         out
     }
@@ -138,7 +147,10 @@ impl Index {
         );
         for m in &self.models {
             let status = match m.status {
-                Status::Current => format!("**current** (`models/{}`)", m.game),
+                Status::Current => match m.kind {
+                    Kind::Network => format!("**current** (`models/{}`)", m.game),
+                    Kind::Evaluator => format!("**current** (`nnue:models/{}`)", m.game),
+                },
                 Status::Superseded => "superseded".into(),
             };
             let record = m.record.rsplit_once('/').map_or(&*m.record, |(dir, _)| dir);

@@ -5,7 +5,8 @@
 //! score, a transposition table of a size in MiB ([`Table`]), and moves ordered by the
 //! table's move, then the killer moves of the ply, then what the move gains by the
 //! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
-//! cut-offs. The leaf evaluation is an [`Evaluation`]: entered at every node on the
+//! cut-offs. Late moves are searched a ply or two shallower first, and at full depth
+//! only where they beat the best so far (late-move reductions). The leaf evaluation is an [`Evaluation`]: entered at every node on the
 //! path, so an incrementally updated one moves its state with the search.
 //!
 //! With more than two players the search is paranoid, as [`super::alphabeta`]'s: the
@@ -22,6 +23,7 @@ use std::time::Instant;
 
 use super::Stop;
 use super::endgame::Position;
+use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game, MAX_PLAYERS};
 
 /// A value of 1.0 in the search's integers.
@@ -35,8 +37,57 @@ const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
 /// The first aspiration window's half-width.
 const ASPIRATION: i32 = 40;
 
+/// An entry of a game's encoding at least this large is one of the fast evaluator's
+/// features ([`Node::features`]).
+pub const FEATURE_ON: f32 = 0.5;
+
+/// What the search needs of a position beyond [`Position`]: a game's own state, or a
+/// faster form of its rules that names the same actions (Ataxx's [`Bits`]).
+pub trait Node: Position + Send {
+    /// The number of players.
+    fn players(&self) -> usize;
+    /// The size of the action space.
+    fn actions(&self) -> usize;
+    /// Clears `out` and fills it with the fast evaluator's features, ascending: the
+    /// entries of the game's encoding that are at least one half (`scratch` holds the
+    /// encoding where it is made).
+    fn features(&self, scratch: &mut Vec<f32>, out: &mut Vec<u32>);
+}
+
+impl<G: Game> Node for G {
+    fn players(&self) -> usize {
+        self.num_players()
+    }
+
+    fn actions(&self) -> usize {
+        self.action_space()
+    }
+
+    fn features(&self, scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
+        scratch.resize(self.encoding_shape().len(), 0.0);
+        self.encode(scratch);
+        out.clear();
+        out.extend((scratch.iter().enumerate()).filter_map(|(i, &v)| (v >= FEATURE_ON).then_some(i as u32)));
+    }
+}
+
+impl Node for Bits {
+    fn players(&self) -> usize {
+        2
+    }
+
+    fn actions(&self) -> usize {
+        let n = self.side();
+        17 * n * n + 1
+    }
+
+    fn features(&self, _scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
+        Bits::features(self, out)
+    }
+}
+
 /// The leaf evaluation: entered at every node the search visits, in path order.
-pub trait Evaluation<G: Game>: Send {
+pub trait Evaluation<G>: Send {
     /// The search is at `ply` in `state` (ply 0 the root); every ply below it on the
     /// path was entered before it, and nothing deeper since.
     fn enter(&mut self, ply: usize, state: &G);
@@ -82,15 +133,14 @@ impl PvsResult {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Bound {
-    #[default]
     Exact,
     Lower,
     Upper,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Entry {
     key: u64,
     score: i32,
@@ -99,22 +149,56 @@ struct Entry {
     bound: Bound,
 }
 
-/// The transposition table: one entry a slot, replaced by a deeper or newer search.
+impl Entry {
+    /// The entry in two words (the key, then score · action · depth · bound), so that a
+    /// table starts as zeroed memory the system hands over untouched.
+    fn pack(&self) -> [u64; 2] {
+        let bound = match self.bound {
+            Bound::Exact => 1u64,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        let data = (self.score as u32 as u64) << 32
+            | (self.action as u64) << 16
+            | (self.depth as u64) << 8
+            | bound;
+        [self.key, data]
+    }
+
+    fn unpack([key, data]: [u64; 2]) -> Option<Entry> {
+        let bound = match data & 0xff {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None, // an empty slot
+        };
+        Some(Entry {
+            key,
+            score: (data >> 32) as u32 as i32,
+            action: (data >> 16) as u16,
+            depth: (data >> 8) as u8,
+            bound,
+        })
+    }
+}
+
+/// The transposition table: one entry a slot, replaced by a deeper or exact result, or
+/// by another position.
 pub struct Table {
-    entries: Vec<Entry>,
+    entries: Vec<[u64; 2]>,
     mask: usize,
 }
 
 impl Table {
     /// Bytes one entry takes.
-    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+    pub const ENTRY_BYTES: usize = 16;
 
     /// A table within `mib` MiB (a power of two of entries, at least 1024).
     pub fn new(mib: u64) -> Table {
         let want = (mib as usize * (1 << 20) / Self::ENTRY_BYTES).max(1024);
         let n = 1usize << (usize::BITS - 1 - want.leading_zeros());
         Table {
-            entries: vec![Entry::default(); n],
+            entries: vec![[0; 2]; n],
             mask: n - 1,
         }
     }
@@ -125,25 +209,28 @@ impl Table {
     }
 
     fn probe(&self, key: u64) -> Option<Entry> {
-        let e = self.entries[key as usize & self.mask];
-        (e.key == key && key != 0).then_some(e)
+        Entry::unpack(self.entries[key as usize & self.mask]).filter(|e| e.key == key)
     }
 
     fn store(&mut self, key: u64, e: Entry) {
         let slot = &mut self.entries[key as usize & self.mask];
-        if slot.key != key || e.depth >= slot.depth || e.bound == Bound::Exact {
-            *slot = Entry { key, ..e };
+        let keep = Entry::unpack(*slot)
+            .is_some_and(|old| old.key == key && old.depth > e.depth && e.bound != Bound::Exact);
+        if !keep {
+            *slot = Entry { key, ..e }.pack();
         }
     }
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.entries.fill([0; 2]);
     }
 }
 
 /// A searcher with its table and ordering statistics, kept from move to move.
-pub struct Pvs<G: Game> {
+pub struct Pvs<G: Node> {
+    /// Late-move reductions (on by default).
+    pub reductions: bool,
     table: Table,
     history: Vec<i32>,
     killers: Vec<[Action; 2]>,
@@ -158,10 +245,11 @@ pub struct Pvs<G: Game> {
     next_check: u64,
 }
 
-impl<G: Game> Pvs<G> {
+impl<G: Node> Pvs<G> {
     /// A searcher with a table of `hash_mib` MiB.
     pub fn new(hash_mib: u64) -> Pvs<G> {
         Pvs {
+            reductions: true,
             table: Table::new(hash_mib),
             history: Vec::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
@@ -201,17 +289,17 @@ impl<G: Game> Pvs<G> {
         eval: &mut dyn Evaluation<G>,
         limits: PvsLimits,
     ) -> Option<PvsResult> {
-        if root.outcome().is_some() {
+        if Position::outcome(root).is_some() {
             return None;
         }
         self.nodes = 0;
         self.aborted = false;
         self.next_check = 0;
         self.limits = limits;
-        self.root_player = root.to_move();
-        self.players = root.num_players();
-        if self.history.len() != root.action_space() {
-            self.history = vec![0; root.action_space()];
+        self.root_player = Position::to_move(root);
+        self.players = root.players();
+        if self.history.len() != root.actions() {
+            self.history = vec![0; root.actions()];
         }
         for h in &mut self.history {
             *h /= 8;
@@ -287,13 +375,25 @@ impl<G: Game> Pvs<G> {
 
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.next_check {
-            self.next_check = self.nodes + 512;
+            self.next_check = self.nodes + 64;
             let l = &self.limits;
             self.aborted = l.nodes.is_some_and(|n| self.nodes >= n)
                 || l.hard.is_some_and(|t| Instant::now() >= t)
                 || l.stop.requested();
         }
         self.aborted
+    }
+
+    /// The plies a late move's first search is reduced by: the `i`-th move (from 0) at
+    /// `depth`, none for the first moves (the table's, the killers, the best gains).
+    fn reduction(&self, depth: i32, i: usize) -> i32 {
+        if !self.reductions || depth < 3 || i < 3 {
+            0
+        } else if depth >= 5 && i >= 8 {
+            2
+        } else {
+            1
+        }
     }
 
     /// +1 where the root player moves, −1 elsewhere: a node's score is its sign times
@@ -304,7 +404,7 @@ impl<G: Game> Pvs<G> {
 
     /// The static score of `state`, entered at `ply`, for its mover's side.
     fn static_score(&self, state: &G, values: [f32; MAX_PLAYERS]) -> i32 {
-        let mover = state.to_move();
+        let mover = Position::to_move(state);
         let v = if self.players == 2 {
             values[0]
         } else {
@@ -327,8 +427,8 @@ impl<G: Game> Pvs<G> {
     ) -> i32 {
         self.nodes += 1;
         self.pv[ply].clear();
-        let mover = state.to_move();
-        if let Some(outcome) = state.outcome() {
+        let mover = Position::to_move(state);
+        if let Some(outcome) = Position::outcome(state) {
             let v = outcome.value(self.root_player) * self.sign(mover) as f32;
             let plies = ply as i32;
             return if v > 0.0 {
@@ -346,7 +446,7 @@ impl<G: Game> Pvs<G> {
         if !must_finish && self.out_of_budget() {
             return 0;
         }
-        let key = state.hash();
+        let key = state.key();
         let pv_node = beta - alpha > 1;
         let mut tt_move = Action::MAX;
         if let Some(e) = self.table.probe(key) {
@@ -375,24 +475,30 @@ impl<G: Game> Pvs<G> {
                 Some(c) => c,
                 None => {
                     let mut c = state.clone();
-                    c.apply(action).expect("a legal move");
+                    c.play(action);
                     c
                 }
             };
-            let flip = self.sign(child.to_move()) != self.sign(mover);
-            let mut search = |s: &mut Self, lo: i32, hi: i32| {
+            let flip = self.sign(Position::to_move(&child)) != self.sign(mover);
+            let mut search = |s: &mut Self, d: i32, lo: i32, hi: i32| {
                 if flip {
-                    -s.node(&child, eval, depth - 1, -hi, -lo, ply + 1, must_finish)
+                    -s.node(&child, eval, d, -hi, -lo, ply + 1, must_finish)
                 } else {
-                    s.node(&child, eval, depth - 1, lo, hi, ply + 1, must_finish)
+                    s.node(&child, eval, d, lo, hi, ply + 1, must_finish)
                 }
             };
             let v = if i == 0 {
-                search(self, alpha, beta)
+                search(self, depth - 1, alpha, beta)
             } else {
-                let v = search(self, alpha, alpha + 1);
+                // A late move is searched shallower first, and again at full depth
+                // only if it beats alpha there.
+                let r = self.reduction(depth, i);
+                let mut v = search(self, depth - 1 - r, alpha, alpha + 1);
+                if r > 0 && v > alpha && !self.aborted {
+                    v = search(self, depth - 1, alpha, alpha + 1);
+                }
                 if v > alpha && v < beta && !self.aborted {
-                    search(self, alpha, beta)
+                    search(self, depth - 1, alpha, beta)
                 } else {
                     v
                 }
@@ -456,7 +562,7 @@ impl<G: Game> Pvs<G> {
         out: &mut Vec<(i64, Action, Option<G>)>,
     ) {
         let mut moves = std::mem::take(&mut self.moves[ply]);
-        Game::legal_actions(state, &mut moves);
+        Position::legal_actions(state, &mut moves);
         out.clear();
         let killers = self.killers[ply];
         for &a in &moves {

@@ -156,7 +156,7 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
         });
         for path in paths
             .into_iter()
-            .filter(|p| crate::nn::bundle::is_bundle(p))
+            .filter(|p| crate::nn::bundle::is_bundle(p) && !crate::nn::nnue::bundle::is_evaluator(p))
         {
             let m = crate::nn::bundle::read_manifest(&path)?;
             let name = path

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use contagion::config::Config;
 use contagion::games::GameKind;
-use contagion::nn::models::{Index, Status, resolve};
+use contagion::nn::models::{Index, Kind, Status, resolve};
 
 const BEGIN: &str = "<!-- generated: ";
 const END: &str = "<!-- end generated -->";
@@ -101,11 +101,24 @@ fn the_index_lists_every_bundle_with_its_manifest_s_game_and_size() {
     assert_eq!(dirs, named, "models/ against models/index.json");
     for m in &index.models {
         let dir = Path::new("models").join(&m.name);
-        let manifest = contagion::nn::bundle::read_manifest(&dir).unwrap();
-        let a = &manifest.architecture;
-        assert_eq!(manifest.game.name, m.game, "{}", m.name);
-        assert_eq!(format!("{}x{}", a.blocks, a.channels), m.size, "{}", m.name);
-        let prefix = format!("{}-{}-", m.game, m.size);
+        let (game, size, prefix, spec) = match m.kind {
+            Kind::Network => {
+                let manifest = contagion::nn::bundle::read_manifest(&dir).unwrap();
+                let a = &manifest.architecture;
+                let size = format!("{}x{}", a.blocks, a.channels);
+                let prefix = format!("{}-{size}-", m.game);
+                (manifest.game.name, size, prefix, "model")
+            }
+            Kind::Evaluator => {
+                let manifest = contagion::nn::nnue::bundle::read_manifest(&dir).unwrap();
+                let s = &manifest.shape;
+                let size = format!("{}x{}", s.hidden, s.dense);
+                let prefix = format!("{}-nnue-{size}", m.game);
+                (s.game.clone(), size, prefix, "nnue")
+            }
+        };
+        assert_eq!(game, m.game, "{}", m.name);
+        assert_eq!(size, m.size, "{}", m.name);
         assert!(
             m.name.starts_with(&prefix),
             "{}: the name says game and size",
@@ -117,7 +130,7 @@ fn the_index_lists_every_bundle_with_its_manifest_s_game_and_size() {
             m.name,
             m.record
         );
-        let runs = format!("model:models/{},", m.name);
+        let runs = format!("{spec}:models/{},", m.name);
         assert!(m.check.contains(&runs), "{}: its check runs it", m.name);
         for old in &m.formerly {
             assert!(
@@ -135,6 +148,7 @@ fn each_game_has_one_current_model_and_old_names_still_load() {
     for kind in GameKind::all() {
         let current: Vec<_> = (index.models.iter())
             .filter(|m| m.game == kind.name() && m.status == Status::Current)
+            .filter(|m| m.kind == Kind::Network)
             .collect();
         assert_eq!(
             current.len(),
@@ -151,6 +165,12 @@ fn each_game_has_one_current_model_and_old_names_still_load() {
         for old in &m.formerly {
             assert_eq!(resolve(&models.join(old)), models.join(&m.name));
         }
+    }
+    // Each game's current evaluator is what nnue:models/<game> loads.
+    for m in index.models.iter().filter(|m| m.kind == Kind::Evaluator) {
+        let located = contagion::agents::nnue::locate(&models.join(&m.game), &m.game);
+        let current = index.current_of(&m.game, Kind::Evaluator).unwrap();
+        assert_eq!(located, models.join(&current.name), "{}", m.game);
     }
     // A name nobody gave stays as it is, and fails to load with the usual message.
     assert_eq!(resolve(&models.join("nothing")), models.join("nothing"));

@@ -324,6 +324,8 @@ fn stop_ends_an_endless_search_at_once_with_a_legal_move() {
             "model:models/infexion-4x32-15min",
             "go nodes 10000000000",
         ),
+        ("ataxx", "nnue:models/ataxx", "go depth 64"),
+        ("infexion", "nnue:models/infexion", "go infinite"),
     ] {
         let mut e = Engine::start_game(game, agent);
         e.send(go);
@@ -399,6 +401,10 @@ fn bestmove_is_the_first_move_of_the_reported_pv() {
         ("ataxx", "alphabeta:depth=2"),
         ("chexers", "maxn:depth=2"),
         ("chexers", "alphabeta:depth=2"),
+        ("ataxx", "nnue:models/ataxx,depth=3"),
+        ("infexion", "nnue:models/infexion,ms=50"),
+        ("chexers", "nnue:models/chexers,depth=2"),
+        ("virus", "nnue:models/virus,depth=2"),
     ] {
         let mut e = Engine::start_game(game, agent);
         for moves in ["", " moves", ""] {
@@ -429,12 +435,53 @@ fn bestmove_is_the_first_move_of_the_reported_pv() {
 
 #[test]
 fn a_forced_win_is_reported_as_mate() {
-    let mut e = Engine::start("alphabeta:depth=3");
-    e.silent("position fen r2b1b14/7/7/7/7/7/7 r 8");
-    let (info, best) = e.go("go");
-    assert_eq!(best, "SPREAD(0,0,0,1)");
-    assert_eq!(field(&info[0], "mate"), "1", "{}", info[0]);
-    e.quit();
+    for agent in ["alphabeta:depth=3", "nnue:models/infexion"] {
+        let mut e = Engine::start(agent);
+        e.silent("position fen r2b1b14/7/7/7/7/7/7 r 8");
+        let (info, best) = e.go("go");
+        assert_eq!(best, "SPREAD(0,0,0,1)", "{agent}");
+        assert_eq!(field(&info[0], "mate"), "1", "{agent}: {}", info[0]);
+        e.quit();
+    }
+}
+
+/// The engine's resident memory, from `/proc` (Linux), in KiB.
+fn resident_kib(e: &Engine) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", e.child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// An endless search keeps within the `Hash` option: a network search's tree stops
+/// growing (and says so), the alpha-beta player's table is its size from the start;
+/// `stop` answers at once either way.
+#[test]
+fn an_endless_search_stays_within_its_memory_option() {
+    for agent in ["model:models/infexion-4x32-15min", "nnue:models/ataxx"] {
+        let game = if agent.starts_with("nnue") { "ataxx" } else { "infexion" };
+        let mut e = Engine::start_game(game, agent);
+        e.silent("setoption name Hash value 4");
+        e.send("go infinite");
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        let early = resident_kib(&e);
+        // Unbounded, a network search's tree grows about 40 MB a second here.
+        std::thread::sleep(std::time::Duration::from_millis(3000));
+        let late = resident_kib(&e);
+        let t = std::time::Instant::now();
+        e.send("stop");
+        let (info, best) = e.bestmove();
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{agent}: stop took {:?}", t.elapsed());
+        assert!(late < early + 8 * 1024, "{agent}: {early} KiB after 1 s, {late} KiB after 4 s");
+        let moves = e.ask("moves");
+        assert!(moves.split(' ').any(|m| m == best), "{agent}: {best}");
+        if agent.starts_with("model") {
+            assert!(
+                info.iter().any(|l| l.starts_with("info string the tree is full")),
+                "{agent}: {info:?}"
+            );
+        }
+        e.quit();
+    }
 }
 
 #[test]
@@ -460,6 +507,7 @@ fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
         "alphabeta:depth=2",
         "model:models/infexion-4x32-15min,sims=10",
         "greedy",
+        "nnue:models/infexion,depth=2",
     ] {
         let mut e = Engine::start(agent);
         e.send("go infinite");

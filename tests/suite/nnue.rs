@@ -130,7 +130,7 @@ fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) 
         settings: DistillConfig {
             hidden: 32,
             dense: 16,
-            epochs: 6,
+            epochs: 20,
             batch_size: 128,
             validation: 0.1,
             ..DistillConfig::default()
@@ -218,27 +218,36 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
     let net = random_net(&start, 11);
     let eval = Arc::new(Evaluator::new(&net));
     let mut solver: Solver<Ataxx> = Solver::new(16);
+    // The solver's result for the mover, where it proves one within a second.
+    let mut solve = |s: &Ataxx| {
+        let limits = SolveLimits {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(1)),
+            ..SolveLimits::default()
+        };
+        solver.solve(s, &[], limits).map(|r| r.result)
+    };
     let mut moves = Vec::new();
     let (mut wins, mut saved) = (0, 0);
     for s in endgames(40) {
-        let root = solver.solve(&s, &[], SolveLimits::default()).unwrap();
+        let Some(root) = solve(&s) else { continue };
         let mut agent: NnueAgent<Ataxx> = NnueAgent::new("nnue".into(), eval.clone(), None, Some(6), None);
         let a = agent.select(&s, &Limits::default()).unwrap();
         let mut after = s;
         after.apply(a).unwrap();
         // The result for the mover after its move, by the solver.
         let got = match after.outcome() {
-            Some(o) => o.result(s.to_move()),
-            None if after.to_move() == s.to_move() => solver.solve(&after, &[], SolveLimits::default()).unwrap().result,
-            None => -solver.solve(&after, &[], SolveLimits::default()).unwrap().result,
+            Some(o) => Some(o.result(s.to_move())),
+            None if after.to_move() == s.to_move() => solve(&after),
+            None => solve(&after).map(|r| -r),
         };
-        assert_eq!(got, root.result, "{}: played {}", s.to_notation(), s.action_to_string(a));
-        if root.result > 0 {
+        let Some(got) = got else { continue };
+        assert_eq!(got, root, "{}: played {}", s.to_notation(), s.action_to_string(a));
+        if root > 0 {
             wins += 1;
         }
         // A move into a proven loss existed where the root is not lost.
         s.legal_actions(&mut moves);
-        if root.result >= 0 && moves.len() > 1 {
+        if root >= 0 && moves.len() > 1 {
             saved += 1;
         }
     }
@@ -258,4 +267,31 @@ fn the_search_alone_finds_a_forced_win_at_depth() {
     assert_eq!(after.outcome().map(|o| o.result(1)), Some(1), "played {}", s.action_to_string(a));
     let info = agent.last_search().unwrap();
     assert_eq!(info.score, contagion::agents::Score::Mate(1));
+}
+
+#[test]
+fn bitboard_features_equal_the_encoding_s() {
+    let mut rng = Rng::new(21);
+    let mut moves = Vec::new();
+    let starts = [
+        Ataxx::standard(),
+        Ataxx::custom("x4o/1-2-1/6/6/1-2-1/o4x x 0 1", true).unwrap(),
+        Ataxx::custom("x3o/5/2-2/5/o3x o 0 1", false).unwrap(),
+    ];
+    let mut checked = 0;
+    for start in starts {
+        for _ in 0..20 {
+            let mut s = start;
+            while s.outcome().is_none() {
+                let bits = contagion::games::ataxx::bits::Bits::new(&s).unwrap();
+                let mut got = Vec::new();
+                bits.features(&mut got);
+                assert_eq!(got, features::of(&s), "{}", s.to_notation());
+                checked += 1;
+                s.legal_actions(&mut moves);
+                s.apply(moves[rng.below(moves.len())]).unwrap();
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
 }

@@ -30,7 +30,8 @@ def current_model(models, game):
     except (OSError, ValueError):
         return None
     for m in index.get("models", []):
-        if m.get("game") == game and m.get("status") == "current":
+        kind = m.get("kind", "network")  # evaluators play as nnue: in contagion
+        if m.get("game") == game and m.get("status") == "current" and kind == "network":
             return os.path.join(models, m["name"])
     return None
 

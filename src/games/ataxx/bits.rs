@@ -55,6 +55,14 @@ const fn masks() -> Masks {
 
 static MASKS: Masks = masks();
 
+/// `bits` and every square a king step from one of them, on the 8×8 grid.
+fn dilate(bits: u64) -> u64 {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let row = bits | (bits << 1) & NOT_A | (bits >> 1) & NOT_H;
+    row | row << 8 | row >> 8
+}
+
 /// [`JUMPS`]' index of the offset `(dr, dc)`, at `(dr + 2) · 5 + dc + 2` (24 for none).
 const JUMP_INDEX: [u8; 25] = {
     let mut out = [24u8; 25];
@@ -120,6 +128,11 @@ impl Bits {
         (sq / 8) as usize * self.side as usize + (sq % 8) as usize
     }
 
+    /// The board's side.
+    pub fn side(&self) -> usize {
+        self.side as usize
+    }
+
     /// The player to move (0: x, 1: o).
     pub fn to_move(&self) -> usize {
         self.to_move as usize
@@ -141,18 +154,10 @@ impl Bits {
         splitmix64(self.pieces[0] ^ splitmix64(self.pieces[1] ^ splitmix64(self.empty ^ state)))
     }
 
-    /// Whether `player` has a clone or a jump.
+    /// Whether `player` has a clone or a jump: an empty square within two steps (king
+    /// steps, the clone's and the jump's reach) of one of its pieces.
     fn can_move(&self, player: usize) -> bool {
-        let mine = self.pieces[player];
-        let mut empty = self.empty;
-        while empty != 0 {
-            let e = empty.trailing_zeros() as usize;
-            if (MASKS.adjacent[e] | MASKS.ring[e]) & mine != 0 {
-                return true;
-            }
-            empty &= empty - 1;
-        }
-        false
+        dilate(dilate(self.pieces[player])) & self.empty != 0
     }
 
     /// As [`Ataxx::outcome`].
@@ -246,6 +251,37 @@ impl Bits {
         2 * taken.count_ones() as i32 + from.is_none() as i32
     }
 
+    /// The fast evaluator's features of this position: the entries of [`Ataxx`]'s
+    /// encoding of it that are at least one half (plane `p`, board cell `c` at
+    /// `p · n² + c`), ascending. `tests/suite/nnue.rs` holds them to the encoding's.
+    pub fn features(&self, out: &mut Vec<u32>) {
+        out.clear();
+        let n = self.side as u32;
+        let cells = n * n;
+        let row = (1u64 << n) - 1;
+        let board = (0..n).fold(0u64, |b, r| b | row << (8 * r));
+        let me = self.to_move();
+        let planes = [
+            self.pieces[me],
+            self.pieces[1 - me],
+            self.empty,
+            board & !(self.pieces[0] | self.pieces[1] | self.empty),
+            board,
+            if self.halfmove_limit > 0 && 2 * self.halfmove >= self.halfmove_limit {
+                board
+            } else {
+                0
+            },
+        ];
+        for (p, mut bits) in planes.into_iter().enumerate() {
+            while bits != 0 {
+                let sq = bits.trailing_zeros();
+                bits &= bits - 1;
+                out.push(p as u32 * cells + (sq / 8) * n + sq % 8);
+            }
+        }
+    }
+
     /// Plays a legal action (as [`Ataxx::apply_unchecked`]: the caller checked it).
     pub fn apply_unchecked(&mut self, action: Action) {
         let me = self.to_move();
@@ -290,6 +326,11 @@ mod tests {
             let ring = JUMPS.iter().filter_map(|&d| on(d)).fold(0, |a, b| a | b);
             assert_eq!(MASKS.adjacent[sq as usize], adjacent, "square {sq}");
             assert_eq!(MASKS.ring[sq as usize], ring, "square {sq}");
+        }
+        for sq in 0..64 {
+            let one = 1u64 << sq;
+            let two = dilate(dilate(one)) & !one;
+            assert_eq!(two, MASKS.adjacent[sq] | MASKS.ring[sq], "square {sq}");
         }
         assert!((0..16).all(|k| {
             let (dr, dc) = JUMPS[k];

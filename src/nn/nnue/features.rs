@@ -10,35 +10,17 @@
 //! ([`diff`]): what an incremental update adds and takes away.
 
 use crate::games::Game;
+use crate::search::pvs::Node;
 
 /// An input entry at least this large is a feature.
-pub const ON: f32 = 0.5;
+pub use crate::search::pvs::FEATURE_ON as ON;
 
-/// Reusable scratch for reading a position's features.
-#[derive(Debug, Default, Clone)]
-pub struct Reader {
-    encoded: Vec<f32>,
-}
-
-impl Reader {
-    /// Clears `out` and fills it with `state`'s features, ascending.
-    pub fn read<G: Game>(&mut self, state: &G, out: &mut Vec<u32>) {
-        let len = state.encoding_shape().len();
-        self.encoded.resize(len, 0.0);
-        state.encode(&mut self.encoded);
-        out.clear();
-        for (i, &v) in self.encoded.iter().enumerate() {
-            if v >= ON {
-                out.push(i as u32);
-            }
-        }
-    }
-}
-
-/// The features of `state`, ascending (allocating; [`Reader`] reuses its buffers).
+/// The features of `state`, ascending (allocating; the search reads them through
+/// [`Node::features`], which reuses its buffers and, on Ataxx's bitboards, reads them
+/// from the masks).
 pub fn of<G: Game>(state: &G) -> Vec<u32> {
     let mut out = Vec::new();
-    Reader::default().read(state, &mut out);
+    state.features(&mut Vec::new(), &mut out);
     out
 }
 

@@ -24,8 +24,9 @@ use std::sync::Arc;
 
 pub use net::{Accumulator, EvalShape, Evaluator, FloatNet};
 
-use crate::games::{Game, MAX_PLAYERS};
-use crate::search::pvs::Evaluation;
+use crate::games::MAX_PLAYERS;
+use crate::search::endgame::Position;
+use crate::search::pvs::{Evaluation, Node};
 
 /// How far up the path an accumulator is looked for (plies), before a refresh.
 const LOOK_BACK: usize = 4;
@@ -33,7 +34,7 @@ const LOOK_BACK: usize = 4;
 /// The evaluator as a search's leaf evaluation, with one accumulator a ply.
 pub struct Incremental {
     eval: Arc<Evaluator>,
-    reader: features::Reader,
+    scratch_encoding: Vec<f32>,
     stack: Vec<(usize, Accumulator)>,
     scratch: net::Scratch,
     /// Accumulators refreshed from nothing, and moved from an ancestor.
@@ -45,7 +46,7 @@ impl Incremental {
     pub fn new(eval: Arc<Evaluator>) -> Incremental {
         Incremental {
             eval,
-            reader: features::Reader::default(),
+            scratch_encoding: Vec::new(),
             stack: Vec::new(),
             scratch: net::Scratch::default(),
             counts: (0, 0),
@@ -58,16 +59,16 @@ impl Incremental {
     }
 }
 
-impl<G: Game> Evaluation<G> for Incremental {
-    fn enter(&mut self, ply: usize, state: &G) {
+impl<P: Node> Evaluation<P> for Incremental {
+    fn enter(&mut self, ply: usize, state: &P) {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Default::default);
         }
-        let mover = state.to_move();
+        let mover = Position::to_move(state);
         let (below, here) = self.stack.split_at_mut(ply);
         let (m, acc) = &mut here[0];
         *m = mover;
-        self.reader.read(state, &mut acc.features);
+        state.features(&mut self.scratch_encoding, &mut acc.features);
         let base = (below.iter().rev().take(LOOK_BACK)).find(|(m, _)| *m == mover);
         match base {
             Some((_, base)) => {

@@ -224,6 +224,10 @@ pub struct Tree<G: Game> {
     movers: Vec<u8>,
     /// An empty buffer for the next re-rooting's nodes (see `Tree::keep`).
     spare: Vec<Node>,
+    /// The most nodes the tree holds (see [`Tree::limit_bytes`]).
+    max_nodes: usize,
+    /// Whether a leaf went unexpanded for want of room since the last re-rooting.
+    full: bool,
 }
 
 impl<G: Game> Tree<G> {
@@ -238,7 +242,30 @@ impl<G: Game> Tree<G> {
             scratch: Vec::new(),
             movers: Vec::new(),
             spare: Vec::new(),
+            max_nodes: usize::MAX,
+            full: false,
         }
+    }
+
+    /// Bytes one node takes.
+    pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
+    /// Keeps the tree's two node buffers (the tree and the one re-rooting copies into)
+    /// within `bytes` in all: once the tree holds half of them in nodes, a leaf is
+    /// evaluated and backed up but no longer expanded, so the search goes on answering
+    /// in bounded memory ([`Tree::is_full`] says so). At least a few thousand nodes.
+    pub fn limit_bytes(&mut self, bytes: usize) {
+        self.max_nodes = (bytes / 2 / Self::NODE_BYTES).max(4096);
+    }
+
+    /// Whether a leaf went unexpanded for want of room since the tree was last re-rooted.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// Bytes the tree's node buffers hold.
+    pub fn bytes(&self) -> usize {
+        (self.nodes.capacity() + self.spare.capacity()) * Self::NODE_BYTES
     }
 
     /// The root position.
@@ -466,6 +493,15 @@ impl<G: Game> Tree<G> {
     pub fn expand(&mut self, leaf: Leaf<G>, eval: &Evaluation) {
         let node = *leaf.path.last().expect("a path has the root");
         if !self.nodes[node as usize].expanded {
+            let (len, k) = (self.nodes.len(), leaf.legal.len());
+            if len + k > self.max_nodes {
+                self.full = true;
+                return self.backup(&leaf.path, &eval.values, true);
+            }
+            if self.nodes.capacity() < len + k {
+                let want = (2 * self.nodes.capacity()).max(len + k).min(self.max_nodes);
+                self.nodes.reserve_exact(want - len);
+            }
             let first = self.nodes.len() as u32;
             self.nodes.extend(
                 leaf.legal

@@ -63,6 +63,8 @@ impl<G: Game> Tree<G> {
     /// trees have grown, moves allocate nothing, so no move waits on fresh pages.
     fn keep(&mut self, node: Option<usize>, root: G) {
         let mut nodes = std::mem::take(&mut self.spare);
+        // At most as many as the tree holds: the spare stays within the tree's bound.
+        nodes.reserve_exact(self.nodes.len());
         match node {
             None => nodes.push(Node::new(0, 1.0)),
             Some(node) => {
@@ -100,5 +102,6 @@ impl<G: Game> Tree<G> {
         self.spare = std::mem::replace(&mut self.nodes, nodes);
         self.spare.clear();
         (self.root, self.noised, self.plan) = (root, false, None);
+        self.full = false;
     }
 }
