@@ -90,7 +90,13 @@ impl<G: Game> NnueAgent<G> {
         nodes: Option<u64>,
     ) -> anyhow::Result<NnueAgent<G>> {
         let (_, net) = bundle::load(&locate(path, start.name()), start)?;
-        Ok(NnueAgent::new(name, Arc::new(Evaluator::new(&net)), ms, depth, nodes))
+        Ok(NnueAgent::new(
+            name,
+            Arc::new(Evaluator::new(&net)),
+            ms,
+            depth,
+            nodes,
+        ))
     }
 
     /// The player on `eval`.
@@ -213,8 +219,8 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
         .ok_or_else(|| anyhow::anyhow!("no legal move"))?;
         let score = match r.mate_plies() {
             Some(plies) => {
-                let moves = (plies.abs() + state.num_players() as i32 - 1)
-                    / state.num_players() as i32;
+                let moves =
+                    (plies.abs() + state.num_players() as i32 - 1) / state.num_players() as i32;
                 Score::Mate(i64::from(moves.max(1) * plies.signum()))
             }
             None => Score::from_value(r.score as f32 / EVAL_SCALE),

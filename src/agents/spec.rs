@@ -274,7 +274,9 @@ impl FromStr for AgentSpec {
         if kind == "model" || kind == "nnue" {
             path = Some(items.remove(0)).filter(|p| !p.is_empty() && !p.contains('='));
             if path.is_none() {
-                return Err(err(format!("{kind} needs a path: {kind}:PATH[,KEY=VALUE…]")));
+                return Err(err(format!(
+                    "{kind} needs a path: {kind}:PATH[,KEY=VALUE…]"
+                )));
             }
         }
         let mut pairs = Vec::new();
@@ -410,7 +412,11 @@ impl fmt::Display for AgentSpec {
                 reductions,
             } => {
                 write!(f, "nnue:{}", path.display())?;
-                let limits = [("ms", *ms), ("depth", depth.map(u64::from)), ("nodes", *nodes)];
+                let limits = [
+                    ("ms", *ms),
+                    ("depth", depth.map(u64::from)),
+                    ("nodes", *nodes),
+                ];
                 for (k, v) in limits {
                     if let Some(v) = v {
                         write!(f, ",{k}={v}")?;

@@ -110,7 +110,13 @@ pub fn nnue<G: Baselines>(
         let net = crate::agents::mcts::cached_net(path)?;
         let mut rates = Vec::new();
         for _ in 0..rounds {
-            let mut agent = MctsAgent::new("model".into(), net.clone(), crate::limits::MAX_SIMULATIONS as u32, 0, 1);
+            let mut agent = MctsAgent::new(
+                "model".into(),
+                net.clone(),
+                crate::limits::MAX_SIMULATIONS as u32,
+                0,
+                1,
+            );
             let limits = Limits {
                 movetime: Some(budget),
                 ..Limits::default()

@@ -115,12 +115,19 @@ pub fn distill_game<G: Baselines>(
         progress: !args.quiet,
     };
     let r = distill(start, &opts)?;
-    let loss: Vec<String> = r.validation_loss.iter().map(|l| format!("{l:.4}")).collect();
+    let loss: Vec<String> = r
+        .validation_loss
+        .iter()
+        .map(|l| format!("{l:.4}"))
+        .collect();
     println!(
         "{} games: {} positions trained on, {} held out; {} steps in {:.0} s",
         r.games, r.train_positions, r.validation_positions, r.steps, r.seconds
     );
-    println!("validation loss by epoch (mean squared error a seat): {}", loss.join(" → "));
+    println!(
+        "validation loss by epoch (mean squared error a seat): {}",
+        loss.join(" → ")
+    );
     println!(
         "integer against float on {} held-out positions: mean |difference| {:.4}, same sign {:.2}%",
         r.agreement.positions,

@@ -466,7 +466,9 @@ fn early_answer<G: Game>(
 
 /// A search's `info` line (when it searched) and its `bestmove` line.
 fn answer_lines<G: Game>(state: &G, info: Option<&SearchInfo>, action: Action) -> Vec<String> {
-    let note = info.and_then(|i| i.note.as_ref()).map(|n| format!("info string {n}"));
+    let note = info
+        .and_then(|i| i.note.as_ref())
+        .map(|n| format!("info string {n}"));
     let mut lines: Vec<String> = note.into_iter().collect();
     lines.extend(info.map(|i| info_line(state, i)));
     lines.push(format!("bestmove {}", state.action_to_string(action)));

@@ -104,7 +104,11 @@ impl Index {
         (self.models.iter())
             .filter(|m| m.kind == Kind::Evaluator)
             .find(|m| m.name == name || m.formerly.iter().any(|f| f == name))
-            .or_else(|| (name == game).then(|| self.current_of(game, Kind::Evaluator)).flatten())
+            .or_else(|| {
+                (name == game)
+                    .then(|| self.current_of(game, Kind::Evaluator))
+                    .flatten()
+            })
     }
 
     /// The model a name stands for: its own name, a former one, or a game's name (the

@@ -67,7 +67,10 @@ impl<G: Game> Node for G {
         scratch.resize(self.encoding_shape().len(), 0.0);
         self.encode(scratch);
         out.clear();
-        out.extend((scratch.iter().enumerate()).filter_map(|(i, &v)| (v >= FEATURE_ON).then_some(i as u32)));
+        out.extend(
+            (scratch.iter().enumerate())
+                .filter_map(|(i, &v)| (v >= FEATURE_ON).then_some(i as u32)),
+        );
     }
 }
 
@@ -468,8 +471,7 @@ impl<G: Node> Pvs<G> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = children[0].1;
-        for i in 0..children.len() {
-            let (_, action, made) = &mut children[i];
+        for (i, (_, action, made)) in children.iter_mut().enumerate() {
             let action = *action;
             let child = match made.take() {
                 Some(c) => c,
@@ -578,7 +580,7 @@ impl<G: Node> Pvs<G> {
             };
             out.push((key, a, child));
         }
-        out.sort_by(|x, y| y.0.cmp(&x.0));
+        out.sort_by_key(|x| std::cmp::Reverse(x.0));
         self.moves[ply] = moves;
     }
 

@@ -154,10 +154,9 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
                 .to_string();
             (index.as_ref().map_or((false, 0), |i| i.rank(&name)), name)
         });
-        for path in paths
-            .into_iter()
-            .filter(|p| crate::nn::bundle::is_bundle(p) && !crate::nn::nnue::bundle::is_evaluator(p))
-        {
+        for path in paths.into_iter().filter(|p| {
+            crate::nn::bundle::is_bundle(p) && !crate::nn::nnue::bundle::is_evaluator(p)
+        }) {
             let m = crate::nn::bundle::read_manifest(&path)?;
             let name = path
                 .file_name()

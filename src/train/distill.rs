@@ -169,8 +169,8 @@ fn read_positions<G: Game>(
                     };
                     (p, 0)
                 });
-                for k in 0..players {
-                    entry.0.target[k] += target[k];
+                for (sum, t) in entry.0.target.iter_mut().zip(target).take(players) {
+                    *sum += t;
                 }
                 entry.1 += 1;
             }
@@ -321,7 +321,9 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
             report.steps += 1;
             progress.inc();
         }
-        report.train_loss.push(epoch_loss / steps_per_epoch.max(1) as f64);
+        report
+            .train_loss
+            .push(epoch_loss / steps_per_epoch.max(1) as f64);
         report.validation_loss.push(loss_on(&model, &held, &shape));
     }
     progress.finish();

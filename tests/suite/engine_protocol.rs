@@ -458,7 +458,11 @@ fn resident_kib(e: &Engine) -> u64 {
 #[test]
 fn an_endless_search_stays_within_its_memory_option() {
     for agent in ["model:models/infexion-4x32-15min", "nnue:models/ataxx"] {
-        let game = if agent.starts_with("nnue") { "ataxx" } else { "infexion" };
+        let game = if agent.starts_with("nnue") {
+            "ataxx"
+        } else {
+            "infexion"
+        };
         let mut e = Engine::start_game(game, agent);
         e.silent("setoption name Hash value 4");
         e.send("go infinite");
@@ -470,13 +474,21 @@ fn an_endless_search_stays_within_its_memory_option() {
         let t = std::time::Instant::now();
         e.send("stop");
         let (info, best) = e.bestmove();
-        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{agent}: stop took {:?}", t.elapsed());
-        assert!(late < early + 8 * 1024, "{agent}: {early} KiB after 1 s, {late} KiB after 4 s");
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{agent}: stop took {:?}",
+            t.elapsed()
+        );
+        assert!(
+            late < early + 8 * 1024,
+            "{agent}: {early} KiB after 1 s, {late} KiB after 4 s"
+        );
         let moves = e.ask("moves");
         assert!(moves.split(' ').any(|m| m == best), "{agent}: {best}");
         if agent.starts_with("model") {
             assert!(
-                info.iter().any(|l| l.starts_with("info string the tree is full")),
+                info.iter()
+                    .any(|l| l.starts_with("info string the tree is full")),
                 "{agent}: {info:?}"
             );
         }

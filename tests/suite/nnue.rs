@@ -13,7 +13,9 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
 use contagion::nn::nnue::net::Scratch;
-use contagion::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet, Incremental, bundle, features};
+use contagion::nn::nnue::{
+    Accumulator, EvalShape, Evaluator, FloatNet, Incremental, bundle, features,
+};
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
 use contagion::search::pvs::Evaluation;
@@ -30,10 +32,17 @@ fn temp(name: &str) -> PathBuf {
 /// An evaluator of random weights for `start`'s game.
 fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
     let mut rng = Rng::new(seed);
-    let mut v = |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
+    let mut v =
+        |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
     let (inputs, h, d, p) = (start.encoding_shape().len(), 64, 16, start.num_players());
     FloatNet {
-        shape: EvalShape { game: start.name().into(), inputs, hidden: h, dense: d, outputs: p },
+        shape: EvalShape {
+            game: start.name().into(),
+            inputs,
+            hidden: h,
+            dense: d,
+            outputs: p,
+        },
         ft_w: v(inputs * h, 0.1),
         ft_b: v(h, 0.2),
         l1_w: v(d * h, 0.3),
@@ -89,7 +98,11 @@ fn incremental_equals_fresh<G: Game>(start: &G) {
         }
         moved += inc.counts.1;
     }
-    assert!(checked > 50 && moved > checked as u64 / 2, "{}: {checked} checked, {moved} moved", start.name());
+    assert!(
+        checked > 50 && moved > checked as u64 / 2,
+        "{}: {checked} checked, {moved} moved",
+        start.name()
+    );
 }
 
 #[test]
@@ -146,16 +159,31 @@ fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) 
 fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
     let (dir, r) = distilled("distill");
     let loss = &r.validation_loss;
-    assert!(r.validation_positions > 50 && r.train_positions > 500, "{r:?}");
-    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "the validation loss did not fall: {loss:?}");
-    assert!(r.train_loss.last().unwrap() < &r.train_loss[0], "{:?}", r.train_loss);
-    assert!(r.agreement.mean_abs_diff < 0.05 && r.agreement.sign_agreement > 0.9, "{:?}", r.agreement);
+    assert!(
+        r.validation_positions > 50 && r.train_positions > 500,
+        "{r:?}"
+    );
+    assert!(
+        loss.last().unwrap() < &(loss[0] * 0.9),
+        "the validation loss did not fall: {loss:?}"
+    );
+    assert!(
+        r.train_loss.last().unwrap() < &r.train_loss[0],
+        "{:?}",
+        r.train_loss
+    );
+    assert!(
+        r.agreement.mean_abs_diff < 0.05 && r.agreement.sign_agreement > 0.9,
+        "{:?}",
+        r.agreement
+    );
     let bundle_dir = dir.join("bundle");
     let start = Ataxx::standard();
     let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
     assert_eq!((m.shape.hidden, net.shape.dense), (32, 16));
     // The bundle plays.
-    let mut agent = NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(2), None).unwrap();
+    let mut agent =
+        NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(2), None).unwrap();
     let a = agent.select(&start, &Limits::default()).unwrap();
     assert!(start.is_legal(a));
 
@@ -163,16 +191,29 @@ fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
     let good = std::fs::read(&weights).unwrap();
     let err = |path: &std::path::Path| format!("{:#}", bundle::load(path, &start).unwrap_err());
     // Another game.
-    let msg = format!("{:#}", bundle::load(&bundle_dir, &Ataxx::virus()).unwrap_err());
-    assert!(msg.contains("trained for 'ataxx'") && msg.contains("cannot play 'virus'"), "{msg}");
-    let msg = format!("{:#}", bundle::load(&bundle_dir, &Board::new()).unwrap_err());
+    let msg = format!(
+        "{:#}",
+        bundle::load(&bundle_dir, &Ataxx::virus()).unwrap_err()
+    );
+    assert!(
+        msg.contains("trained for 'ataxx'") && msg.contains("cannot play 'virus'"),
+        "{msg}"
+    );
+    let msg = format!(
+        "{:#}",
+        bundle::load(&bundle_dir, &Board::new()).unwrap_err()
+    );
     assert!(msg.contains("cannot play 'infexion'"), "{msg}");
     // A flipped byte.
     let mut bad = good.clone();
     let n = bad.len();
     bad[n - 3] ^= 0x40;
     std::fs::write(&weights, &bad).unwrap();
-    assert!(err(&bundle_dir).contains("damaged or replaced"), "{}", err(&bundle_dir));
+    assert!(
+        err(&bundle_dir).contains("damaged or replaced"),
+        "{}",
+        err(&bundle_dir)
+    );
     // Truncated, with a checksum that matches the truncated file.
     let cut = &good[..good.len() / 2];
     std::fs::write(&weights, cut).unwrap();
@@ -180,14 +221,26 @@ fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
     let text = std::fs::read_to_string(&manifest).unwrap();
     let fixed = text.replace(&m.weights_sha256, &contagion::nn::bundle::sha256_hex(cut));
     std::fs::write(&manifest, &fixed).unwrap();
-    assert!(err(&bundle_dir).contains("not a valid safetensors file"), "{}", err(&bundle_dir));
+    assert!(
+        err(&bundle_dir).contains("not a valid safetensors file"),
+        "{}",
+        err(&bundle_dir)
+    );
     // A missing file, a network bundle, a manifest that is not JSON.
     std::fs::remove_file(&weights).unwrap();
-    assert!(err(&bundle_dir).contains("model.safetensors"), "{}", err(&bundle_dir));
+    assert!(
+        err(&bundle_dir).contains("model.safetensors"),
+        "{}",
+        err(&bundle_dir)
+    );
     let msg = err(std::path::Path::new("models/ataxx-4x32-226min"));
     assert!(msg.contains("not an evaluator bundle"), "{msg}");
     std::fs::write(&manifest, "{ not json").unwrap();
-    assert!(err(&bundle_dir).contains("not valid JSON"), "{}", err(&bundle_dir));
+    assert!(
+        err(&bundle_dir).contains("not valid JSON"),
+        "{}",
+        err(&bundle_dir)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -201,8 +254,16 @@ fn endgames(count: usize) -> Vec<Ataxx> {
         while s.outcome().is_none() && s.empties() > 3 {
             s.legal_actions(&mut moves);
             // Mostly clones, so that the board fills.
-            let clones: Vec<Action> = moves.iter().copied().filter(|&a| (a as usize) < 49).collect();
-            let pool = if clones.is_empty() || rng.below(8) == 0 { &moves } else { &clones };
+            let clones: Vec<Action> = moves
+                .iter()
+                .copied()
+                .filter(|&a| (a as usize) < 49)
+                .collect();
+            let pool = if clones.is_empty() || rng.below(8) == 0 {
+                &moves
+            } else {
+                &clones
+            };
             s.apply(pool[rng.below(pool.len())]).unwrap();
         }
         if s.outcome().is_none() {
@@ -230,7 +291,8 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
     let (mut wins, mut saved) = (0, 0);
     for s in endgames(40) {
         let Some(root) = solve(&s) else { continue };
-        let mut agent: NnueAgent<Ataxx> = NnueAgent::new("nnue".into(), eval.clone(), None, Some(6), None);
+        let mut agent: NnueAgent<Ataxx> =
+            NnueAgent::new("nnue".into(), eval.clone(), None, Some(6), None);
         let a = agent.select(&s, &Limits::default()).unwrap();
         let mut after = s;
         after.apply(a).unwrap();
@@ -241,7 +303,13 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
             None => solve(&after).map(|r| -r),
         };
         let Some(got) = got else { continue };
-        assert_eq!(got, root, "{}: played {}", s.to_notation(), s.action_to_string(a));
+        assert_eq!(
+            got,
+            root,
+            "{}: played {}",
+            s.to_notation(),
+            s.action_to_string(a)
+        );
         if root > 0 {
             wins += 1;
         }
@@ -251,20 +319,36 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
             saved += 1;
         }
     }
-    assert!(wins > 5 && saved > 5, "{wins} wins, {saved} positions with a choice");
+    assert!(
+        wins > 5 && saved > 5,
+        "{wins} wins, {saved} positions with a choice"
+    );
 }
 
 #[test]
 fn the_search_alone_finds_a_forced_win_at_depth() {
     // Without the solver (too many empty squares for it): o takes the last x pieces.
-    let s = Ataxx::standard().parse_position("7/7/7/3x3/3o3/7/o6 o 0 1").unwrap();
+    let s = Ataxx::standard()
+        .parse_position("7/7/7/3x3/3o3/7/o6 o 0 1")
+        .unwrap();
     assert!(!s.in_solver_reach());
     let net = random_net(&s, 3);
-    let mut agent: NnueAgent<Ataxx> = NnueAgent::new("nnue".into(), Arc::new(Evaluator::new(&net)), None, Some(3), None);
+    let mut agent: NnueAgent<Ataxx> = NnueAgent::new(
+        "nnue".into(),
+        Arc::new(Evaluator::new(&net)),
+        None,
+        Some(3),
+        None,
+    );
     let a = agent.select(&s, &Limits::default()).unwrap();
     let mut after = s;
     after.apply(a).unwrap();
-    assert_eq!(after.outcome().map(|o| o.result(1)), Some(1), "played {}", s.action_to_string(a));
+    assert_eq!(
+        after.outcome().map(|o| o.result(1)),
+        Some(1),
+        "played {}",
+        s.action_to_string(a)
+    );
     let info = agent.last_search().unwrap();
     assert_eq!(info.score, contagion::agents::Score::Mate(1));
 }

@@ -343,7 +343,9 @@ mod tests {
                 assert_eq!(c, cs, "{kernel:?} crelu, {len}");
                 for outs in [1, 3, 32] {
                     let w = random(&mut rng, len * outs, 32767);
-                    let b: Vec<i32> = (0..outs).map(|_| rng.below(1 << 30) as i32 - (1 << 29)).collect();
+                    let b: Vec<i32> = (0..outs)
+                        .map(|_| rng.below(1 << 30) as i32 - (1 << 29))
+                        .collect();
                     let (mut o, mut os) = (vec![0; outs], vec![0; outs]);
                     kernel.dense(&c, &w, &b, &mut o);
                     Kernel::Scalar.dense(&cs, &w, &b, &mut os);

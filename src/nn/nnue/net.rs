@@ -88,7 +88,12 @@ impl FloatNet {
     /// The weights in [`EvalShape::tensors`]' order.
     pub fn parts(&self) -> [&Vec<f32>; 6] {
         [
-            &self.ft_w, &self.ft_b, &self.l1_w, &self.l1_b, &self.out_w, &self.out_b,
+            &self.ft_w,
+            &self.ft_b,
+            &self.l1_w,
+            &self.l1_b,
+            &self.out_w,
+            &self.out_b,
         ]
     }
 
@@ -266,9 +271,8 @@ pub(crate) mod tests {
     /// A small float network with random weights.
     pub fn random_net(inputs: usize, outputs: usize, seed: u64) -> FloatNet {
         let mut rng = crate::rng::Rng::new(seed);
-        let mut v = |n: usize, s: f64| -> Vec<f32> {
-            (0..n).map(|_| (rng.normal() * s) as f32).collect()
-        };
+        let mut v =
+            |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
         let (h, d) = (64, 16);
         FloatNet {
             shape: EvalShape {
