@@ -13,7 +13,7 @@
 //! ([`Bits`]: the same moves, several times the nodes a second).
 
 use std::any::Any;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,7 @@ use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::ataxx::Ataxx;
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game};
+use crate::nn::models::resolve_evaluator;
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
 use crate::search::pvs::{EVAL_SCALE, Pvs, PvsLimits};
@@ -55,32 +56,8 @@ pub struct NnueAgent<G: Game> {
     last: Option<SearchInfo>,
 }
 
-/// The evaluator bundle `path` names: the bundle itself, or in a models directory the
-/// current evaluator of the game its last part names.
-pub fn locate(path: &Path, game: &str) -> PathBuf {
-    if bundle::is_evaluator(path) {
-        return path.to_path_buf();
-    }
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return path.to_path_buf();
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    let name = name.to_string_lossy();
-    match crate::nn::models::Index::load(dir) {
-        Ok(Some(index)) => match index.evaluator(&name, game) {
-            Some(m) => dir.join(&m.name),
-            None => path.to_path_buf(),
-        },
-        _ => path.to_path_buf(),
-    }
-}
-
 impl<G: Game> NnueAgent<G> {
-    /// The player on the evaluator bundle at `path` (see [`locate`]) for `start`'s game.
+    /// The player on the evaluator bundle at `path` (see [`resolve_evaluator`]) for `start`'s game.
     pub fn load(
         name: String,
         path: &Path,
@@ -89,7 +66,7 @@ impl<G: Game> NnueAgent<G> {
         depth: Option<u32>,
         nodes: Option<u64>,
     ) -> anyhow::Result<NnueAgent<G>> {
-        let (_, net) = bundle::load(&locate(path, start.name()), start)?;
+        let (_, net) = bundle::load(&resolve_evaluator(path, start.name()), start)?;
         Ok(NnueAgent::new(
             name,
             Arc::new(Evaluator::new(&net)),

@@ -94,42 +94,62 @@ pub fn nnue<G: Baselines>(
         },
     ));
     let budget = Duration::from_millis(ms);
+    let nnue = || -> Box<dyn Agent<G>> {
+        Box::new(NnueAgent::new(
+            "nnue".into(),
+            eval.clone(),
+            None,
+            None,
+            None,
+        ))
+    };
+    out.push(searches(
+        start,
+        budget,
+        rounds,
+        "nnue alpha-beta",
+        "nodes",
+        nnue,
+    )?);
+    if let Some(path) = model {
+        let net = crate::agents::mcts::cached_net(path)?;
+        let sims = crate::limits::MAX_SIMULATIONS as u32;
+        let mcts = || -> Box<dyn Agent<G>> {
+            Box::new(MctsAgent::new("model".into(), net.clone(), sims, 0, 1))
+        };
+        out.push(searches(
+            start,
+            budget,
+            rounds,
+            "MCTS",
+            "simulations",
+            mcts,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The nodes a second of `rounds` searches from `start` of `budget` each, by a fresh
+/// agent each round.
+fn searches<G: Baselines>(
+    start: &G,
+    budget: Duration,
+    rounds: usize,
+    what: &str,
+    unit: &str,
+    agent: impl Fn() -> Box<dyn Agent<G>>,
+) -> anyhow::Result<Rate> {
+    let limits = Limits {
+        movetime: Some(budget),
+        ..Limits::default()
+    };
     let mut rates = Vec::new();
     for _ in 0..rounds {
-        let mut agent = NnueAgent::new("nnue".into(), eval.clone(), Some(ms), None, None);
-        agent.select(start, &Limits::default())?;
+        let mut agent = agent();
+        agent.select(start, &limits)?;
         let info = agent.last_search().expect("a search");
         rates.push(info.nodes as f64 / info.time.as_secs_f64());
     }
-    out.push(super::summarise(
-        &format!("nnue alpha-beta from the start, {ms} ms"),
-        "nodes",
-        rates,
-    ));
-    if let Some(path) = model {
-        let net = crate::agents::mcts::cached_net(path)?;
-        let mut rates = Vec::new();
-        for _ in 0..rounds {
-            let mut agent = MctsAgent::new(
-                "model".into(),
-                net.clone(),
-                crate::limits::MAX_SIMULATIONS as u32,
-                0,
-                1,
-            );
-            let limits = Limits {
-                movetime: Some(budget),
-                ..Limits::default()
-            };
-            agent.select(start, &limits)?;
-            let info = agent.last_search().expect("a search");
-            rates.push(info.nodes as f64 / info.time.as_secs_f64());
-        }
-        out.push(super::summarise(
-            &format!("MCTS from the start, {ms} ms"),
-            "simulations",
-            rates,
-        ));
-    }
-    Ok(out)
+    let what = format!("{what} from the start, {} ms", budget.as_millis());
+    Ok(super::summarise(&what, unit, rates))
 }

@@ -342,7 +342,7 @@ pub(super) fn bench<G: crate::agents::Baselines>(
             model,
             ms,
         } => {
-            let path = crate::agents::nnue::locate(&evaluator, start.name());
+            let path = crate::nn::models::resolve_evaluator(&evaluator, start.name());
             let (_, net) = crate::nn::nnue::bundle::load(&path, &start)?;
             let eval = std::sync::Arc::new(crate::nn::nnue::Evaluator::new(&net));
             bench::nnue::nnue(&start, eval, model.as_deref(), ms, args.rounds)?

@@ -179,6 +179,22 @@ pub fn resolve(path: &Path) -> PathBuf {
     if path.exists() || crate::store::is_remote(path) {
         return path.to_path_buf();
     }
+    resolve_by(path, |index, name| index.find(name))
+}
+
+/// The evaluator bundle `path` names: the bundle itself, or in a models directory with
+/// an index the evaluator its last part names (an evaluator, a former name, or `game`:
+/// its current evaluator).
+pub fn resolve_evaluator(path: &Path, game: &str) -> PathBuf {
+    if super::nnue::bundle::is_evaluator(path) {
+        return path.to_path_buf();
+    }
+    resolve_by(path, |index, name| index.evaluator(name, game))
+}
+
+/// The entry `find` picks by `path`'s last part in the index of `path`'s folder, as a
+/// path in that folder; `path` itself where there is none.
+fn resolve_by(path: &Path, find: impl for<'a> Fn(&'a Index, &str) -> Option<&'a Entry>) -> PathBuf {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return path.to_path_buf();
     };
@@ -188,7 +204,7 @@ pub fn resolve(path: &Path) -> PathBuf {
         dir
     };
     match Index::load(dir) {
-        Ok(Some(index)) => match index.find(&name.to_string_lossy()) {
+        Ok(Some(index)) => match find(&index, &name.to_string_lossy()) {
             Some(m) => dir.join(&m.name),
             None => path.to_path_buf(),
         },

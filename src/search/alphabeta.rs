@@ -174,11 +174,7 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
 
     /// Records `action` then the line below it as the best line from `ply`.
     fn update_pv(&mut self, ply: usize, action: Action) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
-        let line = &mut head[ply];
-        line.clear();
-        line.push(action);
-        line.extend_from_slice(&tail[0]);
+        super::update_pv(&mut self.pv, ply, action)
     }
 
     fn out_of_budget(&mut self) -> bool {

@@ -47,6 +47,24 @@ impl PartialEq for Stop {
     }
 }
 
+/// What a value a search table keeps says of the true one: it is it, at least it, at most it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// Records `action` then the line below it as the best line from `ply`, in a
+/// triangular principal-variation table (`pv[ply]`: the best line from the node there).
+pub(crate) fn update_pv(pv: &mut [Vec<Action>], ply: usize, action: Action) {
+    let (head, tail) = pv.split_at_mut(ply + 1);
+    let line = &mut head[ply];
+    line.clear();
+    line.push(action);
+    line.extend_from_slice(&tail[0]);
+}
+
 /// A static evaluation and move ordering for a game, used by alpha-beta.
 pub trait Heuristic<G: Game>: Send + Sync {
     /// How good the (non-terminal) `state` is for `player`; higher is better. Must stay

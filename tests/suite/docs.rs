@@ -168,7 +168,7 @@ fn each_game_has_one_current_model_and_old_names_still_load() {
     }
     // Each game's current evaluator is what nnue:models/<game> loads.
     for m in index.models.iter().filter(|m| m.kind == Kind::Evaluator) {
-        let located = contagion::agents::nnue::locate(&models.join(&m.game), &m.game);
+        let located = contagion::nn::models::resolve_evaluator(&models.join(&m.game), &m.game);
         let current = index.current_of(&m.game, Kind::Evaluator).unwrap();
         assert_eq!(located, models.join(&current.name), "{}", m.game);
     }

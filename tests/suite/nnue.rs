@@ -31,25 +31,14 @@ fn temp(name: &str) -> PathBuf {
 
 /// An evaluator of random weights for `start`'s game.
 fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
-    let mut rng = Rng::new(seed);
-    let mut v =
-        |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
-    let (inputs, h, d, p) = (start.encoding_shape().len(), 64, 16, start.num_players());
-    FloatNet {
-        shape: EvalShape {
-            game: start.name().into(),
-            inputs,
-            hidden: h,
-            dense: d,
-            outputs: p,
-        },
-        ft_w: v(inputs * h, 0.1),
-        ft_b: v(h, 0.2),
-        l1_w: v(d * h, 0.3),
-        l1_b: v(d, 0.1),
-        out_w: v(p * d, 0.5),
-        out_b: v(p, 0.1),
-    }
+    let shape = EvalShape {
+        game: start.name().into(),
+        inputs: start.encoding_shape().len(),
+        hidden: 64,
+        dense: 16,
+        outputs: start.num_players(),
+    };
+    FloatNet::random(shape, seed)
 }
 
 /// Along random games, the accumulator entered at each ply (moved from an ancestor's)

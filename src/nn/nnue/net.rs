@@ -97,6 +97,24 @@ impl FloatNet {
         ]
     }
 
+    /// A network of `shape` with random weights (seeded normal values, small enough that
+    /// the units spread over their clipping ranges): for tests and benchmarks.
+    pub fn random(shape: EvalShape, seed: u64) -> FloatNet {
+        let mut rng = crate::rng::Rng::new(seed);
+        let mut v =
+            |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
+        let (i, h, d, o) = (shape.inputs, shape.hidden, shape.dense, shape.outputs);
+        FloatNet {
+            ft_w: v(i * h, 0.1),
+            ft_b: v(h, 0.2),
+            l1_w: v(d * h, 0.3),
+            l1_b: v(d, 0.1),
+            out_w: v(o * d, 0.5),
+            out_b: v(o, 0.1),
+            shape,
+        }
+    }
+
     /// The values (tanh, relative to the mover) of a position with `features`: the
     /// float reference the integer form is measured against.
     pub fn evaluate(&self, features: &[u32]) -> [f32; MAX_PLAYERS] {
@@ -264,37 +282,21 @@ impl Evaluator {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::games::Game;
-
-    /// A small float network with random weights.
-    pub fn random_net(inputs: usize, outputs: usize, seed: u64) -> FloatNet {
-        let mut rng = crate::rng::Rng::new(seed);
-        let mut v =
-            |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
-        let (h, d) = (64, 16);
-        FloatNet {
-            shape: EvalShape {
-                game: "ataxx".into(),
-                inputs,
-                hidden: h,
-                dense: d,
-                outputs,
-            },
-            ft_w: v(inputs * h, 0.05),
-            ft_b: v(h, 0.1),
-            l1_w: v(d * h, 0.2),
-            l1_b: v(d, 0.1),
-            out_w: v(outputs * d, 0.5),
-            out_b: v(outputs, 0.1),
-        }
-    }
 
     #[test]
     fn the_integer_form_follows_the_float_one() {
         let start = crate::games::ataxx::Ataxx::standard();
-        let net = random_net(start.encoding_shape().len(), 2, 3);
+        let shape = EvalShape {
+            game: "ataxx".into(),
+            inputs: start.encoding_shape().len(),
+            hidden: 64,
+            dense: 16,
+            outputs: 2,
+        };
+        let net = FloatNet::random(shape, 3);
         let f = features::of(&start);
         let eval = Evaluator::new(&net);
         let mut acc = Accumulator {

@@ -5,18 +5,12 @@ use std::time::Instant;
 
 use super::{MAX_DEPTH, Position, Solution, SolveLimits};
 use crate::games::{Action, Outcome};
+use crate::search::Bound;
 
 /// A won position's value at the scale of margins (results dominate margins).
 const RESULT: i32 = 10_000;
 /// Beyond every exact value: a position at the depth limit, counted as won or lost.
 const UNKNOWN: i32 = 100_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {

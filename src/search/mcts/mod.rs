@@ -17,11 +17,14 @@
 //!   stops at proven nodes, and [`Tree::choose`] plays a proven win at once.
 //! - **Tree reuse**: [`Tree::advance`] and [`Tree::reroot`] keep the subtree under the
 //!   moves played (`mcts/reroot.rs`).
+//! - **Memory**: the tree's nodes stay within a bound; a full tree evaluates its leaves
+//!   without expanding them (`mcts/memory.rs`).
 //!
 //! [`super::batch::search_batched`] drives many trees to a simulation count with one
 //! evaluator.
 
 mod forced;
+mod memory;
 pub mod proof;
 mod reroot;
 
@@ -245,27 +248,6 @@ impl<G: Game> Tree<G> {
             max_nodes: usize::MAX,
             full: false,
         }
-    }
-
-    /// Bytes one node takes.
-    pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
-
-    /// Keeps the tree's two node buffers (the tree and the one re-rooting copies into)
-    /// within `bytes` in all: once the tree holds half of them in nodes, a leaf is
-    /// evaluated and backed up but no longer expanded, so the search goes on answering
-    /// in bounded memory ([`Tree::is_full`] says so). At least a few thousand nodes.
-    pub fn limit_bytes(&mut self, bytes: usize) {
-        self.max_nodes = (bytes / 2 / Self::NODE_BYTES).max(4096);
-    }
-
-    /// Whether a leaf went unexpanded for want of room since the tree was last re-rooted.
-    pub fn is_full(&self) -> bool {
-        self.full
-    }
-
-    /// Bytes the tree's node buffers hold.
-    pub fn bytes(&self) -> usize {
-        (self.nodes.capacity() + self.spare.capacity()) * Self::NODE_BYTES
     }
 
     /// The root position.

@@ -21,10 +21,14 @@
 
 use std::time::Instant;
 
-use super::Stop;
+mod table;
+
 use super::endgame::Position;
+use super::{Bound, Stop};
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game, MAX_PLAYERS};
+use table::Entry;
+pub use table::Table;
 
 /// A value of 1.0 in the search's integers.
 pub const EVAL_SCALE: f32 = 1000.0;
@@ -133,100 +137,6 @@ impl PvsResult {
     /// Plies to the end when the score is a forced result: positive a win.
     pub fn mate_plies(&self) -> Option<i32> {
         (self.score.abs() >= WIN_BOUND).then(|| (WIN - self.score.abs()) * self.score.signum())
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    key: u64,
-    score: i32,
-    action: Action,
-    depth: u8,
-    bound: Bound,
-}
-
-impl Entry {
-    /// The entry in two words (the key, then score · action · depth · bound), so that a
-    /// table starts as zeroed memory the system hands over untouched.
-    fn pack(&self) -> [u64; 2] {
-        let bound = match self.bound {
-            Bound::Exact => 1u64,
-            Bound::Lower => 2,
-            Bound::Upper => 3,
-        };
-        let data = (self.score as u32 as u64) << 32
-            | (self.action as u64) << 16
-            | (self.depth as u64) << 8
-            | bound;
-        [self.key, data]
-    }
-
-    fn unpack([key, data]: [u64; 2]) -> Option<Entry> {
-        let bound = match data & 0xff {
-            1 => Bound::Exact,
-            2 => Bound::Lower,
-            3 => Bound::Upper,
-            _ => return None, // an empty slot
-        };
-        Some(Entry {
-            key,
-            score: (data >> 32) as u32 as i32,
-            action: (data >> 16) as u16,
-            depth: (data >> 8) as u8,
-            bound,
-        })
-    }
-}
-
-/// The transposition table: one entry a slot, replaced by a deeper or exact result, or
-/// by another position.
-pub struct Table {
-    entries: Vec<[u64; 2]>,
-    mask: usize,
-}
-
-impl Table {
-    /// Bytes one entry takes.
-    pub const ENTRY_BYTES: usize = 16;
-
-    /// A table within `mib` MiB (a power of two of entries, at least 1024).
-    pub fn new(mib: u64) -> Table {
-        let want = (mib as usize * (1 << 20) / Self::ENTRY_BYTES).max(1024);
-        let n = 1usize << (usize::BITS - 1 - want.leading_zeros());
-        Table {
-            entries: vec![[0; 2]; n],
-            mask: n - 1,
-        }
-    }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.entries.len() * Self::ENTRY_BYTES
-    }
-
-    fn probe(&self, key: u64) -> Option<Entry> {
-        Entry::unpack(self.entries[key as usize & self.mask]).filter(|e| e.key == key)
-    }
-
-    fn store(&mut self, key: u64, e: Entry) {
-        let slot = &mut self.entries[key as usize & self.mask];
-        let keep = Entry::unpack(*slot)
-            .is_some_and(|old| old.key == key && old.depth > e.depth && e.bound != Bound::Exact);
-        if !keep {
-            *slot = Entry { key, ..e }.pack();
-        }
-    }
-
-    /// Forgets every entry.
-    pub fn clear(&mut self) {
-        self.entries.fill([0; 2]);
     }
 }
 
@@ -585,11 +495,7 @@ impl<G: Node> Pvs<G> {
     }
 
     fn update_pv(&mut self, ply: usize, action: Action) {
-        let (head, tail) = self.pv.split_at_mut(ply + 1);
-        let line = &mut head[ply];
-        line.clear();
-        line.push(action);
-        line.extend_from_slice(&tail[0]);
+        super::update_pv(&mut self.pv, ply, action)
     }
 }
 

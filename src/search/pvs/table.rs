@@ -1,0 +1,93 @@
+//! The principal variation search's transposition table: a power of two of slots of
+//! two words each, one position a slot, in memory the system hands over zeroed.
+
+use crate::games::Action;
+use crate::search::Bound;
+
+/// A stored search result.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Entry {
+    pub key: u64,
+    pub score: i32,
+    pub action: Action,
+    pub depth: u8,
+    pub bound: Bound,
+}
+
+impl Entry {
+    /// The entry in two words (the key, then score · action · depth · bound), so that a
+    /// table starts as zeroed memory the system hands over untouched.
+    fn pack(&self) -> [u64; 2] {
+        let bound = match self.bound {
+            Bound::Exact => 1u64,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        let data = (self.score as u32 as u64) << 32
+            | (self.action as u64) << 16
+            | (self.depth as u64) << 8
+            | bound;
+        [self.key, data]
+    }
+
+    fn unpack([key, data]: [u64; 2]) -> Option<Entry> {
+        let bound = match data & 0xff {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None, // an empty slot
+        };
+        Some(Entry {
+            key,
+            score: (data >> 32) as u32 as i32,
+            action: (data >> 16) as u16,
+            depth: (data >> 8) as u8,
+            bound,
+        })
+    }
+}
+
+/// The transposition table: one entry a slot, replaced by a deeper or exact result, or
+/// by another position.
+pub struct Table {
+    entries: Vec<[u64; 2]>,
+    mask: usize,
+}
+
+impl Table {
+    /// Bytes one entry takes.
+    pub const ENTRY_BYTES: usize = 16;
+
+    /// A table within `mib` MiB (a power of two of entries, at least 1024).
+    pub fn new(mib: u64) -> Table {
+        let want = (mib as usize * (1 << 20) / Self::ENTRY_BYTES).max(1024);
+        let n = 1usize << (usize::BITS - 1 - want.leading_zeros());
+        Table {
+            entries: vec![[0; 2]; n],
+            mask: n - 1,
+        }
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> usize {
+        self.entries.len() * Self::ENTRY_BYTES
+    }
+
+    pub(super) fn probe(&self, key: u64) -> Option<Entry> {
+        Entry::unpack(self.entries[key as usize & self.mask]).filter(|e| e.key == key)
+    }
+
+    pub(super) fn store(&mut self, key: u64, e: Entry) {
+        let slot = &mut self.entries[key as usize & self.mask];
+        let keep = Entry::unpack(*slot)
+            .is_some_and(|old| old.key == key && old.depth > e.depth && e.bound != Bound::Exact);
+        if !keep {
+            *slot = Entry { key, ..e }.pack();
+        }
+    }
+
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.entries.fill([0; 2]);
+    }
+}
