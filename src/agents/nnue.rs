@@ -90,7 +90,7 @@ impl<G: Game> NnueAgent<G> {
             search: None,
             bits: None,
             hash_mib: DEFAULT_HASH_MIB,
-            reductions: true,
+            reductions: false,
             solver: None,
             ms,
             depth,
@@ -99,7 +99,7 @@ impl<G: Game> NnueAgent<G> {
         }
     }
 
-    /// Turns late-move reductions on or off (on by default).
+    /// Turns late-move reductions on or off (off by default).
     pub fn set_reductions(&mut self, on: bool) {
         self.reductions = on;
         for pvs in self.search.iter_mut() {

@@ -175,8 +175,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 1, Some(1))],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions on (R = 1) or off (0)",
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 1, Some(0))],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions on (R = 1) or off (0, the default: no gain measured)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -423,8 +423,8 @@ impl fmt::Display for AgentSpec {
                     }
                 }
                 match reductions {
-                    true => Ok(()),
-                    false => write!(f, ",lmr=0"),
+                    true => write!(f, ",lmr=1"),
+                    false => Ok(()),
                 }
             }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
@@ -552,8 +552,8 @@ mod tests {
             ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
             ("nnue:m", "nnue:m"),
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
-            ("nnue:m,lmr=0,depth=3", "nnue:m,depth=3,lmr=0"),
-            ("nnue:m,lmr=1", "nnue:m"),
+            ("nnue:m,lmr=1,depth=3", "nnue:m,depth=3,lmr=1"),
+            ("nnue:m,lmr=0", "nnue:m"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",
                 "model:m,sims=100,cpuct=250,fpu=30,contempt=20",
