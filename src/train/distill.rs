@@ -1,6 +1,6 @@
 //! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained with burn on the
 //! positions of self-play games, the replay shards a run writes (local or S3) or
-//! [`generate`] makes.
+//! [`crate::selfplay::generate`] makes.
 //!
 //! Each position's target, for each seat relative to the mover, is
 //! `λ · result + (1 − λ) · search value` (the game's result and the root's value from
