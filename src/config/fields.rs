@@ -323,7 +323,8 @@ mod tests {
         assert_eq!(
             sections,
             [
-                "run", "network", "mcts", "selfplay", "replay", "train", "gating", "baseline"
+                "run", "network", "mcts", "selfplay", "replay", "train", "gating", "baseline",
+                "distill"
             ]
         );
         table.sort();
