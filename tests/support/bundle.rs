@@ -85,13 +85,14 @@ pub fn export_trained<G: Game>(
     (trainer.net(), bundle)
 }
 
-/// The shipped bundles in `models/`, sorted.
+/// The shipped network bundles in `models/` (not the fast evaluators), sorted.
 pub fn shipped() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut shipped: Vec<_> = std::fs::read_dir(root.join("models"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("manifest.json").is_file())
+        .filter(|p| !contagion::nn::nnue::bundle::is_evaluator(p))
         .collect();
     shipped.sort();
     shipped
