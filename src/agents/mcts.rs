@@ -246,16 +246,8 @@ impl<G: Game> MctsAgent<G> {
 /// What [`MctsAgent::last_search`] reports of a position the endgame solver solved.
 fn solved_summary<G: Game>(state: &G, solution: &Solution, start: Instant) -> Summary {
     let me = state.to_move();
-    let proof = solution.proof(me);
     Summary {
-        info: SearchInfo {
-            depth: solution.depth,
-            nodes: solution.nodes,
-            time: start.elapsed(),
-            score: proof.mate_in(me).map_or(Score::Cp(0), Score::Mate),
-            pv: vec![solution.best],
-            note: None,
-        },
+        info: super::solved_info(state, solution, start),
         player: state.player_name(me),
         value: solution.result as f32,
         best: Vec::new(),

@@ -213,6 +213,24 @@ pub struct SearchInfo {
     pub note: Option<String>,
 }
 
+/// What a search reports of a position the exact endgame solver solved: its move and
+/// depth, and a mate score for a win (0 for a draw).
+pub(crate) fn solved_info<G: Game>(
+    state: &G,
+    solution: &crate::search::endgame::Solution,
+    start: std::time::Instant,
+) -> SearchInfo {
+    let me = state.to_move();
+    SearchInfo {
+        depth: solution.depth,
+        nodes: solution.nodes,
+        time: start.elapsed(),
+        score: (solution.proof(me).mate_in(me)).map_or(Score::Cp(0), Score::Mate),
+        pv: vec![solution.best],
+        note: None,
+    }
+}
+
 /// A search score for the mover, as UCI writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Score {

@@ -130,15 +130,7 @@ impl<G: Game> NnueAgent<G> {
         if s.result < 0 {
             return None; // every move loses: the search picks the most stubborn
         }
-        let me = state.to_move();
-        self.last = Some(SearchInfo {
-            depth: s.depth,
-            nodes: s.nodes,
-            time: start.elapsed(),
-            score: s.proof(me).mate_in(me).map_or(Score::Cp(0), Score::Mate),
-            pv: vec![s.best],
-            note: None,
-        });
+        self.last = Some(super::solved_info(state, &s, start));
         Some(s.best)
     }
 }

@@ -28,11 +28,11 @@ use crate::agents::Baselines;
 use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::bundle::{self, Agreement};
-use crate::nn::nnue::features::ON;
 use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
 use crate::nn::values;
 use crate::progress::Progress;
 use crate::rng::Rng;
+use crate::search::pvs::Node;
 use crate::selfplay::replay::{self, Shard, Targets};
 
 /// What a distillation is asked to do.
@@ -197,16 +197,14 @@ fn tensors<G: Game>(
     let n = shape.inputs;
     let mut x = vec![0.0f32; batch.len() * n];
     let mut y = Vec::with_capacity(batch.len() * shape.outputs);
-    scratch.resize(n, 0.0);
+    let mut active = Vec::new();
     for (i, p) in batch.iter().enumerate() {
-        let s = sym(i);
-        if s == 0 {
-            p.state.encode(scratch);
-        } else {
-            p.state.transform(s).encode(scratch);
+        match sym(i) {
+            0 => p.state.features(scratch, &mut active),
+            s => p.state.transform(s).features(scratch, &mut active),
         }
-        for (d, v) in x[i * n..(i + 1) * n].iter_mut().zip(scratch.iter()) {
-            *d = if *v >= ON { 1.0 } else { 0.0 };
+        for &f in &active {
+            x[i * n + f as usize] = 1.0;
         }
         y.extend_from_slice(&p.target[..shape.outputs]);
     }

@@ -128,9 +128,9 @@ impl Bits {
         (sq / 8) as usize * self.side as usize + (sq % 8) as usize
     }
 
-    /// The board's side.
-    pub fn side(&self) -> usize {
-        self.side as usize
+    /// The size of the action space: the pass is its last action.
+    pub fn action_space(&self) -> usize {
+        Move::Pass.index(self.side as usize) as usize + 1
     }
 
     /// The player to move (0: x, 1: o).

@@ -7,8 +7,9 @@
 //! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
 //! cut-offs. Late moves can be searched a ply or two shallower first, and at full
 //! depth only where they beat the best so far (late-move reductions; off unless
-//! asked: no gain measured). The leaf evaluation is an [`Evaluation`]: entered at every node on the
-//! path, so an incrementally updated one moves its state with the search.
+//! asked: no gain measured). The leaf evaluation is an [`Evaluation`]: entered at
+//! every node on the path, so an incrementally updated one moves its state with the
+//! search.
 //!
 //! With more than two players the search is paranoid, as [`super::alphabeta`]'s: the
 //! root player maximises and every other player minimises the root player's value; in
@@ -85,8 +86,7 @@ impl Node for Bits {
     }
 
     fn actions(&self) -> usize {
-        let n = self.side();
-        17 * n * n + 1
+        self.action_space()
     }
 
     fn features(&self, _scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
@@ -183,17 +183,6 @@ impl<G: Node> Pvs<G> {
     /// Replaces the table with one of `mib` MiB.
     pub fn resize(&mut self, mib: u64) {
         self.table = Table::new(mib);
-    }
-
-    /// The table's bytes.
-    pub fn table_bytes(&self) -> usize {
-        self.table.bytes()
-    }
-
-    /// Forgets what earlier searches learnt (a new game).
-    pub fn clear(&mut self) {
-        self.table.clear();
-        self.history.fill(0);
     }
 
     /// Searches `root` (not finished) with `eval` at the leaves. `None` only when the

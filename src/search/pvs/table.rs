@@ -68,11 +68,6 @@ impl Table {
         }
     }
 
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.entries.len() * Self::ENTRY_BYTES
-    }
-
     pub(super) fn probe(&self, key: u64) -> Option<Entry> {
         Entry::unpack(self.entries[key as usize & self.mask]).filter(|e| e.key == key)
     }
@@ -84,10 +79,5 @@ impl Table {
         if !keep {
             *slot = Entry { key, ..e }.pack();
         }
-    }
-
-    /// Forgets every entry.
-    pub fn clear(&mut self) {
-        self.entries.fill([0; 2]);
     }
 }
