@@ -34,6 +34,8 @@ pub mod salt {
     pub const BASELINE: u64 = 0xBA5E;
     /// An iteration's training batches.
     pub const TRAINING: u64 = 0x7EA1;
+    /// The fast evaluator's loop: a generation's games.
+    pub const LOOP_GAMES: u64 = 0x1009;
 }
 
 /// A seeded xoshiro256++ generator.

@@ -251,15 +251,29 @@ impl std::fmt::Display for Score {
     }
 }
 
+/// Leela Chess Zero's map from a value to centipawns: `CP_SCALE · tan(CP_ANGLE · v)`.
+const CP_SCALE: f64 = 111.714_640_912;
+/// See [`CP_SCALE`].
+const CP_ANGLE: f64 = 1.562_068_842_1;
+
 impl Score {
     /// The score of a value `v` in [-1, 1] for the mover (a network's estimate).
     pub fn from_value(v: f32) -> Score {
         let v = v.clamp(-1.0, 1.0) as f64;
         Score::Cp(
-            (111.714_640_912 * (1.562_068_842_1 * v).tan())
+            (CP_SCALE * (CP_ANGLE * v).tan())
                 .round()
                 .clamp(-100_000.0, 100_000.0) as i64,
         )
+    }
+
+    /// The mover's value in [-1, 1] of this score: [`Score::from_value`]'s inverse
+    /// (to the rounding of the centipawns), ±1 for a mate.
+    pub fn value(&self) -> f32 {
+        match *self {
+            Score::Cp(cp) => ((cp as f64 / CP_SCALE).atan() / CP_ANGLE).clamp(-1.0, 1.0) as f32,
+            Score::Mate(m) => m.signum() as f32,
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! `contagion distill`: the fast evaluator taught by a network, from a config's
 //! `[distill]` section: `--generate` plays the teacher's games into a data directory;
-//! without it the evaluator is trained on the games of one or more data directories or
-//! runs and written as a bundle.
+//! `--loop` runs the evaluator's own self-play loop in a directory; with neither the
+//! evaluator is trained on the games of one or more data directories or runs and
+//! written as a bundle.
 
 use std::path::PathBuf;
 
@@ -12,11 +13,12 @@ use crate::agents::Baselines;
 use crate::config::Config;
 use crate::selfplay::SelfPlaySettings;
 use crate::train::distill::{DistillOptions, distill};
+use crate::train::distill_loop::{Generation, LoopOptions, run_loop};
 
 /// `contagion distill`'s arguments.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  contagion distill --config configs/ataxx-nnue.toml --generate --teacher models/ataxx --out data/ataxx\n  contagion distill --config configs/ataxx-nnue.toml --data data/ataxx --out models/ataxx-nnue\nThe evaluator plays as nnue:PATH (docs/nnue.md)."
+    after_help = "Examples:\n  contagion distill --config configs/ataxx-nnue.toml --generate --teacher models/ataxx --out data/ataxx\n  contagion distill --config configs/ataxx-nnue.toml --data data/ataxx --out models/ataxx-nnue\n  contagion distill --config configs/ataxx-nnue-loop.toml --loop --out experiments/ataxx-loop\nThe evaluator plays as nnue:PATH (docs/nnue.md)."
 )]
 pub struct DistillArgs {
     /// The TOML config: `run.game`, the `[distill]` section, and `[mcts]`/`[selfplay]`
@@ -32,11 +34,20 @@ pub struct DistillArgs {
     /// With `--generate`: the teacher network (a bundle, checkpoint or run; `models/<game>`).
     #[arg(long)]
     pub teacher: Option<PathBuf>,
+    /// Run the evaluator's own loop in `--out` (resumed where it stopped): its
+    /// alpha-beta player's games train the next evaluator, gated against the best.
+    #[arg(long, conflicts_with = "generate")]
+    pub r#loop: bool,
+    /// With `--loop`, for a new loop: the evaluator bundle to start from (default:
+    /// random weights, the loop from nothing).
+    #[arg(long, requires = "loop")]
+    pub from: Option<PathBuf>,
     /// Where the games are (repeatable): data directories, run directories or stores;
     /// default: the config's run, `checkpoints/<run.name>`.
     #[arg(long)]
     pub data: Vec<String>,
-    /// The bundle directory to write, or with `--generate` the data directory to add to.
+    /// The bundle directory to write; with `--generate` the data directory to add to;
+    /// with `--loop` the loop's directory.
     #[arg(long)]
     pub out: PathBuf,
     /// The name the bundle lists (default: the directory's name).
@@ -64,6 +75,25 @@ pub fn distill_game<G: Baselines>(
     config: &Config,
 ) -> anyhow::Result<()> {
     let c = &config.distill;
+    let threads = args
+        .threads
+        .map_or_else(crate::limits::cores, |t| t as usize);
+    if args.r#loop {
+        let on_generation = |g: &Generation| println!("{}", generation_line(g));
+        let opts = LoopOptions {
+            dir: args.out.clone(),
+            from: args.from.clone(),
+            threads,
+            progress: !args.quiet,
+            on_generation: &on_generation,
+        };
+        run_loop(start, config, &opts)?;
+        println!(
+            "the best evaluator plays as nnue:{}",
+            args.out.join("best").display()
+        );
+        return Ok(());
+    }
     if args.generate {
         let teacher = args
             .teacher
@@ -77,9 +107,6 @@ pub fn distill_game<G: Baselines>(
             net.shape.game,
             start.name()
         );
-        let threads = args
-            .threads
-            .map_or_else(crate::limits::cores, |t| t as usize);
         let mut settings = SelfPlaySettings::from_config(config, threads, !args.quiet, 1);
         settings.sims = c.teacher_simulations;
         let out = args.out.to_string_lossy();
@@ -136,4 +163,41 @@ pub fn distill_game<G: Baselines>(
     );
     println!("wrote the evaluator bundle {}", args.out.display());
     Ok(())
+}
+
+/// A generation of the loop in a line.
+fn generation_line(g: &Generation) -> String {
+    if g.generation == 0 {
+        return "generation 0: the evaluator the loop starts from".into();
+    }
+    let result = |m: &Option<crate::train::metrics::MatchResult>| {
+        m.as_ref().map_or("-".into(), |m| {
+            format!("{} ({:.3})", m.wdl(), m.stats.score)
+        })
+    };
+    let baseline = match &g.baseline {
+        Some((cand, best)) => format!(
+            "; against {}: {} (the best {})",
+            cand.opponent,
+            result(&Some(cand.clone())),
+            result(&Some(best.clone()))
+        ),
+        None => String::new(),
+    };
+    format!(
+        "generation {}: {} games by generation {} ({:.0} positions/s), trained on {} positions (validation loss {:.4}); against the best {}{baseline}: {}; {:.1} min",
+        g.generation,
+        g.games,
+        g.played_by,
+        g.positions_per_second,
+        g.train_positions,
+        g.validation_loss,
+        result(&g.vs_best),
+        if g.promoted {
+            "promoted"
+        } else {
+            "kept the best"
+        },
+        g.minutes
+    )
 }

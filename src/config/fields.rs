@@ -177,7 +177,10 @@ pub const FIELDS: &[Field] = &[
     num("distill.validation", 0.0, 0.5, "the share of positions held out (by hash) for the validation loss"),
     num("distill.max_positions", 0.0, 1e9, "train on at most this many distinct positions, the newest shards first (0: all)"),
     num("distill.teacher_simulations", 1.0, 100_000.0, "`distill --generate`: the teacher's simulations a move"),
-    num("distill.games", 1.0, MANY, "`distill --generate`: games to play"),
+    num("distill.games", 1.0, MANY, "`distill --generate`: games to play; `distill --loop`: games a generation"),
+    num("distill.generations", 1.0, 100_000.0, "`distill --loop`: generations to run (each plays, trains, gates)"),
+    num("distill.loop_nodes", 1.0, 1e9, "`distill --loop`: the alpha-beta player's nodes a move, in its games and its gating"),
+    num("distill.opening_plies", 0.0, 40.0, "`distill --loop`: random plies before each game"),
 ];
 
 /// The field with this key.

@@ -222,6 +222,9 @@ pub struct DistillConfig {
     pub max_positions: u64,
     pub teacher_simulations: u32,
     pub games: u32,
+    pub generations: u32,
+    pub loop_nodes: u64,
+    pub opening_plies: u32,
 }
 
 impl Default for DistillConfig {
@@ -237,6 +240,9 @@ impl Default for DistillConfig {
             max_positions: 0,
             teacher_simulations: 16,
             games: 2000,
+            generations: 20,
+            loop_nodes: 2000,
+            opening_plies: 8,
         }
     }
 }

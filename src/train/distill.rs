@@ -254,11 +254,8 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
     }
 }
 
-/// Trains an evaluator for `start`'s game on the games of `opts.data` and writes its
-/// bundle to `opts.out`.
-pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result<DistillReport> {
-    let t0 = Instant::now();
-    let c = &opts.settings;
+/// The evaluator's shape for `start`'s game under `c`.
+pub fn shape_of<G: Game>(start: &G, c: &DistillConfig) -> anyhow::Result<EvalShape> {
     let shape = EvalShape {
         game: start.name().into(),
         inputs: start.encoding_shape().len(),
@@ -267,6 +264,15 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         outputs: start.num_players(),
     };
     shape.check()?;
+    Ok(shape)
+}
+
+/// Trains an evaluator for `start`'s game on the games of `opts.data` and writes its
+/// bundle to `opts.out`.
+pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result<DistillReport> {
+    let t0 = Instant::now();
+    let c = &opts.settings;
+    let shape = shape_of(start, c)?;
     let (games, positions) = read_positions(start, opts)?;
     let cut = (c.validation * u64::MAX as f64) as u64;
     let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())

@@ -57,7 +57,8 @@ pub fn baseline_allows(candidate: f64, best: f64, margin: f64) -> bool {
 
 /// Plays the candidate against the best (stopping early when the SPRT decides), then,
 /// if it passed and the baseline gate is on, the candidate and the best against the
-/// baseline on the same openings; promotes only a candidate that passes both.
+/// baseline on the same openings; promotes only a candidate that passes both. The
+/// players are the networks at `candidate` and `best` at `gating.simulations`.
 pub fn gate<G: Baselines>(
     start: &G,
     c: &Config,
@@ -67,11 +68,25 @@ pub fn gate<G: Baselines>(
     best_iteration: u32,
     progress: bool,
 ) -> anyhow::Result<Gate> {
-    let g = &c.gating;
-    let (a, b) = (
-        AgentSpec::model(candidate, g.simulations),
-        AgentSpec::model(best, g.simulations),
+    let sims = c.gating.simulations;
+    let players = (
+        AgentSpec::model(candidate, sims),
+        AgentSpec::model(best, sims),
     );
+    gate_players(start, c, iteration, players, best_iteration, progress)
+}
+
+/// [`gate`] for any two players: the candidate `a` and the best `b` (the fast
+/// evaluator's loop gates its alpha-beta players so).
+pub fn gate_players<G: Baselines>(
+    start: &G,
+    c: &Config,
+    iteration: u32,
+    (a, b): (AgentSpec, AgentSpec),
+    best_iteration: u32,
+    progress: bool,
+) -> anyhow::Result<Gate> {
+    let g = &c.gating;
     let (vs_best, mut promote) = if g.games == 0 {
         (None, true)
     } else {

@@ -18,8 +18,10 @@
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 //! - [`distill`]: the fast evaluator trained on self-play positions (`contagion distill`).
+//! - [`distill_loop`]: the fast evaluator's own loop (`contagion distill --loop`).
 
 pub mod distill;
+pub mod distill_loop;
 pub mod events;
 pub mod gating;
 pub mod ingest;

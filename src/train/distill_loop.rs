@@ -1,0 +1,252 @@
+//! The fast evaluator's own loop: the alpha-beta player on the best evaluator plays
+//! itself at a fixed node count from random openings, a new evaluator is trained on the
+//! newest of those games, and it is gated like a checkpoint (against the best, then
+//! against the fixed baseline, under the config's `[gating]`) before it plays the next
+//! games. From nothing the first best has random weights; from a teacher it is an
+//! evaluator distilled from the network's games.
+//!
+//! The loop's directory holds `data/` (every generation's games, replay shards),
+//! `gen-NNNN/` (each generation's evaluator bundle), `best/` (a copy of the best, which
+//! plays as `nnue:DIR/best`) and `loop.jsonl` (a line a generation: its games, training,
+//! gate and time). A loop that stops resumes from the last line.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::distill::{DistillOptions, distill, shape_of};
+use super::gating::gate_players;
+use super::metrics::MatchResult;
+use crate::agents::{AgentSpec, Baselines};
+use crate::config::Config;
+use crate::nn::nnue::{FloatNet, bundle};
+use crate::rng::{Rng, salt};
+use crate::selfplay::generate::generate_searched;
+
+/// The log of a loop directory, a JSON line a generation.
+pub const LOG: &str = "loop.jsonl";
+
+/// What one generation did: a line of [`LOG`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Generation {
+    /// Its number (0: the evaluator the loop started from).
+    pub generation: u32,
+    /// The best generation that played its games.
+    pub played_by: u32,
+    /// Games played.
+    pub games: u64,
+    /// Positions recorded.
+    pub positions: u64,
+    /// Positions a second of its games.
+    pub positions_per_second: f64,
+    /// Positions trained on.
+    pub train_positions: usize,
+    /// The last epoch's validation loss.
+    pub validation_loss: f64,
+    /// The candidate against the best.
+    pub vs_best: Option<MatchResult>,
+    /// The candidate's and the best's results against the baseline (when the baseline
+    /// gate ran).
+    pub baseline: Option<(MatchResult, MatchResult)>,
+    /// Whether it became the best.
+    pub promoted: bool,
+    /// The best generation after it.
+    pub best: u32,
+    /// Minutes since the loop began, all its runs together.
+    pub minutes: f64,
+}
+
+/// Where a loop stands: the next generation, the best, minutes spent.
+struct Resume {
+    next: u32,
+    best: u32,
+    minutes: f64,
+}
+
+/// The directory of generation `g`'s evaluator.
+fn generation_dir(dir: &Path, g: u32) -> PathBuf {
+    dir.join(format!("gen-{g:04}"))
+}
+
+/// The alpha-beta player of the evaluator at `path` at the loop's node count.
+fn player(path: &Path, nodes: u64) -> AgentSpec {
+    AgentSpec::Nnue {
+        path: path.to_path_buf(),
+        ms: None,
+        depth: None,
+        nodes: Some(nodes),
+        reductions: false,
+    }
+}
+
+/// Reads the loop's log, if any.
+fn resume(dir: &Path) -> anyhow::Result<Option<Resume>> {
+    let path = dir.join(LOG);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let Some(last) = text.lines().rfind(|l| !l.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let v: serde_json::Value = serde_json::from_str(last)
+        .with_context(|| format!("{}: the last line is not JSON", path.display()))?;
+    let field = |k: &str| {
+        v[k].as_f64()
+            .with_context(|| format!("{}: the last line has no '{k}'", path.display()))
+    };
+    Ok(Some(Resume {
+        next: field("generation")? as u32 + 1,
+        best: field("best")? as u32,
+        minutes: field("minutes")?,
+    }))
+}
+
+/// Copies the bundle at `from` to `to`, replacing what was there.
+fn copy_bundle(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let staging = to.with_extension("new");
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        std::fs::copy(entry.path(), staging.join(entry.file_name()))?;
+    }
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::rename(&staging, to).with_context(|| format!("replacing {}", to.display()))
+}
+
+/// Appends `g` to the loop's log.
+fn log(dir: &Path, g: &Generation) -> anyhow::Result<()> {
+    use std::io::Write;
+    let path = dir.join(LOG);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    writeln!(f, "{}", serde_json::to_string(g)?)?;
+    Ok(())
+}
+
+/// What a loop is asked to do.
+pub struct LoopOptions<'a> {
+    /// The loop's directory.
+    pub dir: PathBuf,
+    /// The evaluator to start from (`None`: random weights); only read by a new loop.
+    pub from: Option<PathBuf>,
+    /// Threads playing the games.
+    pub threads: usize,
+    /// Progress bars.
+    pub progress: bool,
+    /// Called with each generation as it is logged.
+    pub on_generation: &'a dyn Fn(&Generation),
+}
+
+/// Runs the loop in `opts.dir` until `distill.generations` generations are logged.
+pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyhow::Result<()> {
+    let d = &c.distill;
+    let dir = &opts.dir;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let t0 = Instant::now();
+    let mut state = match resume(dir)? {
+        Some(r) => r,
+        None => {
+            let first = generation_dir(dir, 0);
+            match &opts.from {
+                Some(from) => {
+                    bundle::load(from, start)?;
+                    copy_bundle(from, &first)?;
+                }
+                None => {
+                    let net = FloatNet::random(shape_of(start, d)?, c.run.seed);
+                    let how = serde_json::json!({ "random": c.run.seed });
+                    bundle::write(&first, "gen-0000", &net, start.settings(), None, how)?;
+                }
+            }
+            copy_bundle(&first, &dir.join("best"))?;
+            let g = Generation {
+                generation: 0,
+                played_by: 0,
+                games: 0,
+                positions: 0,
+                positions_per_second: 0.0,
+                train_positions: 0,
+                validation_loss: 0.0,
+                vs_best: None,
+                baseline: None,
+                promoted: true,
+                best: 0,
+                minutes: 0.0,
+            };
+            log(dir, &g)?;
+            (opts.on_generation)(&g);
+            Resume {
+                next: 1,
+                best: 0,
+                minutes: 0.0,
+            }
+        }
+    };
+    let data = dir.join("data").to_string_lossy().into_owned();
+    while state.next <= d.generations {
+        let (number, played_by) = (state.next, state.best);
+        let best = generation_dir(dir, played_by);
+        let seed = Rng::derive(c.run.seed ^ salt::LOOP_GAMES, number as u64);
+        let played = generate_searched(
+            start,
+            &player(&best, d.loop_nodes),
+            d.games,
+            d.opening_plies,
+            c.ply_cap(number),
+            seed,
+            opts.threads,
+            opts.progress,
+            &data,
+        )?;
+        let out = generation_dir(dir, number);
+        let trained = distill(
+            start,
+            &DistillOptions {
+                data: vec![data.clone()],
+                out: out.clone(),
+                name: Some(format!("gen-{number:04}")),
+                settings: d.clone(),
+                seed: Rng::derive(c.run.seed, number as u64),
+                progress: opts.progress,
+            },
+        )?;
+        let gate = gate_players(
+            start,
+            c,
+            number,
+            (player(&out, d.loop_nodes), player(&best, d.loop_nodes)),
+            played_by,
+            opts.progress,
+        )?;
+        if gate.promote {
+            state.best = number;
+            copy_bundle(&out, &dir.join("best"))?;
+        }
+        let g = Generation {
+            generation: number,
+            played_by,
+            games: played.games,
+            positions: played.positions,
+            positions_per_second: played.positions_per_second(),
+            train_positions: trained.train_positions,
+            validation_loss: trained.validation_loss.last().copied().unwrap_or(0.0),
+            vs_best: gate.vs_best,
+            baseline: gate.baseline,
+            promoted: gate.promote,
+            best: state.best,
+            minutes: state.minutes + t0.elapsed().as_secs_f64() / 60.0,
+        };
+        log(dir, &g)?;
+        (opts.on_generation)(&g);
+        state.next += 1;
+    }
+    Ok(())
+}
