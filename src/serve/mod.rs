@@ -75,6 +75,8 @@ struct Model {
     name: String,
     game: String,
     path: PathBuf,
+    /// A fast evaluator (played by alpha-beta) rather than a network (played by MCTS).
+    evaluator: bool,
 }
 
 /// Everything the handlers share.
@@ -154,10 +156,15 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
                 .to_string();
             (index.as_ref().map_or((false, 0), |i| i.rank(&name)), name)
         });
-        for path in paths.into_iter().filter(|p| {
-            crate::nn::bundle::is_bundle(p) && !crate::nn::nnue::bundle::is_evaluator(p)
-        }) {
-            let m = crate::nn::bundle::read_manifest(&path)?;
+        for path in paths {
+            let evaluator = crate::nn::nnue::bundle::is_evaluator(&path);
+            let game = if evaluator {
+                crate::nn::nnue::bundle::read_manifest(&path)?.shape.game
+            } else if crate::nn::bundle::is_bundle(&path) {
+                crate::nn::bundle::read_manifest(&path)?.game.name
+            } else {
+                continue;
+            };
             let name = path
                 .file_name()
                 .unwrap_or_default()
@@ -165,8 +172,9 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
                 .to_string();
             out.push(Model {
                 name,
-                game: m.game.name,
+                game,
                 path,
+                evaluator,
             });
         }
     }
@@ -175,6 +183,7 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
             name: format!("run {name}"),
             game,
             path,
+            evaluator: false,
         });
     }
     Ok(out)
@@ -212,7 +221,14 @@ async fn info(State(s): State<Arc<Server>>) -> Json<serde_json::Value> {
             };
             let mut opponents: Vec<serde_json::Value> = (s.models.iter())
                 .filter(|m| m.game == g.name())
-                .map(|m| json!({"id": format!("model:{}", m.name), "label": m.name}))
+                .map(|m| {
+                    let label = if m.evaluator {
+                        format!("{} (alpha-beta)", m.name)
+                    } else {
+                        m.name.clone()
+                    };
+                    json!({"id": format!("model:{}", m.name), "label": label})
+                })
                 .collect();
             opponents.extend(baselines.iter().map(|b| json!({"id": b, "label": b})));
             json!({"name": g.name(), "players": players, "opponents": opponents})
@@ -314,7 +330,17 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
                     game
                 ))
             })?;
-        return Ok(AgentSpec::model(model.path.clone(), MODEL_SIMS));
+        return Ok(if model.evaluator {
+            AgentSpec::Nnue {
+                path: model.path.clone(),
+                ms: None,
+                depth: None,
+                nodes: None,
+                reductions: false,
+            }
+        } else {
+            AgentSpec::model(model.path.clone(), MODEL_SIMS)
+        });
     }
     let spec: AgentSpec = text
         .parse()

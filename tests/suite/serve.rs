@@ -261,3 +261,56 @@ fn fifty_games_at_once_stay_apart() {
     let (status, _) = server.json("GET", "/api/info", "");
     assert_eq!(status, 200);
 }
+
+#[test]
+fn the_shipped_evaluators_are_opponents_played_by_alpha_beta() {
+    let server = Server::start(&run_dir("evaluators"));
+    let (status, info) = server.json("GET", "/api/info", "");
+    assert_eq!(status, 200, "{info}");
+    let index = serde_json::from_str::<serde_json::Value>(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/index.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let evaluators: Vec<(String, String)> = (index["models"].as_array().unwrap().iter())
+        .filter(|m| m["kind"] == "evaluator")
+        .map(|m| {
+            let text = |k: &str| m[k].as_str().unwrap().to_string();
+            (text("game"), text("name"))
+        })
+        .collect();
+    assert!(!evaluators.is_empty(), "the index lists no evaluator");
+    for (game, name) in &evaluators {
+        let entry = (info["games"].as_array().unwrap().iter())
+            .find(|g| g["name"] == game.as_str())
+            .unwrap_or_else(|| panic!("{game} is not served: {info}"));
+        let id = format!("model:{name}");
+        let listed = (entry["opponents"].as_array().unwrap().iter())
+            .find(|o| o["id"] == id.as_str())
+            .unwrap_or_else(|| panic!("{id} is not an opponent for {game}: {entry}"));
+        assert!(
+            listed["label"].as_str().unwrap().contains("alpha-beta"),
+            "{listed}"
+        );
+    }
+    // A game against one: the evaluator's player answers the visitor's move.
+    let (game, name) = evaluators.iter().find(|(g, _)| g == "ataxx").unwrap();
+    let body =
+        format!(r#"{{"game":"{game}","opponent":"model:{name}","seat":0,"movetime_ms":50}}"#);
+    let (status, state) = server.json("POST", "/api/games", &body);
+    assert_eq!(status, 200, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let pick = state["legal"][0]["notation"].as_str().unwrap().to_string();
+    let (status, next) = server.json(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        &serde_json::json!({"notation": pick}).to_string(),
+    );
+    assert_eq!(status, 200, "{next}");
+    let history = next["history"].as_array().unwrap();
+    assert_eq!(
+        history.len(),
+        2,
+        "the visitor's move and the evaluator's: {next}"
+    );
+}
