@@ -396,11 +396,11 @@ fn the_python_front_end_knows_the_rules_of_the_built_in_games() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names.join(","));
 }
 
-/// The course-referee agent (`frontends/python/agent`) plays whole games against the
-/// engine's alpha-beta through `contagion engine`, on a 20-second clock, with the legal
-/// moves and final positions of both rule engines checked at every step.
-#[test]
-fn the_course_agent_plays_whole_games_against_the_engine() {
+/// The course-referee agent (`frontends/python/agent`) on the bundle `bundle` (under
+/// `models/`) plays two whole games against the engine's alpha-beta depth 2 through
+/// `contagion engine`, on a 20-second clock, with the legal moves and final positions of
+/// both rule engines checked at every step; returns its wins.
+fn course_agent_games(bundle: &str) -> u32 {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("frontends/python");
     let out = Command::new(python::python3())
         .arg(root.join("tests/play_engine.py"))
@@ -413,10 +413,7 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
             "--clock",
             "20",
         ])
-        .env(
-            "CZERO_BUNDLE",
-            root.join("../../models/infexion-4x32-15min"),
-        )
+        .env("CZERO_BUNDLE", root.join("../../models").join(bundle))
         .output()
         .expect("python3 must be installed (with numpy) to run the front-end tests");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -438,9 +435,21 @@ fn the_course_agent_plays_whole_games_against_the_engine() {
     }
     // The referee's memory limit is 250 MB (this counts the driver too).
     assert!(summary["peak_mb"].as_f64().unwrap() < 250.0, "{stdout}");
+    wins
+}
+
+#[test]
+fn the_course_agent_plays_whole_games_against_the_engine() {
     // The shipped model beat alpha-beta depth 2 in 95 of 100 games; this agent searches
     // with the same network.
-    assert!(wins >= 1, "{stdout}");
+    assert!(course_agent_games("infexion-4x32-15min") >= 1);
+}
+
+/// The same agent on the shipped Infexion evaluator searches alpha-beta in Python
+/// (`czero.nnue`) and keeps the referee's clock and memory limits.
+#[test]
+fn the_course_agent_plays_whole_games_with_the_fast_evaluator() {
+    course_agent_games("infexion-nnue-128x32");
 }
 
 /// Chexers (zero padding, three value outputs), Ataxx and Virus networks survive the

@@ -39,6 +39,7 @@ mod long_games;
 mod mcts;
 mod new_game_agents;
 mod nnue;
+mod nnue_loop;
 mod onnx_export;
 mod opponents;
 mod python_package;

@@ -4,10 +4,12 @@ Drop this ``agent`` directory, the ``czero`` package beside it, and a bundle (in
 ``agent/bundle/``) into the referee's directory, then run
 ``python -m referee agent <opponent>``. It needs numpy and the standard library only.
 
-Each move runs a PUCT search (``czero.mcts``) guided by the exported network. The time
+Each move runs a PUCT search (``czero.mcts``) guided by the exported network, or, when
+the bundle is a fast evaluator (``contagion distill``; ``models/infexion-nnue-…``), an
+alpha-beta search over it (``czero.nnue``). The time
 for a move is ``time_remaining / min(turns left, 60)`` of CPU time (the referee's limit is
 180 s of CPU per game), so the clock can never run out; with no clock it runs 200
-simulations. Memory stays far below the 250 MB limit (a search tree of a few thousand
+simulations (alpha-beta: 2 plies). Memory stays far below the 250 MB limit (a search tree of a few thousand
 nodes and a network of under a megabyte).
 
 The bundle is looked for in ``$CZERO_BUNDLE``, then ``agent/bundle/``, then the
@@ -29,11 +31,14 @@ except ImportError:
     sys.path.insert(0, str(HERE.parent))
 
 from czero import Model, current_model  # noqa: E402
+from czero.model import BundleError  # noqa: E402
+from czero.nnue import AlphaBeta, Evaluator  # noqa: E402
 from czero.infexion import DIRS, MAX_TURNS, SIZE, Board, decode, spawn, spread  # noqa: E402
 from czero.mcts import Search  # noqa: E402
 from referee.game import Action, HexDir, HexPos, PlayerColor, SpawnAction, SpreadAction  # noqa: E402,F401
 
 DEFAULT_SIMS = 200
+DEFAULT_DEPTH = 2
 MOVES_AHEAD = 60
 
 
@@ -49,6 +54,20 @@ def find_bundle():
     raise FileNotFoundError(
         "no model bundle found: set CZERO_BUNDLE or put one in " + str(HERE / "bundle")
     )
+
+
+def searcher(bundle):
+    """The search the bundle plays with: MCTS for a network, alpha-beta for an evaluator."""
+    try:
+        return Search(Model(str(bundle)))
+    except BundleError as network_error:
+        try:
+            evaluator = Evaluator(str(bundle))
+        except BundleError:
+            raise network_error from None
+        if evaluator.game != "infexion":
+            raise BundleError(f"{bundle}: an evaluator for {evaluator.game}, not infexion") from None
+        return AlphaBeta(evaluator)
 
 
 def to_index(action):
@@ -74,7 +93,7 @@ class Agent:
     def __init__(self, color: PlayerColor, **referee: dict):
         self._color = color
         self._board = Board()
-        self._search = Search(Model(str(find_bundle())))
+        self._search = searcher(find_bundle())
         self.last_info = None
 
     def budget(self, time_remaining):
@@ -86,7 +105,10 @@ class Agent:
 
     def action(self, **referee: dict) -> Action:
         seconds = self.budget(referee.get("time_remaining"))
-        index, self.last_info = self._search.run(self._board, seconds=seconds, sims=DEFAULT_SIMS)
+        if isinstance(self._search, AlphaBeta):
+            index, self.last_info = self._search.run(self._board, seconds=seconds, depth=DEFAULT_DEPTH)
+        else:
+            index, self.last_info = self._search.run(self._board, seconds=seconds, sims=DEFAULT_SIMS)
         return to_referee(index)
 
     def turn(self, color: PlayerColor, action: Action, **referee: dict):

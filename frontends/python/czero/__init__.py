@@ -9,6 +9,8 @@
 - ``czero.infexion``, ``czero.ataxx`` (Ataxx and Virus), ``czero.chexers``: each game's
   rules, input encoding and move notation, enough to turn the policy into legal moves.
 - ``czero.mcts``: a small PUCT search guided by the model, with a time budget.
+- ``czero.nnue``: the fast evaluator's bundles (``contagion distill``) and an alpha-beta
+  search over them, with a time budget.
 """
 
 from .games import RULES, Game, UnknownRules

@@ -40,6 +40,53 @@ class BundleError(ValueError):
     """The bundle is missing, damaged, of another version or inconsistent."""
 
 
+def read_bundle(directory, fmt, version, what):
+    """The manifest and the tensors of the bundle in ``directory``, checked: its
+    ``format`` is ``fmt``, its version 1 to ``version``, the weights' SHA-256 the
+    manifest's, every tensor finite. Raises :class:`BundleError` otherwise."""
+    path = os.path.join(directory, "manifest.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = json.load(f)
+    except OSError as e:
+        raise BundleError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:
+        raise BundleError(f"{path}: not JSON: {e}") from None
+    if not isinstance(m, dict) or m.get("format") != fmt:
+        got = m.get("format") if isinstance(m, dict) else None
+        raise BundleError(f"{path}: not {what} (format {got!r})")
+    if m.get("version") not in range(1, version + 1):
+        raise BundleError(
+            f"{path}: bundle version {m.get('version')}, this reads versions 1 to {version}"
+        )
+    weights = os.path.join(directory, "model.safetensors")
+    try:
+        with open(weights, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise BundleError(f"cannot read the weights: {e.strerror}") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if "weights_sha256" not in m:
+        warnings.warn(
+            f"{directory}: no weights_sha256 in the manifest (exported before "
+            "checksums); the weights are not verified",
+            stacklevel=3,
+        )
+    elif digest != m["weights_sha256"]:
+        raise BundleError(
+            f"{weights}: damaged or replaced (its SHA-256 is {digest}, "
+            f"the manifest says {str(m.get('weights_sha256'))[:80]})"
+        )
+    try:
+        tensors = safetensors.parse(raw)
+    except safetensors.SafetensorsError as e:
+        raise BundleError(f"model.safetensors: {e}") from None
+    for name, t in tensors.items():
+        if not np.isfinite(t).all():
+            raise BundleError(f"model.safetensors: tensor '{name}' holds NaN or infinite values")
+    return m, tensors
+
+
 def _activate(x, name):
     if name == "relu":
         return np.maximum(x, 0.0)
@@ -76,46 +123,8 @@ class Model:
 
     def __init__(self, directory):
         self.directory = directory
-        path = os.path.join(directory, "manifest.json")
-        try:
-            with open(path, encoding="utf-8") as f:
-                self.manifest = json.load(f)
-        except OSError as e:
-            raise BundleError(f"cannot read {path}: {e.strerror}") from None
-        except ValueError as e:
-            raise BundleError(f"{path}: not JSON: {e}") from None
+        self.manifest, self.tensors = read_bundle(directory, FORMAT, VERSION, "a model bundle")
         m = self.manifest
-        if m.get("format") != FORMAT:
-            raise BundleError(f"{path}: not a model bundle (format {m.get('format')!r})")
-        if m.get("version") not in range(1, VERSION + 1):
-            raise BundleError(
-                f"{path}: bundle version {m.get('version')}, this reads versions 1 to {VERSION}"
-            )
-        weights = os.path.join(directory, "model.safetensors")
-        try:
-            with open(weights, "rb") as f:
-                raw = f.read()
-        except OSError as e:
-            raise BundleError(f"cannot read the weights: {e.strerror}") from None
-        digest = hashlib.sha256(raw).hexdigest()
-        if "weights_sha256" not in m:
-            warnings.warn(
-                f"{directory}: no weights_sha256 in the manifest (exported before "
-                "checksums); the weights are not verified",
-                stacklevel=2,
-            )
-        elif digest != m["weights_sha256"]:
-            raise BundleError(
-                f"{weights}: damaged or replaced (its SHA-256 is {digest}, "
-                f"the manifest says {str(m.get('weights_sha256'))[:80]})"
-            )
-        try:
-            self.tensors = safetensors.parse(raw)
-        except safetensors.SafetensorsError as e:
-            raise BundleError(f"model.safetensors: {e}") from None
-        for name, t in self.tensors.items():
-            if not np.isfinite(t).all():
-                raise BundleError(f"model.safetensors: tensor '{name}' holds NaN or infinite values")
         self.layers = m["architecture"]["layers"]
         self.input_shape = tuple(m["input"]["shape"])
         self.policy_index = np.asarray(m["actions"]["policy_index"], dtype=np.int64)

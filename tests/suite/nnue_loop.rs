@@ -1,0 +1,214 @@
+//! The fast evaluator beyond the Rust player: its own self-play loop (`contagion
+//! distill --loop`, from nothing, resumed) and the Python front end's reading of its
+//! bundles (the course agent's alpha-beta).
+
+use std::path::Path;
+
+use contagion::games::Game;
+use contagion::games::infexion::Board;
+use contagion::nn::nnue::{bundle, features};
+use contagion::rng::Rng;
+
+use crate::process::{contagion, temp_dir, text};
+use crate::python;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The log's lines as JSON.
+fn log(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("loop.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
+    let dir = temp_dir("scratch");
+    let out = dir.join("loop");
+    let config = root().join("configs/ataxx-nnue-loop.toml");
+    let run = |generations: u32| {
+        let o = contagion(&[
+            "distill",
+            "--config",
+            config.to_str().unwrap(),
+            "--loop",
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--threads",
+            "2",
+            "--set",
+            &format!("distill.generations={generations}"),
+            "--set",
+            "distill.games=12",
+            "--set",
+            "distill.loop_nodes=300",
+            "--set",
+            "distill.epochs=2",
+            "--set",
+            "gating.games=8",
+            "--set",
+            "gating.baseline_games=2",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        text(&o)
+    };
+    let first = run(1);
+    assert!(
+        first.contains("generation 1: 12 games by generation 0"),
+        "{first}"
+    );
+    let lines = log(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["generation"], 0);
+    let g1 = &lines[1];
+    assert_eq!(g1["games"], 12);
+    assert!(g1["positions"].as_u64().unwrap() > 12 * 4, "{g1}");
+    assert!(g1["train_positions"].as_u64().unwrap() > 0, "{g1}");
+    assert_eq!(g1["vs_best"]["games"], 8, "{g1}");
+    // Gated like a checkpoint: promoted exactly when the candidate passed both gates.
+    let promoted = g1["promoted"].as_bool().unwrap();
+    assert_eq!(g1["best"], if promoted { 1 } else { 0 }, "{g1}");
+    // The best is a bundle that plays.
+    bundle::load(
+        &out.join("best"),
+        &contagion::games::ataxx::Ataxx::standard(),
+    )
+    .unwrap();
+    // Resumed: the next generation follows the last logged one, played by the best.
+    let second = run(2);
+    assert!(
+        !second.contains("generation 1:"),
+        "generation 1 was replayed: {second}"
+    );
+    let lines = log(&out);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[2]["generation"], 2);
+    assert_eq!(lines[2]["played_by"], lines[1]["best"]);
+    assert!(lines[2]["minutes"].as_f64() >= lines[1]["minutes"].as_f64());
+    let shards = std::fs::read_dir(out.join("data/replay")).unwrap().count();
+    assert_eq!(shards, 6, "two generations of 12 games, 4 a shard");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_loop_log_that_is_not_json_is_refused_with_its_path() {
+    let dir = temp_dir("badlog");
+    std::fs::write(
+        dir.join("loop.jsonl"),
+        "{\"generation\": 0, \"best\": 0}\nnot json\n",
+    )
+    .unwrap();
+    let o = contagion(&[
+        "distill",
+        "--config",
+        root()
+            .join("configs/ataxx-nnue-loop.toml")
+            .to_str()
+            .unwrap(),
+        "--loop",
+        "--out",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(!o.status.success());
+    let err = text(&o);
+    assert!(
+        err.contains("loop.jsonl: the last line is not JSON"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `czero.nnue.Evaluator` computes the float form of the shipped Infexion evaluator as
+/// the Rust one does, on positions of random games.
+#[test]
+fn the_python_evaluator_agrees_with_the_rust_float_form() {
+    let path = root().join("models/infexion-nnue-128x32");
+    let (_, net) = bundle::load(&path, &Board::new()).unwrap();
+    let mut rng = Rng::new(7);
+    let mut cases = Vec::new();
+    let mut actions = Vec::new();
+    for _ in 0..6 {
+        let mut state = Board::new();
+        while state.outcome().is_none() && cases.len() < 200 {
+            let v = net.evaluate(&features::of(&state));
+            cases.push(serde_json::json!({
+                "position": state.to_notation(),
+                "values": [v[0], v[1]],
+            }));
+            state.legal_actions(&mut actions);
+            state.apply(rng.choose(&actions).unwrap()).unwrap();
+        }
+    }
+    let dir = temp_dir("python");
+    std::fs::write(
+        dir.join("cases.json"),
+        serde_json::to_string(&cases).unwrap(),
+    )
+    .unwrap();
+    let script = r#"
+import json, sys
+from czero.infexion import Board
+from czero.nnue import Evaluator
+e = Evaluator(sys.argv[1])
+worst = 0.0
+cases = json.load(open(sys.argv[2]))
+for c in cases:
+    v = e.values(Board.from_notation(c["position"]))
+    worst = max(worst, max(abs(float(a) - b) for a, b in zip(v, c["values"])))
+print(len(cases), worst)
+"#;
+    let o = python::czero()
+        .args(["-c", script])
+        .arg(&path)
+        .arg(dir.join("cases.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    let mut parts = out.split_whitespace();
+    let n: usize = parts.next().unwrap().parse().unwrap();
+    let worst: f64 = parts.next().unwrap().parse().unwrap();
+    assert_eq!(n, cases.len());
+    assert!(n >= 100, "{n} positions");
+    assert!(worst < 1e-5, "the largest difference is {worst}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The Python evaluator refuses a bundle whose weights changed, and a network bundle.
+#[test]
+fn the_python_evaluator_refuses_damage_and_networks() {
+    let dir = temp_dir("pydamage");
+    let copy = dir.join("e");
+    std::fs::create_dir_all(&copy).unwrap();
+    let from = root().join("models/infexion-nnue-128x32");
+    for f in ["manifest.json", "model.safetensors"] {
+        std::fs::copy(from.join(f), copy.join(f)).unwrap();
+    }
+    let mut w = std::fs::read(copy.join("model.safetensors")).unwrap();
+    let last = w.len() - 1;
+    w[last] ^= 1;
+    std::fs::write(copy.join("model.safetensors"), w).unwrap();
+    let load = |p: &Path| {
+        python::czero()
+            .args([
+                "-c",
+                "import sys; from czero.nnue import Evaluator; Evaluator(sys.argv[1])",
+            ])
+            .arg(p)
+            .output()
+            .unwrap()
+    };
+    let o = load(&copy);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("damaged or replaced"), "{}", text(&o));
+    let o = load(&root().join("models/infexion-4x32-15min"));
+    assert!(!o.status.success());
+    assert!(text(&o).contains("not an evaluator bundle"), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
