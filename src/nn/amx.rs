@@ -184,6 +184,10 @@ impl AConv {
     }
 
     /// Output channels `32 p..32 p + 32` of the 32 padded rows from `q0`, into `c`.
+    ///
+    /// # Safety
+    /// The CPU must have AMX-BF16 and this thread's tiles be configured
+    /// ([`tiles::configure`]).
     #[cfg(target_arch = "x86_64")]
     unsafe fn product(
         &self,
@@ -297,6 +301,9 @@ impl Padded {
 }
 
 /// `cell`'s channels rounded to bfloat16 into its tile rows `out` (zeros past `cin`).
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BF16.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn round_cell(cell: &[f32], out: &mut [Row]) {
@@ -339,18 +346,28 @@ mod tiles {
     };
 
     /// Loads the tile configuration on this thread.
+    ///
+    /// # Safety
+    /// The CPU must have AMX and the kernel must have granted this thread its tile
+    /// state.
     pub unsafe fn configure() {
         // SAFETY: the caller checked AMX; the configuration is 64 readable bytes.
         unsafe { asm!("ldtilecfg [{0}]", in(reg) CONFIG.0.as_ptr(), options(nostack, readonly)) };
     }
 
     /// Returns the tiles to their initial state.
+    ///
+    /// # Safety
+    /// As for [`configure`].
     pub unsafe fn release() {
         // SAFETY: as for `configure`.
         unsafe { asm!("tilerelease", options(nostack, nomem)) };
     }
 
     /// Zeros the four sums.
+    ///
+    /// # Safety
+    /// The tiles must be configured on this thread ([`configure`]).
     pub unsafe fn zero() {
         // SAFETY: configured tiles.
         unsafe {
@@ -367,6 +384,11 @@ mod tiles {
     /// Adds `a0 · b0`, `a0 · b1`, `a1 · b0`, `a1 · b1` to the four sums (each pointer a
     /// tile of 16 rows of 64 bytes, the activations' rows `stride` bytes apart, the
     /// weights' 64).
+    ///
+    /// # Safety
+    /// The tiles must be configured on this thread ([`configure`]); `a0`, `a1` must
+    /// each point at 16 readable rows `stride` bytes apart, and `b0`, `b1` at 16
+    /// readable rows of 64 bytes.
     pub unsafe fn multiply(
         a0: *const Row,
         a1: *const Row,
@@ -397,6 +419,9 @@ mod tiles {
     }
 
     /// Stores the four sums into `c`: 32 rows × [`COUT`] output channels.
+    ///
+    /// # Safety
+    /// The tiles must be configured on this thread ([`configure`]).
     pub unsafe fn store(c: &mut [[f32; COUT]; ROWS]) {
         let p = c.as_mut_ptr().cast::<f32>();
         // SAFETY: each tile is 16 rows of 16 floats at a row stride of `COUT` floats, inside `c`.

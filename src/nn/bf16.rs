@@ -38,6 +38,9 @@ pub(super) fn to_bf16(x: f32) -> u16 {
 }
 
 /// 32 floats rounded to bfloat16 (ties to even) into `out`, on AVX-512 BF16.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BF16.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bf16")]
 pub(super) unsafe fn round32(x: &[f32; 32], out: &mut [u16; 32]) {
@@ -104,6 +107,10 @@ impl BConv {
         unreachable!("the bf16 convolution runs on x86-64 only");
     }
 
+    /// The product on AVX-512 BF16.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BF16.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bf16")]
     unsafe fn product_bf16(&self, cols: &[f32], rows: usize, y: &mut [f32]) {
@@ -135,6 +142,9 @@ impl BConv {
 
     /// Output channels `32 p..32 p + 32` of `n <= ROWS` rounded rows (`q` holds `ROWS`
     /// rows; those past `n` are zeros).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F and BF16.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bf16")]
     unsafe fn tile(&self, q: &[u16], n: usize, p: usize, y: &mut [f32]) {

@@ -99,6 +99,9 @@ impl DConv {
 
     /// Output channels `32 p..32 p + 32` of `n <= ROWS` rows whose taps read the cells
     /// `src` (rows past `n` read the zero cell).
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn tile(&self, src: &[[&[f32]; ROWS]; 9], n: usize, p: usize, y: &mut [f32]) {

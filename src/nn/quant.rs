@@ -102,6 +102,7 @@ impl QConv {
                 // `cin4 >= cin` bytes.
                 let max = unsafe { row_max(cell) };
                 if max > 0.0 {
+                    // SAFETY: as for `row_max`.
                     unsafe { quantize(cell, 255.0 / max, qc) };
                     *s = max / 255.0;
                 }
@@ -114,6 +115,10 @@ impl QConv {
         unreachable!("the int8 convolution runs on x86-64 only");
     }
 
+    /// The product on AVX-512 VNNI.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, BW and VNNI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn product_vnni(
