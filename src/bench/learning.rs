@@ -169,7 +169,7 @@ pub struct TrainFigure {
 
 /// `count` training samples from sampled positions: one random legal action each as the
 /// policy target, a fixed result.
-pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::replay::Sample<G>> {
+pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::Sample<G>> {
     let mut rng = crate::rng::Rng::new(9);
     let mut legal = Vec::new();
     sample_positions(start, count, 20, 11)
@@ -177,7 +177,7 @@ pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::r
         .map(|state| {
             state.legal_actions(&mut legal);
             let a = legal[rng.below(legal.len())];
-            crate::selfplay::replay::Sample {
+            crate::selfplay::Sample {
                 state: state.clone(),
                 policy: vec![(a, 1.0)],
                 outcome: [1.0, -1.0, 0.0],
@@ -190,7 +190,7 @@ pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::r
 
 /// `steps` batches of `batch` samples each, cycling through `data`.
 pub fn train_batches<G: Game>(
-    data: &[crate::selfplay::replay::Sample<G>],
+    data: &[crate::selfplay::Sample<G>],
     shape: &NetShape,
     batch: usize,
     steps: usize,

@@ -33,7 +33,7 @@ pub trait Playable: Send + Sync {
     fn players(&self) -> usize;
 
     /// `contagion train` with these options.
-    fn train(&self, opts: &crate::train::run::TrainOptions) -> anyhow::Result<()>;
+    fn train(&self, opts: &crate::train::TrainOptions) -> anyhow::Result<()>;
 
     /// `contagion selfplay`: a worker for the run `config` describes.
     fn selfplay(
@@ -103,7 +103,7 @@ impl<G: Baselines> Playable for G {
         self.num_players()
     }
 
-    fn train(&self, opts: &crate::train::run::TrainOptions) -> anyhow::Result<()> {
+    fn train(&self, opts: &crate::train::TrainOptions) -> anyhow::Result<()> {
         crate::train::run::train(self, opts)
     }
 

@@ -6,7 +6,7 @@ use clap::Args;
 
 use super::Games;
 use crate::config::Config;
-use crate::train::run::TrainOptions;
+use crate::train::TrainOptions;
 
 /// `contagion train`'s arguments.
 #[derive(Debug, Args)]

@@ -53,15 +53,28 @@ pub enum GameError {
         /// What is wrong with it.
         why: String,
     },
-    /// The move is well formed but not legal in this position.
+    /// The move is well formed but not legal in this position: the move as the
+    /// notation writes it (and why, where known).
     #[error("illegal move {0}")]
     IllegalMove(String),
+    /// The rules refused this action in this position (the rules alone do not write
+    /// moves: [`GameError::in_notation`] turns it into an [`GameError::IllegalMove`]).
+    #[error("illegal action {0}")]
+    IllegalAction(Action),
     /// The game is over; no move can be played.
     #[error("the game is over")]
     GameOver,
 }
 
 impl GameError {
+    /// This error with an [`GameError::IllegalAction`] written as a move by `write`.
+    pub fn in_notation(self, write: impl FnOnce(Action) -> String) -> GameError {
+        match self {
+            GameError::IllegalAction(a) => GameError::IllegalMove(write(a)),
+            e => e,
+        }
+    }
+
     /// A [`GameError::Parse`] for `text`, saying `why`.
     pub fn parse(text: &str, why: impl Into<String>) -> Self {
         GameError::Parse {

@@ -27,7 +27,7 @@ pub mod resign;
 pub mod surprise;
 pub mod worker;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -72,6 +72,24 @@ impl SelfPlayGame {
     pub fn plies(&self) -> usize {
         self.moves.len()
     }
+}
+
+/// A training position: the state, the visit distribution and the value target.
+#[derive(Debug, Clone)]
+pub struct Sample<G> {
+    /// The position.
+    pub state: G,
+    /// `(action, probability)`, summing to 1.
+    pub policy: Vec<(Action, f32)>,
+    /// The value target for each player (absolute seats): see [`replay::Targets`].
+    pub outcome: [f32; MAX_PLAYERS],
+    /// The short-term value head's target for each player (absolute seats): the
+    /// [`Game::score_vector`] [`replay::Targets::short_plies`] plies later, or the game's
+    /// recorded outcome where it ends sooner.
+    pub short_value: [f32; MAX_PLAYERS],
+    /// The game's last position (shared by all its samples), whose [`Game::owners`]
+    /// are the ownership target; `None` where the sample has no game behind it.
+    pub end: Option<Arc<G>>,
 }
 
 /// How self-play games are played.

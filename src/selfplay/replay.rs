@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
+use super::Sample;
 use super::SelfPlayGame;
 use super::surprise::Surprise;
 use crate::framing;
@@ -173,24 +174,6 @@ impl Shard {
         }
         Ok(shard)
     }
-}
-
-/// A training position: the state, the visit distribution and the value target.
-#[derive(Debug, Clone)]
-pub struct Sample<G> {
-    /// The position.
-    pub state: G,
-    /// `(action, probability)`, summing to 1.
-    pub policy: Vec<(Action, f32)>,
-    /// The value target for each player (absolute seats): see [`Targets`].
-    pub outcome: [f32; MAX_PLAYERS],
-    /// The short-term value head's target for each player (absolute seats): the
-    /// [`Game::score_vector`] [`Targets::short_plies`] plies later, or the game's
-    /// recorded outcome where it ends sooner.
-    pub short_value: [f32; MAX_PLAYERS],
-    /// The game's last position (shared by all its samples), whose [`Game::owners`]
-    /// are the ownership target; `None` where the sample has no game behind it.
-    pub end: Option<Arc<G>>,
 }
 
 #[derive(Debug, Clone)]

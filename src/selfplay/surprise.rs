@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use super::replay::Sample;
+use super::Sample;
 use crate::games::{Action, Game};
 use crate::nn::Net;
 use crate::nn::evaluator::legal_softmax;

@@ -12,7 +12,6 @@ use serde_json::json;
 
 use super::served::Catalog;
 use crate::config::Config;
-use crate::games::Game;
 use crate::limits::{MAX_MODEL_BYTES, MAX_TEXT_BYTES};
 use crate::selfplay::replay::Shard;
 use crate::store::{self, Store};
@@ -163,25 +162,6 @@ impl Runs {
             catalog.get(&game)?.replay(&g.moves)
         })())
     }
-}
-
-/// The moves of a recorded game and the board before the first and after each.
-pub(super) fn replay<G: Game>(
-    start: &G,
-    moves: &[crate::games::Action],
-) -> anyhow::Result<serde_json::Value> {
-    let mut state = start.clone();
-    let mut boards = vec![state.view()];
-    let mut notation = Vec::new();
-    for &a in moves {
-        notation.push(state.action_to_string(a));
-        state.apply(a).context("a recorded move does not replay")?;
-        boards.push(state.view());
-    }
-    let players: Vec<&str> = (0..start.num_players())
-        .map(|p| start.player_name(p))
-        .collect();
-    Ok(json!({"game": start.name(), "players": players, "moves": notation, "boards": boards}))
 }
 
 /// The run's game, from its config.

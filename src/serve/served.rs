@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
+use serde_json::json;
+
 use crate::agents::{AgentSpec, Baselines};
 use crate::games::Action;
 
@@ -51,7 +54,7 @@ impl<G: Baselines> Served for G {
     }
 
     fn replay(&self, moves: &[Action]) -> anyhow::Result<serde_json::Value> {
-        super::runs::replay(self, moves)
+        replay(self, moves)
     }
 }
 
@@ -63,4 +66,23 @@ impl Catalog {
     pub fn get(&self, name: &str) -> anyhow::Result<&dyn Served> {
         crate::games::find_game(&self.0, name, |g| g.name())
     }
+}
+
+/// The moves of a recorded game and the board before the first and after each.
+fn replay<G: Baselines>(
+    start: &G,
+    moves: &[crate::games::Action],
+) -> anyhow::Result<serde_json::Value> {
+    let mut state = start.clone();
+    let mut boards = vec![state.view()];
+    let mut notation = Vec::new();
+    for &a in moves {
+        notation.push(state.action_to_string(a));
+        state.apply(a).context("a recorded move does not replay")?;
+        boards.push(state.view());
+    }
+    let players: Vec<&str> = (0..start.num_players())
+        .map(|p| start.player_name(p))
+        .collect();
+    Ok(json!({"game": start.name(), "players": players, "moves": notation, "boards": boards}))
 }

@@ -29,6 +29,8 @@ pub mod metrics;
 pub mod run;
 pub mod rundir;
 
+use std::path::PathBuf;
+
 use burn::module::Module;
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
@@ -43,7 +45,24 @@ use crate::nn::checkpoint::{model_bytes, model_from_bytes};
 use crate::nn::network::SOFT_POLICY_POWER;
 use crate::nn::{Net, NetShape, PolicyValueNet, train_step};
 use crate::rng::Rng;
-use crate::selfplay::replay::{ReplayBuffer, Sample};
+use crate::selfplay::Sample;
+use crate::selfplay::replay::ReplayBuffer;
+
+/// How `contagion train` was asked to run.
+pub struct TrainOptions {
+    /// The config file.
+    pub config: PathBuf,
+    /// `SECTION.KEY=VALUE` overrides applied on top of the config file.
+    pub overrides: Vec<String>,
+    /// Where runs live: a directory (`checkpoints`) or an `s3://bucket/prefix` store.
+    pub root: String,
+    /// How long an S3 lease outlives a trainer that stopped renewing it.
+    pub lease_seconds: u64,
+    /// Start over; an existing run directory is moved aside, never overwritten.
+    pub fresh: bool,
+    /// Report progress.
+    pub progress: bool,
+}
 
 /// One training batch, row-major.
 pub struct Batch {

@@ -13,7 +13,7 @@
 //! finishes an unfinished iteration (gate, promotion, baselines, metrics line) before
 //! starting the next, and writes a metrics line at most once per iteration.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ use anyhow::{Context, bail};
 
 use super::metrics::{self, IterationMetrics, MatchResult};
 use super::rundir::{self, checkpoint_key};
-use super::{Losses, Trainer, events, gating, ingest};
+use super::{Losses, TrainOptions, Trainer, events, gating, ingest};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
@@ -31,22 +31,6 @@ use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, Targets};
 use crate::selfplay::worker::FINISHED;
 use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::store::Store;
-
-/// How `contagion train` was asked to run.
-pub struct TrainOptions {
-    /// The config file.
-    pub config: PathBuf,
-    /// `SECTION.KEY=VALUE` overrides applied on top of the config file.
-    pub overrides: Vec<String>,
-    /// Where runs live: a directory (`checkpoints`) or an `s3://bucket/prefix` store.
-    pub root: String,
-    /// How long an S3 lease outlives a trainer that stopped renewing it.
-    pub lease_seconds: u64,
-    /// Start over; an existing run directory is moved aside, never overwritten.
-    pub fresh: bool,
-    /// Report progress.
-    pub progress: bool,
-}
 
 /// Trains the game `start` from the config; see the module documentation.
 pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()> {

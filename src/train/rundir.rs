@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
-use super::run::TrainOptions;
+use super::TrainOptions;
 use crate::config::Config;
 use crate::nn::checkpoint::Checkpoint;
 use crate::selfplay::replay::INCOMING;

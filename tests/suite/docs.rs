@@ -208,7 +208,7 @@ fn every_shipped_config_parses_and_validates() {
 }
 
 /// Every file below `dir`, but in hidden folders, `target/` and `build/`.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -363,84 +363,6 @@ fn the_readme_is_a_front_door_and_docs_hold_documents() {
             path.display()
         );
     }
-}
-
-/// Each `pub mod` of `src/lib.rs` with its layer: groups separated by blank lines, bottom
-/// up.
-fn layers() -> BTreeMap<String, usize> {
-    let lib = std::fs::read_to_string("src/lib.rs").unwrap();
-    let mut layer = 0;
-    let mut out = BTreeMap::new();
-    let mut in_group = false;
-    for line in lib.lines() {
-        if let Some(name) = line
-            .strip_prefix("pub mod ")
-            .and_then(|l| l.strip_suffix(';'))
-        {
-            out.insert(name.to_string(), layer);
-            in_group = true;
-        } else if line.trim().is_empty() && in_group {
-            layer += 1;
-            in_group = false;
-        }
-    }
-    out
-}
-
-/// The top-level modules that `code` (a source file, comments and tests left out) uses.
-fn uses(code: &str, modules: &BTreeMap<String, usize>) -> BTreeSet<String> {
-    let code = code
-        .split("#[cfg(test)]\nmod tests")
-        .next()
-        .unwrap_or_default();
-    let mut out = BTreeSet::new();
-    for line in code.lines() {
-        let line = line.split("//").next().unwrap_or_default();
-        for (i, _) in line.match_indices("crate::") {
-            let rest = &line[i + "crate::".len()..];
-            let names: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => group.split(['}', ',']).map(str::trim).collect(),
-                None => vec![rest],
-            };
-            for name in names {
-                let word: String = (name.chars())
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if modules.contains_key(&word) {
-                    out.insert(word);
-                }
-            }
-        }
-    }
-    out
-}
-
-#[test]
-fn every_module_uses_only_the_layers_below_it_in_lib_rs() {
-    let layers = layers();
-    assert!(layers.len() >= 15, "{layers:?}");
-    let mut wrong = Vec::new();
-    let files = files_under(Path::new("src"));
-    for file in files
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-    {
-        let rel = file.strip_prefix("src").unwrap();
-        let top = rel.iter().next().unwrap().to_string_lossy();
-        let top = top.trim_end_matches(".rs");
-        let Some(&own) = layers.get(top) else {
-            continue; // lib.rs, main.rs
-        };
-        for used in uses(&std::fs::read_to_string(file).unwrap(), &layers) {
-            if layers[&used] > own {
-                wrong.push(format!("{} uses {used}", file.display()));
-            }
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "a module uses a layer above it (src/lib.rs lists them bottom up): {wrong:#?}"
-    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::NetShape;
 use contagion::rng::Rng;
-use contagion::selfplay::replay::Sample;
+use contagion::selfplay::Sample;
 use contagion::train::{Trainer, make_batch};
 
 fn check<G: Game>(start: &G, blocks: usize, channels: usize, global_pool: bool) {

@@ -23,7 +23,7 @@ use contagion::games::infexion::Board;
 use contagion::nn::train_step::{named_gradients, named_tensors};
 use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
-use contagion::selfplay::replay::Sample;
+use contagion::selfplay::Sample;
 use contagion::train::{Batch, Trainer, make_batch};
 
 use crate::bundle::Seeded;

@@ -207,7 +207,10 @@ fn illegal_moves_are_refused_and_change_nothing() {
     let before = b;
     for mv in ["SPAWN(1,1)", "SPREAD(3,3,0,1)", "SPREAD(0,0,1,0)"] {
         let a = b.parse_action(mv).unwrap();
-        assert!(matches!(b.apply(a), Err(GameError::IllegalMove(_))), "{mv}");
+        assert!(
+            matches!(b.apply(a), Err(GameError::IllegalAction(_))),
+            "{mv}"
+        );
         assert_eq!(b, before);
     }
     assert!(b.apply(343).is_err(), "outside the action space");

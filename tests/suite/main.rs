@@ -33,6 +33,7 @@ mod fast_forward;
 mod fast_training;
 mod fuzz;
 mod gating;
+mod imports;
 mod infexion_properties;
 mod infexion_rules;
 mod long_games;

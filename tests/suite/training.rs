@@ -12,8 +12,9 @@ use contagion::games::infexion::Board;
 use contagion::nn::checkpoint::{Checkpoint, TrainState};
 use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
+use contagion::selfplay::Sample;
 use contagion::selfplay::SelfPlayGame;
-use contagion::selfplay::replay::{ReplayBuffer, Sample};
+use contagion::selfplay::replay::ReplayBuffer;
 use contagion::train::{Trainer, make_batch, make_plain_batch};
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -15,7 +15,7 @@ use contagion::nn::checkpoint::{Checkpoint, load_model, load_net, model_bytes};
 use contagion::nn::train_step::named_gradients;
 use contagion::nn::{Heads, Net, NetShape, PolicyValueNet, warm};
 use contagion::rng::Rng;
-use contagion::selfplay::replay::Sample;
+use contagion::selfplay::Sample;
 use contagion::train::{Batch, Trainer, make_plain_batch};
 
 /// Infexion positions from random play (3, 12 and 40 plies in, none finished), each with

@@ -11,7 +11,7 @@ use contagion::games::Game;
 use contagion::nn::checkpoint::{Checkpoint, TrainState, model_bytes};
 use contagion::nn::{Net, NetShape};
 use contagion::rng::Rng;
-use contagion::selfplay::replay::Sample;
+use contagion::selfplay::Sample;
 use contagion::train::{Trainer, make_batch};
 
 /// Samples for `states`: a random legal move as the policy target, a random winner.

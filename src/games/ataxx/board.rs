@@ -422,9 +422,7 @@ impl Ataxx {
             return Err(GameError::GameOver);
         }
         if !self.is_legal(action) {
-            return Err(GameError::IllegalMove(super::notation::move_to_string(
-                self, action,
-            )));
+            return Err(GameError::IllegalAction(action));
         }
         self.apply_unchecked(action);
         Ok(())

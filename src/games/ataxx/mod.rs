@@ -149,7 +149,7 @@ impl Game for Ataxx {
     }
 
     fn apply(&mut self, action: Action) -> Result<(), GameError> {
-        Ataxx::apply(self, action)
+        Ataxx::apply(self, action).map_err(|e| e.in_notation(|a| notation::move_to_string(self, a)))
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -379,9 +379,7 @@ impl Chexers {
             return Err(GameError::GameOver);
         }
         if !self.is_legal(action) {
-            return Err(GameError::IllegalMove(super::notation::move_to_string(
-                action,
-            )));
+            return Err(GameError::IllegalAction(action));
         }
         self.apply_unchecked(action);
         Ok(())

@@ -76,7 +76,7 @@ impl Game for Chexers {
     }
 
     fn apply(&mut self, action: Action) -> Result<(), GameError> {
-        Chexers::apply(self, action)
+        Chexers::apply(self, action).map_err(|e| e.in_notation(|a| notation::move_to_string(a)))
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -335,10 +335,7 @@ impl Board {
             return Err(GameError::GameOver);
         }
         if !self.is_legal(action) {
-            return Err(GameError::IllegalMove(match Move::from_index(action) {
-                Some(m) => super::notation::move_to_string(m),
-                None => format!("#{action}"),
-            }));
+            return Err(GameError::IllegalAction(action));
         }
         self.apply_unchecked(action);
         Ok(())

@@ -59,7 +59,12 @@ impl Game for Board {
     }
 
     fn apply(&mut self, action: Action) -> Result<(), GameError> {
-        Board::apply(self, action)
+        Board::apply(self, action).map_err(|e| {
+            e.in_notation(|a| match Move::from_index(a) {
+                Some(m) => notation::move_to_string(m),
+                None => format!("#{a}"),
+            })
+        })
     }
 
     fn outcome(&self) -> Option<Outcome> {
