@@ -76,7 +76,7 @@ impl Game for Chexers {
     }
 
     fn apply(&mut self, action: Action) -> Result<(), GameError> {
-        Chexers::apply(self, action).map_err(|e| e.in_notation(|a| notation::move_to_string(a)))
+        Chexers::apply(self, action).map_err(|e| e.in_notation(notation::move_to_string))
     }
 
     fn outcome(&self) -> Option<Outcome> {
