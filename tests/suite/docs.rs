@@ -396,3 +396,65 @@ fn experiments_keep_one_layout() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// `text` without Markdown's and rustdoc's link syntax: `[words](target)` and
+/// `` [`path`] `` keep their words.
+fn unlinked(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        out.push_str(&after[..close]);
+        rest = &after[close + 1..];
+        if let Some(target) = rest.strip_prefix('(') {
+            rest = target.find(')').map_or(target, |end| &target[end + 1..]);
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The first sentence of the `//!` header of the file at `path`.
+fn header_sentence(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = (text.lines())
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let para = unlinked(&lines.join(" "));
+    let end = (para.match_indices(". "))
+        .map(|(i, _)| i + 1)
+        .next()
+        .unwrap_or(para.len());
+    para[..end].replace('|', "\\|")
+}
+
+/// docs/design.md's map: every file under `src/` and the first sentence of its header.
+fn layout() -> String {
+    let mut files: Vec<PathBuf> = (files_under(Path::new("src")).into_iter())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    let mut out = String::from("| file | what it holds |\n|---|---|\n");
+    for f in files {
+        let sentence = header_sentence(&f);
+        assert!(!sentence.is_empty(), "{}: no //! header", f.display());
+        out.push_str(&format!("| `{}` | {sentence} |\n", f.display()));
+    }
+    out
+}
+
+#[test]
+fn the_design_map_names_every_source_file_with_its_header() {
+    generated(
+        "docs/design.md",
+        "tests/suite/docs.rs: every file under src/ and its //! header's first sentence",
+        &layout(),
+    );
+}
