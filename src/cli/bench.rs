@@ -1,4 +1,5 @@
-//! `contagion bench`: speed figures, single-threaded, medians of several rounds.
+//! `contagion bench`: speed figures, medians of several rounds (one thread unless a
+//! figure takes `--threads`).
 
 use clap::{Args, Subcommand};
 
@@ -207,7 +208,7 @@ pub(super) fn bench<G: crate::agents::Baselines>(
             perft_depth,
         } => {
             anyhow::ensure!(playouts >= 1, "--playouts must be at least 1");
-            anyhow::ensure!(perft_depth <= 6, "--perft-depth must be at most 6");
+            crate::limits::at_most("--perft-depth", perft_depth, crate::limits::MAX_PERFT)?;
             bench::rules(&start, playouts, perft_depth, args.rounds)
         }
         BenchKind::Search { depth, positions } => {

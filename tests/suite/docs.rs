@@ -9,7 +9,8 @@
 //! - every shipped config parses and validates;
 //! - every relative link and image in every Markdown file of the repository names a file
 //!   that exists, and every `#anchor` a heading of the file it points into;
-//! - the README stays a front door (at most 500 lines) and `docs/` holds documents only
+//! - the README stays a front door (at most 500 lines, the two commands and what they
+//!   need in its first 40) and `docs/` holds documents only
 //!   (run artefacts live in `experiments/`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -204,6 +205,25 @@ fn every_shipped_config_parses_and_validates() {
     assert!(configs.len() >= 10, "{configs:?}");
     for path in configs {
         Config::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        // A field's notes come from the field table (`contagion config --config FILE`),
+        // not from a hand copy beside its value.
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            let value = code.split_once('=').map(|(_, v)| v.trim_start());
+            let commented = value.is_some_and(|v| {
+                let v = v.strip_prefix('"').map_or(v, |rest| {
+                    rest.split_once('"').map_or("", |(_, after)| after)
+                });
+                v.contains('#')
+            });
+            assert!(
+                code.starts_with('#') || !commented,
+                "{}:{}: a note beside a value; the field table holds what a field does",
+                path.display(),
+                n + 1
+            );
+        }
     }
 }
 
@@ -352,6 +372,23 @@ fn the_readme_is_a_front_door_and_docs_hold_documents() {
         lines <= 500,
         "README.md has {lines} lines; the limit is 500"
     );
+    // The two commands and what they need, where a newcomer starts reading.
+    let top: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    for needed in [
+        "cargo run --release -- train --config configs/infexion-tiny.toml",
+        "cargo test --release",
+        "Rust 1.95",
+        "C toolchain",
+        "Python 3",
+        "PyPI",
+        "chromium",
+        "--no-default-features",
+    ] {
+        assert!(
+            top.contains(needed),
+            "README.md's first 40 lines do not name `{needed}`"
+        );
+    }
     for entry in std::fs::read_dir("docs").unwrap() {
         let path = entry.unwrap().path();
         let ok = path
