@@ -1,4 +1,5 @@
-//! Speed figures for `contagion bench`: rules engine and alpha-beta search; the endgame
+//! Speed figures for `contagion bench` ([`command`]: what each kind's flags ask for, as
+//! lines to print): rules engine and alpha-beta search; the endgame
 //! solver in [`endgame`], the network in [`learning`], the low-precision forwards'
 //! agreement with the float one in [`agree`], the fast evaluator and its player in
 //! [`nnue`](mod@nnue).
@@ -7,6 +8,7 @@
 //! machine moves it less; the spread (min–max) is printed beside it.
 
 pub mod agree;
+pub mod command;
 pub mod dump;
 pub mod endgame;
 pub mod learning;
