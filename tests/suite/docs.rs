@@ -495,3 +495,27 @@ fn the_design_map_names_every_source_file_with_its_header() {
         &layout(),
     );
 }
+
+#[test]
+fn the_game_guide_tables_every_method_of_the_game_trait() {
+    let code = std::fs::read_to_string("src/games/mod.rs").unwrap();
+    let start = code.find("pub trait Game").expect("the Game trait");
+    let body = &code[start..start + code[start..].find("\n}\n").unwrap()];
+    let methods: Vec<&str> = (body.lines())
+        .filter_map(|l| l.trim_start().strip_prefix("fn "))
+        .map(|l| l.split(['(', '<']).next().unwrap())
+        .collect();
+    assert!(methods.len() >= 30, "{methods:?}");
+    let guide = std::fs::read_to_string("docs/adding-a-game.md").unwrap();
+    let table: String = (guide.lines())
+        .filter(|l| l.starts_with('|'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let missing: Vec<&&str> = (methods.iter())
+        .filter(|m| !table.contains(&format!("`{m}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/adding-a-game.md's table of the Game trait misses {missing:?}"
+    );
+}
