@@ -205,8 +205,12 @@ fn every_shipped_config_parses_and_validates() {
     assert!(configs.len() >= 10, "{configs:?}");
     for path in configs {
         Config::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
-        // A field's notes come from the field table (`contagion config --config FILE`),
-        // not from a hand copy beside its value.
+        // A shipped config's notes come from the field table (`contagion config --config
+        // FILE`), not from a hand copy beside its value (the tests' own config, which
+        // lists every field, keeps its notes).
+        if path.starts_with("tests") {
+            continue;
+        }
         let text = std::fs::read_to_string(&path).unwrap();
         for (n, line) in text.lines().enumerate() {
             let code = line.trim_start();
