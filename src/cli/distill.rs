@@ -170,17 +170,14 @@ fn generation_line(g: &Generation) -> String {
     if g.generation == 0 {
         return "generation 0: the evaluator the loop starts from".into();
     }
-    let result = |m: &Option<crate::train::metrics::MatchResult>| {
-        m.as_ref().map_or("-".into(), |m| {
-            format!("{} ({:.3})", m.wdl(), m.stats.score)
-        })
-    };
+    let result =
+        |m: &crate::train::metrics::MatchResult| format!("{} ({:.3})", m.wdl(), m.stats.score);
     let baseline = match &g.baseline {
         Some((cand, best)) => format!(
             "; against {}: {} (the best {})",
             cand.opponent,
-            result(&Some(cand.clone())),
-            result(&Some(best.clone()))
+            result(cand),
+            result(best)
         ),
         None => String::new(),
     };
@@ -192,7 +189,7 @@ fn generation_line(g: &Generation) -> String {
         g.positions_per_second,
         g.train_positions,
         g.validation_loss,
-        result(&g.vs_best),
+        g.vs_best.as_ref().map_or("-".into(), result),
         if g.promoted {
             "promoted"
         } else {

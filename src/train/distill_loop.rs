@@ -8,28 +8,31 @@
 //! The loop's directory holds `data/` (every generation's games, replay shards),
 //! `gen-NNNN/` (each generation's evaluator bundle), `best/` (a copy of the best, which
 //! plays as `nnue:DIR/best`) and `loop.jsonl` (a line a generation: its games, training,
-//! gate and time). A loop that stops resumes from the last line.
+//! gate and time), rewritten whole at each line like a run's metrics, so a crash leaves
+//! the log before or after it. A loop that stops resumes after its last line.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::distill::{DistillOptions, distill, shape_of};
 use super::gating::gate_players;
-use super::metrics::MatchResult;
+use super::metrics::{MatchResult, append_line};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
+use crate::limits::MAX_TEXT_BYTES;
 use crate::nn::nnue::{FloatNet, bundle};
 use crate::rng::{Rng, salt};
 use crate::selfplay::generate::generate_searched;
+use crate::store::Store;
 
 /// The log of a loop directory, a JSON line a generation.
 pub const LOG: &str = "loop.jsonl";
 
 /// What one generation did: a line of [`LOG`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Generation {
     /// Its number (0: the evaluator the loop started from).
     pub generation: u32,
@@ -58,13 +61,6 @@ pub struct Generation {
     pub minutes: f64,
 }
 
-/// Where a loop stands: the next generation, the best, minutes spent.
-struct Resume {
-    next: u32,
-    best: u32,
-    minutes: f64,
-}
-
 /// The directory of generation `g`'s evaluator.
 fn generation_dir(dir: &Path, g: u32) -> PathBuf {
     dir.join(format!("gen-{g:04}"))
@@ -81,28 +77,23 @@ fn player(path: &Path, nodes: u64) -> AgentSpec {
     }
 }
 
-/// Reads the loop's log, if any.
-fn resume(dir: &Path) -> anyhow::Result<Option<Resume>> {
-    let path = dir.join(LOG);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
-    };
+/// The last generation the loop's log holds, if any.
+fn last_logged(store: &dyn Store, dir: &Path) -> anyhow::Result<Option<Generation>> {
+    let text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
     let Some(last) = text.lines().rfind(|l| !l.trim().is_empty()) else {
         return Ok(None);
     };
+    let path = dir.join(LOG);
     let v: serde_json::Value = serde_json::from_str(last)
         .with_context(|| format!("{}: the last line is not JSON", path.display()))?;
-    let field = |k: &str| {
-        v[k].as_f64()
-            .with_context(|| format!("{}: the last line has no '{k}'", path.display()))
-    };
-    Ok(Some(Resume {
-        next: field("generation")? as u32 + 1,
-        best: field("best")? as u32,
-        minutes: field("minutes")?,
-    }))
+    let g = serde_json::from_value(v).with_context(|| {
+        format!(
+            "{}: the last line is not a generation's record",
+            path.display()
+        )
+    })?;
+    Ok(Some(g))
 }
 
 /// Copies the bundle at `from` to `to`, replacing what was there.
@@ -116,19 +107,6 @@ fn copy_bundle(from: &Path, to: &Path) -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_dir_all(to);
     std::fs::rename(&staging, to).with_context(|| format!("replacing {}", to.display()))
-}
-
-/// Appends `g` to the loop's log.
-fn log(dir: &Path, g: &Generation) -> anyhow::Result<()> {
-    use std::io::Write;
-    let path = dir.join(LOG);
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    writeln!(f, "{}", serde_json::to_string(g)?)?;
-    Ok(())
 }
 
 /// What a loop is asked to do.
@@ -150,9 +128,15 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
     let d = &c.distill;
     let dir = &opts.dir;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let store = crate::store::open(&dir.to_string_lossy())?;
+    let log = |g: &Generation| -> anyhow::Result<()> {
+        append_line(store.as_ref(), LOG, g)?;
+        (opts.on_generation)(g);
+        Ok(())
+    };
     let t0 = Instant::now();
-    let mut state = match resume(dir)? {
-        Some(r) => r,
+    let last = match last_logged(store.as_ref(), dir)? {
+        Some(g) => g,
         None => {
             let first = generation_dir(dir, 0);
             match &opts.from {
@@ -168,36 +152,22 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
             }
             copy_bundle(&first, &dir.join("best"))?;
             let g = Generation {
-                generation: 0,
-                played_by: 0,
-                games: 0,
-                positions: 0,
-                positions_per_second: 0.0,
-                train_positions: 0,
-                validation_loss: 0.0,
-                vs_best: None,
-                baseline: None,
                 promoted: true,
-                best: 0,
-                minutes: 0.0,
+                ..Generation::default()
             };
-            log(dir, &g)?;
-            (opts.on_generation)(&g);
-            Resume {
-                next: 1,
-                best: 0,
-                minutes: 0.0,
-            }
+            log(&g)?;
+            g
         }
     };
     let data = dir.join("data").to_string_lossy().into_owned();
-    while state.next <= d.generations {
-        let (number, played_by) = (state.next, state.best);
-        let best = generation_dir(dir, played_by);
+    let mut best = last.best;
+    for number in last.generation + 1..=d.generations {
+        let played_by = best;
+        let best_dir = generation_dir(dir, played_by);
         let seed = Rng::derive(c.run.seed ^ salt::LOOP_GAMES, number as u64);
         let played = generate_searched(
             start,
-            &player(&best, d.loop_nodes),
+            &player(&best_dir, d.loop_nodes),
             d.games,
             d.opening_plies,
             c.ply_cap(number),
@@ -222,15 +192,15 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
             start,
             c,
             number,
-            (player(&out, d.loop_nodes), player(&best, d.loop_nodes)),
+            (player(&out, d.loop_nodes), player(&best_dir, d.loop_nodes)),
             played_by,
             opts.progress,
         )?;
         if gate.promote {
-            state.best = number;
+            best = number;
             copy_bundle(&out, &dir.join("best"))?;
         }
-        let g = Generation {
+        log(&Generation {
             generation: number,
             played_by,
             games: played.games,
@@ -241,12 +211,9 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
             vs_best: gate.vs_best,
             baseline: gate.baseline,
             promoted: gate.promote,
-            best: state.best,
-            minutes: state.minutes + t0.elapsed().as_secs_f64() / 60.0,
-        };
-        log(dir, &g)?;
-        (opts.on_generation)(&g);
-        state.next += 1;
+            best,
+            minutes: last.minutes + t0.elapsed().as_secs_f64() / 60.0,
+        })?;
     }
     Ok(())
 }

@@ -134,10 +134,16 @@ pub const LOG: &str = "metrics.jsonl";
 /// Appends one record as a line: the log is rewritten whole (atomically), so a crash
 /// leaves the old log or the new one.
 pub fn append(store: &dyn Store, m: &IterationMetrics) -> anyhow::Result<()> {
-    let mut text = store.get(LOG, MAX_TEXT_BYTES)?.unwrap_or_default();
+    append_line(store, LOG, m)
+}
+
+/// Appends `record` as a JSON line to the log `key` of `store` as [`append`] does:
+/// rewritten whole (atomically), a torn last line dropped.
+pub fn append_line<T: Serialize>(store: &dyn Store, key: &str, record: &T) -> anyhow::Result<()> {
+    let mut text = store.get(key, MAX_TEXT_BYTES)?.unwrap_or_default();
     text.truncate(complete_len(&text));
-    text.extend_from_slice((serde_json::to_string(m)? + "\n").as_bytes());
-    store.put(LOG, &text)
+    text.extend_from_slice((serde_json::to_string(record)? + "\n").as_bytes());
+    store.put(key, &text)
 }
 
 /// The length of `bytes` up to and including its last newline.

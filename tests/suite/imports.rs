@@ -1,9 +1,12 @@
 //! The code's imports keep its shape:
 //! - every module of `src/` uses only the layers below its own in `src/lib.rs` (its
 //!   `pub mod` lines, grouped bottom up by blank lines);
-//! - no import loop between files: read from the `use crate::…`, `use super::…` and
-//!   inline `crate::…` and `super::…` paths, no two files that are not a folder and its own files
+//! - no import loop between files: no two files that are not a folder and its own files
 //!   reach each other.
+//!
+//! Both read the same references: the `use` trees (groups expanded, over several lines
+//! too) and the inline `crate::…` and `super::…` paths of every file, comments and unit
+//! tests left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -32,54 +35,20 @@ fn layers() -> BTreeMap<String, usize> {
     out
 }
 
-/// The top-level modules that `code` (a source file, comments and tests left out) uses.
-fn uses(code: &str, modules: &BTreeMap<String, usize>) -> BTreeSet<String> {
-    let code = code
-        .split("#[cfg(test)]\nmod tests")
-        .next()
-        .unwrap_or_default();
-    let mut out = BTreeSet::new();
-    for line in code.lines() {
-        let line = line.split("//").next().unwrap_or_default();
-        for (i, _) in line.match_indices("crate::") {
-            let rest = &line[i + "crate::".len()..];
-            let names: Vec<&str> = match rest.strip_prefix('{') {
-                Some(group) => group.split(['}', ',']).map(str::trim).collect(),
-                None => vec![rest],
-            };
-            for name in names {
-                let word: String = (name.chars())
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if modules.contains_key(&word) {
-                    out.insert(word);
-                }
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_module_uses_only_the_layers_below_it_in_lib_rs() {
     let layers = layers();
     assert!(layers.len() >= 15, "{layers:?}");
-    let mut wrong = Vec::new();
-    let files = files_under(Path::new("src"));
-    for file in files
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-    {
-        let rel = file.strip_prefix("src").unwrap();
-        let top = rel.iter().next().unwrap().to_string_lossy();
-        let top = top.trim_end_matches(".rs");
-        let Some(&own) = layers.get(top) else {
+    let mut wrong = BTreeSet::new();
+    for (me, code) in &modules() {
+        let Some(&own) = me.first().and_then(|top| layers.get(top)) else {
             continue; // lib.rs, main.rs
         };
-        for used in uses(&std::fs::read_to_string(file).unwrap(), &layers) {
-            if layers[&used] > own {
-                wrong.push(format!("{} uses {used}", file.display()));
-            }
+        for path in references(me, code) {
+            let Some(used) = path.first().filter(|top| layers.get(*top) > Some(&own)) else {
+                continue;
+            };
+            wrong.insert(format!("{} uses {used}", me.join("::")));
         }
     }
     assert!(

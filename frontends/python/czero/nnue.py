@@ -132,6 +132,9 @@ class AlphaBeta:
         start = time.perf_counter()
         deadline = None if seconds is None else start + seconds
         self.nodes = 0
+        # Each search orders by its own earlier iterations only: the table stays within
+        # one move's nodes, whatever the clock (the referee counts memory).
+        self.best_move.clear()
         best, value, done = moves[0], 0.0, 0
         limit = depth if seconds is None else 64
         for d in range(1, limit + 1):
