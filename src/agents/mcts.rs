@@ -93,7 +93,7 @@ pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
     {
         return Ok(net.clone());
     }
-    let net = load_net(path)?.for_search();
+    let net = load_net(path)?.for_search()?;
     cache
         .lock()
         .expect("net cache")

@@ -167,8 +167,12 @@ pub struct SelfplayOptions {
     /// path), and print both.
     #[arg(long)]
     pub reference: bool,
-    /// Take the network size, simulations, workers, games in flight and leaves per
-    /// tree from this training config instead.
+    /// Run it again with the workers' batches gathered into forwards of this many
+    /// positions (the inference queue, `selfplay.inference_batch`), and print both.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub inference_batch: usize,
+    /// Take the network size, simulations, workers, games in flight, leaves per tree and
+    /// inference batch from this training config instead.
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 }
@@ -332,7 +336,8 @@ pub fn train<G: Game>(start: &G, o: &TrainOptions, rounds: usize) -> anyhow::Res
         rounds,
         o.threads,
         o.reference,
-    );
+        crate::nn::device::playing(),
+    )?;
     let gflop = 3.0 * crate::nn::flops_per_position(&shape) / 1e9;
     let burn = f.autodiff_samples_per_s.map_or(String::new(), |b| {
         format!(
@@ -340,8 +345,15 @@ pub fn train<G: Game>(start: &G, o: &TrainOptions, rounds: usize) -> anyhow::Res
             f.samples_per_s / b
         )
     });
+    let gpu = f.gpu_samples_per_s.map_or(String::new(), |g| {
+        format!(
+            "; on {}: {g:.0}/s, {:.2}x the CPU's",
+            crate::nn::device::playing().describe().unwrap_or_default(),
+            g / f.samples_per_s
+        )
+    });
     let text = format!(
-        "training step {}x{}, batch {}, {} thread(s): {:>7.0} samples/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}",
+        "training step {}x{}, batch {}, {} thread(s): {:>7.0} samples/s ({:.1} GFLOP/s; median of {}, range {:.0}-{:.0}){burn}{gpu}",
         o.blocks,
         o.channels,
         o.batch,
@@ -504,6 +516,7 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         (o.blocks, o.channels) = (c.network.blocks, c.network.channels);
         (o.sims, o.leaves) = (c.mcts.simulations, c.mcts.leaves_per_tree);
         (o.workers, o.concurrent) = (c.selfplay.workers, c.selfplay.concurrent_games);
+        o.inference_batch = c.selfplay.inference_batch;
     }
     let SelfplayOptions {
         blocks,
@@ -514,6 +527,7 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         moves,
         leaves,
         reference,
+        inference_batch,
         ..
     } = o;
     anyhow::ensure!(
@@ -523,7 +537,7 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
     crate::limits::at_most("--workers", workers, crate::limits::MAX_THREADS)?;
     crate::limits::at_most("--sims", sims as u64, crate::limits::MAX_SIMULATIONS)?;
     let shape = crate::nn::NetShape::for_game(start, blocks, channels, 64);
-    let settings = crate::selfplay::SelfPlaySettings {
+    let mut settings = crate::selfplay::SelfPlaySettings {
         sims,
         params: crate::search::mcts::MctsParams {
             dirichlet_fraction: 0.25,
@@ -533,6 +547,8 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         temperature_plies: 16,
         workers,
         concurrent,
+        device: crate::nn::device::playing(),
+        inference_batch: 0,
         cache_size: 200_000,
         progress: false,
         move_limit: moves,
@@ -545,18 +561,27 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         opponent_fraction: 0.0,
     };
     let games = (workers * concurrent) as u32;
-    let runs: &[bool] = if reference { &[false, true] } else { &[false] };
+    // Each run: burn's forward or not, the inference queue's batch (0: per worker).
+    let mut runs = vec![(false, 0)];
+    if reference {
+        runs.push((true, 0));
+    }
+    if inference_batch > 0 {
+        runs.push((false, inference_batch));
+    }
     let mut lines = Vec::new();
     let mut first = None;
-    for &burn in runs {
+    for (burn, queue) in runs {
+        settings.inference_batch = queue;
         let f = learning::selfplay(start, &shape, &settings, games, burn)?;
-        let path = if burn {
-            "burn's forward".to_string()
-        } else {
-            format!("fast forward, {}", f.forward)
+        let path = match (burn, queue) {
+            (true, _) => "burn's forward".to_string(),
+            (false, 0) => format!("fast forward, {}", f.forward),
+            (false, q) => format!("fast forward, {}, one queue of {q}", f.forward),
         };
         let json = serde_json::json!({
             "what": "selfplay", "inference": if burn { "burn" } else { "fast" }, "forward": f.forward,
+            "device": settings.device.name(), "inference_batch": queue,
             "positions_per_second": f.positions_per_second,
             "simulations_per_second": f.simulations_per_second, "forward_share": f.forward_share,
             "mean_batch": f.mean_batch, "cache_hit_rate": f.cache_hit_rate,
@@ -571,10 +596,16 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         );
         match first {
             None => first = Some(f.positions_per_second),
-            Some(fast) => {
+            Some(fast) if burn => {
                 text += &format!(
                     "\nthe fast forward plays {:.2}x the positions/s of burn's",
                     fast / f.positions_per_second
+                )
+            }
+            Some(own) => {
+                text += &format!(
+                    "\nthe queue plays {:.2}x the positions/s of per-worker batches",
+                    f.positions_per_second / own
                 )
             }
         }

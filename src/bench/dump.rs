@@ -24,7 +24,7 @@ pub fn train_step<G: Game>(
     let b = super::learning::train_batches(&data, shape, batch, 1).remove(0);
     let config = crate::config::TrainConfig::default();
     crate::nn::device().seed(1); // the same weights every time
-    let mut trainer = crate::train::Trainer::new(shape.clone(), &config);
+    let mut trainer = crate::train::Trainer::new(shape.clone(), &config)?;
     let (tensors, dims) = named_tensors_with_dims(trainer.model());
     let (losses, grads) = trainer.gradients(&b);
     let grads = named_gradients(trainer.model(), &grads);

@@ -165,6 +165,8 @@ pub struct TrainFigure {
     pub rounds: usize,
     /// burn's autodiff step (the reference), one thread.
     pub autodiff_samples_per_s: Option<f64>,
+    /// The step on the GPU (`--device wgpu`: burn's autodiff there), the median.
+    pub gpu_samples_per_s: Option<f64>,
 }
 
 /// `count` training samples from sampled positions: one random legal action each as the
@@ -206,7 +208,9 @@ pub fn train_batches<G: Game>(
         .collect()
 }
 
-/// Training steps: samples per second at `batch` samples per step, on `threads` threads.
+/// Training steps: samples per second at `batch` samples per step, on `threads` threads;
+/// with `device` a GPU, also there.
+#[allow(clippy::too_many_arguments)]
 pub fn train<G: Game>(
     start: &G,
     shape: &NetShape,
@@ -215,7 +219,8 @@ pub fn train<G: Game>(
     rounds: usize,
     threads: usize,
     reference: bool,
-) -> TrainFigure {
+    device: crate::nn::DeviceKind,
+) -> anyhow::Result<TrainFigure> {
     let data = train_samples(start, 256);
     let batches = train_batches(&data, shape, batch, steps);
     let config = crate::config::TrainConfig {
@@ -231,11 +236,21 @@ pub fn train<G: Game>(
             (steps * batch) as u64
         })
     };
-    let fast = time(&mut crate::train::Trainer::new(shape.clone(), &config));
-    let autodiff = reference.then(|| {
-        time(&mut crate::train::Trainer::new(shape.clone(), &config).with_autodiff()).median
-    });
-    TrainFigure {
+    let fast = time(&mut crate::train::Trainer::new(shape.clone(), &config)?);
+    let autodiff = match reference {
+        true => Some(
+            time(&mut crate::train::Trainer::new(shape.clone(), &config)?.with_autodiff()).median,
+        ),
+        false => None,
+    };
+    let gpu = match device {
+        crate::nn::DeviceKind::Cpu => None,
+        device => {
+            let config = crate::config::TrainConfig { device, ..config };
+            Some(time(&mut crate::train::Trainer::new(shape.clone(), &config)?).median)
+        }
+    };
+    Ok(TrainFigure {
         what: "train",
         blocks: shape.blocks,
         channels: shape.channels,
@@ -246,5 +261,6 @@ pub fn train<G: Game>(
         max: fast.max,
         rounds,
         autodiff_samples_per_s: autodiff,
-    }
+        gpu_samples_per_s: gpu,
+    })
 }

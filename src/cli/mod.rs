@@ -22,6 +22,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::nn::DeviceKind;
+
 pub use games::{Games, Playable};
 
 /// Contagion Zero: self-play training and tools for contagion board games.
@@ -31,6 +33,10 @@ pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Where the networks that play run: `cpu`, or `wgpu` (a GPU; a build with
+    /// `--features wgpu`). A run's trainer and self-play read `train.device` instead.
+    #[arg(long, global = true, value_name = "DEVICE", value_parser = DeviceKind::parse)]
+    pub device: Option<DeviceKind>,
 }
 
 /// The one-line description `--help` starts with, naming the games the program plays.
@@ -125,6 +131,14 @@ pub fn clock_from_secs(secs: f64) -> anyhow::Result<Option<std::time::Duration>>
 
 /// Runs the parsed command with `games`.
 pub fn run(cli: Cli, games: &Games) -> anyhow::Result<()> {
+    if let Some(kind) = cli.device {
+        if matches!(cli.command, Command::Train(_) | Command::Selfplay(_)) {
+            anyhow::bail!(
+                "a run takes its device from its config's train.device (`contagion train --set train.device={kind}`)"
+            );
+        }
+        crate::nn::device::set_playing(kind)?;
+    }
     match cli.command {
         Command::Train(args) => train::run(args, games),
         Command::Config(args) => config::run(args),

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use super::Config;
 use crate::games::GameKind;
+use crate::nn::DeviceKind;
 
 /// One end of a numeric range: a number, or another field's value.
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +113,7 @@ pub const FIELDS: &[Field] = &[
     num("selfplay.games_per_iteration", 1.0, MANY, "self-play games per iteration"),
     num("selfplay.workers", 0.0, 256.0, "self-play threads (0: the trainer plays no games and waits for `contagion selfplay` workers; its matches then use every core)"),
     num("selfplay.concurrent_games", 1.0, 4096.0, "games in flight per worker (their leaves form one batch)"),
+    num("selfplay.inference_batch", 0.0, 65_536.0, "positions one forward gathers from every worker's batch (an inference queue, for a GPU: workers × concurrent_games should reach it; 0: each worker runs its own batch)"),
     num("selfplay.cache_size", 0.0, 1e8, "evaluation cache entries per worker (0: no cache)"),
     num("selfplay.resign_threshold", -1.0, 0.0, "two-player games: a player resigns when its root value stays below this ..."),
     num("selfplay.resign_moves", 0.0, 1000.0, "... for this many own moves in a row (0: never resign)"),
@@ -128,6 +130,7 @@ pub const FIELDS: &[Field] = &[
         doc: "no training before the buffer holds this many positions",
         allowed: Allowed::Range(Bound::Num(1.0), Bound::Field("replay.window")),
     },
+    one_of("train.device", DeviceKind::NAMES, "where the network trains and self-play's forward runs: `cpu` (the fast CPU paths) or `wgpu` (a GPU through burn's wgpu backend: build with `--features wgpu`, docs/gpu.md)"),
     num("train.batch_size", 1.0, 65_536.0, "samples per step"),
     num("train.replay_ratio", 0.0, 1000.0, "samples trained per new self-play position: steps = positions × ratio / batch"),
     num("train.max_steps_per_iteration", 0.0, 1e7, "at most this many steps an iteration"),

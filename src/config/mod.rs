@@ -129,6 +129,7 @@ pub struct SelfPlayConfig {
     pub games_per_iteration: u32,
     pub workers: usize,
     pub concurrent_games: usize,
+    pub inference_batch: usize,
     pub cache_size: usize,
     pub resign_threshold: f32,
     pub resign_moves: u32,
@@ -155,6 +156,7 @@ pub struct ReplayConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
+    pub device: crate::nn::DeviceKind,
     pub batch_size: usize,
     pub replay_ratio: f64,
     pub max_steps_per_iteration: u32,
@@ -302,6 +304,7 @@ impl Default for SelfPlayConfig {
             games_per_iteration: 32,
             workers: 2,
             concurrent_games: 16,
+            inference_batch: 0,
             cache_size: 200_000,
             resign_threshold: -0.9,
             resign_moves: 0,
@@ -328,6 +331,7 @@ impl Default for ReplayConfig {
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
+            device: crate::nn::DeviceKind::Cpu,
             batch_size: 128,
             replay_ratio: 2.0,
             max_steps_per_iteration: 1_000,

@@ -6,10 +6,10 @@
 //! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
 //!   im2col into one GEMM per convolution: [`conv`]; for searches, the residual blocks'
 //!   convolutions in int8 where the CPU has AVX-512 VNNI, or as [`forward`] is told:
-//!   [`quant`], [`bf16`]); burn's forward stays the reference and the path on CUDA.
+//!   [`quant`], [`bf16`]); burn's forward stays the reference and the path on a GPU.
 //! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
 //!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
-//!   burn's autodiff stays the reference and the path on CUDA.
+//!   burn's autodiff stays the reference and the path on a GPU.
 //! - [`warm`]: a run's first network taken from a trained model (`run.init`), grown
 //!   first where the run's network is larger ([`grow`]).
 //! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
@@ -20,7 +20,8 @@
 //!   [`models`]: the index of the shipped bundles, which names each game's current one.
 //!
 //! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
-//! with the `cuda` feature): batch norm uses its running statistics.
+//! with the `cuda` feature), or on a GPU through wgpu ([`device`]): batch norm uses its
+//! running statistics. [`queue`] gathers many workers' batches into one forward.
 
 pub mod amx;
 pub mod backprop;
@@ -28,6 +29,7 @@ pub mod bf16;
 pub mod bundle;
 pub mod checkpoint;
 pub mod conv;
+pub mod device;
 pub mod direct;
 pub mod evaluator;
 pub mod fast;
@@ -40,6 +42,7 @@ pub mod nnue;
 pub mod onnx;
 pub mod pool;
 pub mod quant;
+pub mod queue;
 pub mod safetensors;
 pub mod train_step;
 pub mod warm;
@@ -47,6 +50,7 @@ pub mod warm;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
+pub use device::DeviceKind;
 pub use evaluator::NetEvaluator;
 pub use network::{Heads, NetShape, PolicyValueNet};
 
@@ -97,10 +101,13 @@ pub struct Net {
     pub shape: NetShape,
     model: PolicyValueNet,
     device: Device,
+    kind: DeviceKind,
     /// The fast CPU forward over the same weights (`None` on CUDA).
     fast: Option<std::sync::Arc<fast::FastNet>>,
     /// Threads one forward may use (see [`Net::with_threads`]); `None`: the caller's.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// The shared forward this network's batches go to ([`queue::Queue::member`]).
+    queue: Option<std::sync::Arc<queue::Member>>,
 }
 
 /// One batch's raw outputs, row-major.
@@ -112,9 +119,9 @@ pub struct Output {
 }
 
 impl Net {
-    /// Wraps a (possibly training) model for inference.
+    /// Wraps a (possibly training, possibly GPU) model for inference on the CPU.
     pub fn new(shape: NetShape, model: &PolicyValueNet) -> Net {
-        let model = model.valid();
+        let model = model.valid().to_device(&device());
         let fast = (!cfg!(feature = "cuda")).then(|| {
             let tensors = bundle::folded_tensors(&shape, &model);
             let f = fast::FastNet::new(&shape, &tensors);
@@ -124,16 +131,40 @@ impl Net {
             shape,
             model,
             device: device(),
+            kind: DeviceKind::Cpu,
             fast,
             pool: None,
+            queue: None,
         }
+    }
+
+    /// This network on `kind`: on the GPU burn's forward runs it there ([`device`]); back
+    /// on the CPU, the fast forward.
+    pub fn on_device(mut self, kind: DeviceKind) -> anyhow::Result<Net> {
+        if kind == self.kind {
+            return Ok(self);
+        }
+        if kind == DeviceKind::Cpu {
+            return Ok(Net::new(self.shape, &self.model));
+        }
+        self.device = kind.burn()?;
+        self.model = self.model.to_device(&self.device);
+        (self.fast, self.kind) = (None, kind);
+        Ok(self)
+    }
+
+    /// Which device runs the forward.
+    pub fn device_kind(&self) -> DeviceKind {
+        self.kind
     }
 
     /// This network as a model agent's search runs it: on [`forward::for_search`], unless
     /// [`forward::FORWARD_ENV`] already put it on another (or on that one: it is not
     /// built twice).
-    pub fn for_search(self) -> Net {
+    /// On the GPU where `--device` asked for it ([`device::playing`]).
+    pub fn for_search(self) -> anyhow::Result<Net> {
         self.searching_on(forward::for_search())
+            .on_device(device::playing())
     }
 
     /// This network as self-play runs it: on [`forward::for_self_play`], likewise.
@@ -195,13 +226,17 @@ impl Net {
     }
 
     /// Runs `batch` encoded positions (`batch * shape.input_len()` floats): on the CPU
-    /// through the fast forward ([`fast`]), on CUDA through burn.
+    /// through the fast forward ([`fast`]), on a GPU through burn; a queue's member
+    /// through its queue.
     pub fn infer(&self, input: Vec<f32>, batch: usize) -> Output {
         assert_eq!(
             input.len(),
             batch * self.shape.input_len(),
             "Net::infer: input length"
         );
+        if let Some(q) = &self.queue {
+            return q.infer(input, batch);
+        }
         let Some(f) = &self.fast else {
             return self.infer_burn(input, batch);
         };

@@ -6,7 +6,8 @@
 //! are backed up. When the searches are done every game plays its move (sampled in
 //! proportion to visits for the first `temperature_plies` plies, the most visited after
 //! that), keeps the subtree below it, and a finished game is handed to `on_game` and
-//! replaced by a new one.
+//! replaced by a new one. With `inference_batch`, the workers' batches meet in one
+//! forward instead ([`crate::nn::queue`]), as a GPU wants them.
 //!
 //! A share of games (`opponent_fraction`) is played against a fixed agent (a baseline
 //! or an older model): the network plays one seat, drawn at random, and the agent the
@@ -35,8 +36,9 @@ use rayon::prelude::*;
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::games::{Action, Game, MAX_PLAYERS};
-use crate::nn::Net;
 use crate::nn::evaluator::EvalStats;
+use crate::nn::queue::Queue;
+use crate::nn::{DeviceKind, Net};
 use crate::progress::Progress;
 use crate::search::mcts::MctsParams;
 use resign::ResignRule;
@@ -105,6 +107,11 @@ pub struct SelfPlaySettings {
     pub workers: usize,
     /// Games in flight per thread (their leaves form one batch).
     pub concurrent: usize,
+    /// Where the network's forward runs.
+    pub device: DeviceKind,
+    /// Positions one forward gathers across the threads ([`crate::nn::queue`]); 0: each
+    /// thread runs its own games' batch.
+    pub inference_batch: usize,
     /// Evaluation cache entries per thread.
     pub cache_size: usize,
     /// Report progress.
@@ -145,6 +152,8 @@ impl SelfPlaySettings {
             temperature_plies: c.mcts.temperature_plies,
             workers,
             concurrent: c.selfplay.concurrent_games,
+            device: c.train.device,
+            inference_batch: c.selfplay.inference_batch,
             cache_size: c.selfplay.cache_size,
             progress,
             move_limit: c.ply_cap(iteration),
@@ -235,12 +244,20 @@ pub fn play<G: Baselines>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()?;
+    let net = net.clone().on_device(settings.device)?;
+    // The queue's forward runs while every worker waits for it: on the CPU it takes
+    // their cores.
+    let queue = match settings.inference_batch {
+        0 => None,
+        batch => Some(Queue::start(net.clone().with_threads(workers)?, batch)?),
+    };
     let progress = Progress::new("self-play", games as u64, "games", settings.progress);
     let total = Mutex::new(Ok(SelfPlayStats::default()));
     pool.install(|| {
         (0..workers).into_par_iter().for_each(|w| {
             let ids: Vec<u64> = (w as u64..games as u64).step_by(workers).collect();
-            let stats = flight::run(start, net, settings, &ids, seed, &|g| {
+            let net = queue.as_ref().map_or_else(|| net.clone(), Queue::member);
+            let stats = flight::run(start, &net, settings, &ids, seed, &|g| {
                 progress.inc();
                 on_game(g)
             });
@@ -254,6 +271,10 @@ pub fn play<G: Baselines>(
     });
     progress.finish();
     let mut stats = total.into_inner().expect("stats lock")?;
+    if let Some(q) = &queue {
+        // The forwards that ran: the queue's, not the workers' requests.
+        (stats.eval.batches, stats.eval.evaluated) = q.counts();
+    }
     stats.wall = t0.elapsed();
     Ok(stats)
 }

@@ -126,6 +126,9 @@ pub struct IterationMetrics {
     pub batch_seconds: f64,
     #[serde(default)]
     pub gating_seconds: f64,
+    /// Where the network trained and self-play's forward ran (`train.device`).
+    #[serde(default)]
+    pub device: crate::nn::DeviceKind,
 }
 
 /// The metrics log's key in a run's store.

@@ -234,15 +234,18 @@ pub struct Trainer {
     model: PolicyValueNet,
     optim: ModuleOptimizer,
     config: TrainConfig,
+    /// Where the network trains, with autodiff ([`TrainConfig::device`]).
     device: Device,
+    /// The same device without autodiff (evaluation-mode forwards).
+    plain: Device,
     /// The fast step's arithmetic; `None`: burn's autodiff computes the gradients (the
-    /// reference, and the path on CUDA).
+    /// reference, and the path on a GPU).
     fast: Option<Backprop>,
     /// Optimizer steps taken (drives the schedule).
     pub steps: u64,
 }
 
-/// The fast step for `shape` under `config` (`threads = 0`: every core); none on CUDA.
+/// The fast step for `shape` under `config` (`threads = 0`: every core); none on a GPU.
 fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
     let threads = match config.threads {
         0 => crate::limits::cores(),
@@ -255,7 +258,8 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
         short_value: config.short_value_weight,
         soft_policy: config.soft_policy_weight,
     };
-    (!cfg!(feature = "cuda")).then(|| Backprop::new(shape, weights, threads))
+    let cpu = !cfg!(feature = "cuda") && config.device == crate::nn::DeviceKind::Cpu;
+    cpu.then(|| Backprop::new(shape, weights, threads))
 }
 
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
@@ -276,19 +280,22 @@ fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
 }
 
 impl Trainer {
-    /// A trainer over a fresh network.
-    pub fn new(shape: NetShape, config: &TrainConfig) -> Trainer {
-        let device = crate::nn::device().autodiff();
+    /// A trainer over a fresh network, on `config.device` (an error where that device
+    /// is missing).
+    pub fn new(shape: NetShape, config: &TrainConfig) -> anyhow::Result<Trainer> {
+        let plain = config.device.burn()?;
+        let device = plain.clone().autodiff();
         let model = PolicyValueNet::new(&shape, &device);
-        Trainer {
+        Ok(Trainer {
             fast: fast_step(&shape, config),
             shape,
             model,
             optim: optimizer(config),
             config: config.clone(),
             device,
+            plain,
             steps: 0,
-        }
+        })
     }
 
     /// A trainer resumed from saved parameters and optimizer state.
@@ -299,7 +306,8 @@ impl Trainer {
         optim: &[u8],
         steps: u64,
     ) -> anyhow::Result<Trainer> {
-        let device = crate::nn::device().autodiff();
+        let plain = config.device.burn()?;
+        let device = plain.clone().autodiff();
         let model = model_from_bytes(&shape, model, &device)?;
         let mut opt = optimizer(config);
         if !optim.is_empty() {
@@ -314,6 +322,7 @@ impl Trainer {
             optim: opt,
             config: config.clone(),
             device,
+            plain,
             steps,
         })
     }
@@ -344,7 +353,7 @@ impl Trainer {
         let s = &self.shape;
         let x = Tensor::<4>::from_data(
             TensorData::new(b.input, [b.size, s.in_planes, s.height, s.width]),
-            &crate::nn::device(),
+            &self.plain,
         );
         let mut model = self.model.valid();
         crate::nn::warm::rebase_batch_norms(&mut model, x);
@@ -353,7 +362,7 @@ impl Trainer {
     }
 
     /// This trainer with burn's autodiff computing every step's gradients (the reference
-    /// the fast step is held to; the path on CUDA).
+    /// the fast step is held to; the path on a GPU).
     pub fn with_autodiff(mut self) -> Trainer {
         self.fast = None;
         self
@@ -396,8 +405,7 @@ impl Trainer {
     /// The losses on `batch` without training (evaluation mode).
     pub fn evaluate(&self, batch: &Batch) -> Losses {
         let model = self.model.valid();
-        let device = crate::nn::device();
-        Trainer::losses(self.loss(&model, batch, &device))
+        Trainer::losses(self.loss(&model, batch, &self.plain))
     }
 
     fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 7] {
@@ -507,7 +515,7 @@ impl Trainer {
             .zip(self.loss_weights())
             .map(|(part, weight)| *part * weight)
             .sum();
-        let grads = train_step::gradients(&r.grads, &self.model, &crate::nn::device());
+        let grads = train_step::gradients(&r.grads, &self.model, &self.plain);
         (losses, grads)
     }
 

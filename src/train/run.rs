@@ -86,7 +86,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         }
         None => {
             let trainer = match c.run.init.as_str() {
-                "" => Trainer::new(shape.clone(), &c.train),
+                "" => Trainer::new(shape.clone(), &c.train)?,
                 init => Trainer::start_from(shape.clone(), &c.train, Path::new(init))
                     .with_context(|| format!("run.init = {init:?}"))?,
             };
@@ -95,6 +95,12 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
             (trainer, state)
         }
     };
+    if c.train.device != crate::nn::DeviceKind::Cpu {
+        println!(
+            "the network trains and self-play's forward runs on {}",
+            c.train.device.describe()?
+        );
+    }
     match rundir::load(store.as_ref(), BEST)? {
         // A damaged best is found now, not when the first game needs it.
         Some(best) => drop(
@@ -355,6 +361,7 @@ impl<G: Baselines> Run<'_, G> {
             opponent_games: sp.opponent_games,
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
+            device: c.train.device,
             selfplay_seconds,
             train_seconds: train_time.as_secs_f64(),
             batch_seconds,

@@ -409,6 +409,43 @@ fn train_set_overrides_are_validated_like_the_file() {
     assert!(!dir.join("infexion-tiny").exists(), "nothing was started");
 }
 
+/// The device: an unknown one, a GPU in a build without it (the default build, here), and
+/// `--device` given to a run are refused with a clear error before any work.
+#[test]
+fn a_device_that_is_missing_or_misplaced_is_refused_before_any_work() {
+    let dir = process::temp_dir("device");
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/infexion-tiny.toml");
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "--config", config, "--checkpoints"];
+        args.push(dir.to_str().unwrap());
+        args.extend_from_slice(extra);
+        contagion(&args)
+    };
+    let mut cases: Vec<(Output, &str)> = vec![
+        (train(&["--set", "train.device=tpu"]), "train.device"),
+        (train(&["--device", "wgpu"]), "--set train.device=wgpu"),
+        (
+            contagion(&["eval", "--device", "tpu", "--a", "random", "--b", "random"]),
+            "unknown device \"tpu\": one of cpu, wgpu",
+        ),
+    ];
+    if !cfg!(feature = "wgpu") {
+        cases.push((train(&["--set", "train.device=wgpu"]), "--features wgpu"));
+        cases.push((
+            contagion(&["eval", "--device", "wgpu", "--a", "random", "--b", "random"]),
+            "built without the GPU backend",
+        ));
+    }
+    for (out, why) in cases {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "accepted: {err}");
+        assert!(err.contains(why), "{why}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!dir.join("infexion-tiny").exists(), "nothing was started");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `contagion ladder` of the shipped Ataxx bundle at 5 and 20 ms a move, with more arguments.
 fn ataxx_ladder(extra: &[&str]) -> Output {
     let mut args = vec![

@@ -18,7 +18,7 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, global_pool: bool) 
         global_pool,
         ..NetShape::for_game(start, blocks, channels, 16)
     };
-    let mut trainer = Trainer::new(shape.clone(), &TrainConfig::default());
+    let mut trainer = Trainer::new(shape.clone(), &TrainConfig::default()).unwrap();
     let mut rng = Rng::new(5);
     let mut legal = Vec::new();
     let positions = sample_positions(start, 24, 10, 9);

@@ -109,7 +109,7 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
         threads,
         ..config.clone()
     };
-    let fresh = Trainer::new(shape.clone(), &config);
+    let fresh = Trainer::new(shape.clone(), &config).unwrap();
     let model = fresh.model().clone().map(&mut Seeded(Rng::new(1)));
     let model = contagion::nn::checkpoint::model_bytes(&model).unwrap();
     let fast = Trainer::restore(shape.clone(), &config, &model, &[], 0).unwrap();

@@ -36,7 +36,10 @@ fn a_candidate_that_regresses_against_the_baseline_is_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     // The candidate: an untrained network. The best: the shipped Infexion network.
     let shape = NetShape::for_game(&Board::new(), 1, 8, 32);
-    let (model, _) = Trainer::new(shape.clone(), &c.train).save_bytes().unwrap();
+    let (model, _) = Trainer::new(shape.clone(), &c.train)
+        .unwrap()
+        .save_bytes()
+        .unwrap();
     let candidate = dir.join("candidate.ckpt");
     Checkpoint {
         shape,

@@ -142,6 +142,7 @@ fn capped_self_play_games_are_recorded_with_the_adjudicated_mixed_result() {
         NetShape::for_game(&start, 1, 8, 16),
         &TrainConfig::default(),
     )
+    .unwrap()
     .net();
     let games: Mutex<Vec<SelfPlayGame>> = Mutex::new(Vec::new());
     let stats = play(&start, &net, &settings, 6, 3, |g| {
@@ -206,7 +207,7 @@ fn games_drawn_by_the_rules_are_recorded_with_the_draw_value() {
     let mut drawn = 0;
     for _ in 0..5 {
         let shape = NetShape::for_game(&start, 1, 8, 16);
-        let net = Trainer::new(shape, &TrainConfig::default()).net();
+        let net = Trainer::new(shape, &TrainConfig::default()).unwrap().net();
         let games: Mutex<Vec<SelfPlayGame>> = Mutex::new(Vec::new());
         play(&start, &net, &settings, 16, 9, |g| {
             games.lock().unwrap().push(g)

@@ -28,6 +28,7 @@ fn games_against(fraction: f64, games: u32) -> (Vec<SelfPlayGame>, u64) {
         NetShape::for_game(&start, 1, 8, 16),
         &TrainConfig::default(),
     )
+    .unwrap()
     .net();
     let found: Mutex<Vec<SelfPlayGame>> = Mutex::new(Vec::new());
     let stats = play(&start, &net, &settings, games, 5, |g| {

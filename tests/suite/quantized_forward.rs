@@ -47,7 +47,10 @@ const MOST_P99: f32 = 0.02;
 fn the_low_precision_forwards_keep_the_float_forwards_moves_and_values() {
     let search = contagion::nn::forward::for_search();
     let net = load_net(Path::new("models/ataxx-4x32-166min")).unwrap();
-    assert_eq!(net.clone().for_search().forward_kind(), search.name());
+    assert_eq!(
+        net.clone().for_search().unwrap().forward_kind(),
+        search.name()
+    );
     let self_play = contagion::nn::forward::for_self_play();
     assert_eq!(net.clone().for_self_play().forward_kind(), self_play.name());
     // Self-play runs int8 wherever the CPU has it, even where a model agent runs bf16.

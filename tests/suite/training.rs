@@ -64,7 +64,7 @@ fn training_overfits_a_small_fixed_dataset() {
         weight_decay: 0.0,
         ..TrainConfig::default()
     };
-    let mut trainer = Trainer::new(shape(2, 16), &config);
+    let mut trainer = Trainer::new(shape(2, 16), &config).unwrap();
     let mut rng = Rng::new(1);
     // No augmentation for the measurement: symmetry 0 only (a fixed batch).
     let fixed: Vec<Sample<Board>> = data.clone();
@@ -114,7 +114,7 @@ fn save_then_load_gives_bit_identical_outputs() {
     let dir = temp_dir("saveload");
     let data = dataset();
     let refs: Vec<&Sample<Board>> = data.iter().collect();
-    let mut trainer = Trainer::new(shape(1, 8), &TrainConfig::default());
+    let mut trainer = Trainer::new(shape(1, 8), &TrainConfig::default()).unwrap();
     let mut rng = Rng::new(2);
     for _ in 0..3 {
         trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
@@ -156,7 +156,7 @@ fn save_then_load_gives_bit_identical_outputs() {
 #[test]
 fn damaged_checkpoints_and_shards_are_refused() {
     let dir = temp_dir("damaged");
-    let trainer = Trainer::new(shape(1, 8), &TrainConfig::default());
+    let trainer = Trainer::new(shape(1, 8), &TrainConfig::default()).unwrap();
     let path = dir.join("c.ckpt");
     save(&trainer, &path);
     let bytes = std::fs::read(&path).unwrap();
@@ -458,7 +458,7 @@ fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
         soft_policy_weight: 8.0,
         ..TrainConfig::default()
     };
-    let trainer = Trainer::new(shape.clone(), &config);
+    let trainer = Trainer::new(shape.clone(), &config).unwrap();
     let (model, optim) = trainer.save_bytes().unwrap();
     let ckpt = Checkpoint {
         shape: shape.clone(),

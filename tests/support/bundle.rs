@@ -46,7 +46,10 @@ pub fn export_trained<G: Game>(
 ) -> (Net, PathBuf) {
     let shape = NetShape::for_game(start, blocks, channels, 16);
     let config = TrainConfig::default();
-    let fresh = Trainer::new(shape.clone(), &config).model().clone();
+    let fresh = Trainer::new(shape.clone(), &config)
+        .unwrap()
+        .model()
+        .clone();
     let weights = model_bytes(&fresh.map(&mut Seeded(Rng::new(1)))).unwrap();
     let mut trainer = Trainer::restore(shape, &config, &weights, &[], 0).unwrap();
     let mut rng = Rng::new(5);
