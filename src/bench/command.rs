@@ -171,8 +171,8 @@ pub struct SelfplayOptions {
     /// positions (the inference queue, `selfplay.inference_batch`), and print both.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub inference_batch: usize,
-    /// Take the network size, simulations, workers, games in flight, leaves per tree and
-    /// inference batch from this training config instead.
+    /// Take the network size, simulations, workers, games in flight and leaves per tree
+    /// from this training config instead.
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
 }
@@ -516,7 +516,6 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         (o.blocks, o.channels) = (c.network.blocks, c.network.channels);
         (o.sims, o.leaves) = (c.mcts.simulations, c.mcts.leaves_per_tree);
         (o.workers, o.concurrent) = (c.selfplay.workers, c.selfplay.concurrent_games);
-        o.inference_batch = c.selfplay.inference_batch;
     }
     let SelfplayOptions {
         blocks,
@@ -574,11 +573,14 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
     for (burn, queue) in runs {
         settings.inference_batch = queue;
         let f = learning::selfplay(start, &shape, &settings, games, burn)?;
-        let path = match (burn, queue) {
+        let mut path = match (burn, settings.device) {
             (true, _) => "burn's forward".to_string(),
-            (false, 0) => format!("fast forward, {}", f.forward),
-            (false, q) => format!("fast forward, {}, one queue of {q}", f.forward),
+            (false, crate::nn::DeviceKind::Cpu) => format!("fast forward, {}", f.forward),
+            (false, device) => format!("burn's forward on {device}"),
         };
+        if queue > 0 {
+            path += &format!(", one queue of {queue}");
+        }
         let json = serde_json::json!({
             "what": "selfplay", "inference": if burn { "burn" } else { "fast" }, "forward": f.forward,
             "device": settings.device.name(), "inference_batch": queue,

@@ -128,7 +128,7 @@ pub fn selfplay<G: crate::agents::Baselines>(
     let net = if burn {
         net.burn_only()
     } else {
-        net.for_self_play()
+        net.for_self_play().on_device(settings.device)?
     };
     let stats = crate::selfplay::play(start, &net, settings, games, 1, |_| {})?;
     Ok(SelfPlayFigures {
