@@ -33,10 +33,17 @@ pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
-    /// Where the networks that play run: `cpu`, or `wgpu` (a GPU; a build with
-    /// `--features wgpu`). A run's trainer and self-play read `train.device` instead.
-    #[arg(long, global = true, value_name = "DEVICE", value_parser = DeviceKind::parse)]
+    /// Where the networks that play run (`wgpu`: a GPU, in a build with `--features
+    /// wgpu`; docs/gpu.md). A run's trainer and self-play read `train.device` instead.
+    #[arg(long, global = true, value_name = "DEVICE", value_parser = device_name())]
     pub device: Option<DeviceKind>,
+}
+
+/// `--device`'s parser: one of [`DeviceKind::NAMES`], which `--help` lists.
+fn device_name() -> impl clap::builder::TypedValueParser<Value = DeviceKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(DeviceKind::NAMES)
+        .try_map(|name: String| DeviceKind::parse(&name))
 }
 
 /// The one-line description `--help` starts with, naming the games the program plays.

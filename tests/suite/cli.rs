@@ -426,7 +426,7 @@ fn a_device_that_is_missing_or_misplaced_is_refused_before_any_work() {
         (train(&["--device", "wgpu"]), "--set train.device=wgpu"),
         (
             contagion(&["eval", "--device", "tpu", "--a", "random", "--b", "random"]),
-            "unknown device \"tpu\": one of cpu, wgpu",
+            "[possible values: cpu, wgpu]",
         ),
     ];
     if !cfg!(feature = "wgpu") {
