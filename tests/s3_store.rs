@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use contagion::nn::checkpoint::Checkpoint;
+use contagion::nn::formats::checkpoint::Checkpoint;
 use contagion::selfplay::replay::Shard;
 use contagion::store::Store;
 use contagion::train::metrics::IterationMetrics;

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use super::timing::TimePlan;
 use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::{Action, Game};
-use crate::nn::checkpoint::load_net;
+use crate::nn::formats::checkpoint::load_net;
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
 use crate::search::batch::search_batched;
@@ -78,9 +78,9 @@ type NetCache = Mutex<HashMap<PathBuf, (Option<String>, Net)>>;
 /// The network at `path` (a file, directory or object URL), read once per modification.
 pub fn cached_net(path: &Path) -> anyhow::Result<Net> {
     static CACHE: OnceLock<NetCache> = OnceLock::new();
-    let modified = crate::nn::checkpoint::checkpoint_file(path)
+    let modified = crate::nn::formats::checkpoint::checkpoint_file(path)
         .ok()
-        .filter(|_| !crate::nn::bundle::is_bundle(path))
+        .filter(|_| !crate::nn::formats::bundle::is_bundle(path))
         .map_or_else(
             || crate::store::local::file_tag(path),
             |f| crate::store::tag_location(&f),

@@ -21,7 +21,7 @@ use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::ataxx::Ataxx;
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game};
-use crate::nn::models::resolve_evaluator;
+use crate::nn::formats::models::resolve_evaluator;
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
 use crate::search::pvs::{EVAL_SCALE, Pvs, PvsLimits};

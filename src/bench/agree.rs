@@ -9,7 +9,7 @@ use crate::agents::Baselines;
 use crate::arena::record::RecordedGame;
 use crate::games::Game;
 use crate::nn::Net;
-use crate::nn::forward::Forward;
+use crate::nn::kernels::forward::Forward;
 use crate::rng::Rng;
 
 /// The float logit gaps [`Agreement::misses_within`] counts misses under.

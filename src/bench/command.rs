@@ -242,7 +242,7 @@ pub fn search<G: Baselines>(
 
 /// The fast evaluator and its player.
 pub fn nnue<G: Baselines>(start: &G, o: &NnueOptions, rounds: usize) -> anyhow::Result<Vec<Line>> {
-    let path = crate::nn::models::resolve_evaluator(&o.evaluator, start.name());
+    let path = crate::nn::formats::models::resolve_evaluator(&o.evaluator, start.name());
     let (_, net) = crate::nn::nnue::bundle::load(&path, start)?;
     let eval = std::sync::Arc::new(crate::nn::nnue::Evaluator::new(&net));
     let rates = nnue::nnue(start, eval, o.model.as_deref(), o.ms, rounds)?;
@@ -257,7 +257,7 @@ pub fn nn<G: Game>(start: &G, o: &NnOptions, rounds: usize) -> anyhow::Result<Ve
     );
     anyhow::ensure!(o.threads >= 1, "--threads must be at least 1");
     let net = match &o.model {
-        Some(path) => crate::nn::checkpoint::load_net(path)?,
+        Some(path) => crate::nn::formats::checkpoint::load_net(path)?,
         None => crate::nn::Net::init(crate::nn::NetShape::for_game(
             start, o.blocks, o.channels, 64,
         )),
@@ -458,12 +458,12 @@ fn read_record(path: &Path) -> anyhow::Result<Vec<crate::arena::record::Recorded
 /// Every low-precision forward the CPU runs against the float one (a forward the CPU
 /// lacks is said so on standard error).
 pub fn agree<G: Baselines>(start: &G, o: &AgreeOptions) -> anyhow::Result<Vec<Line>> {
-    use crate::nn::forward::Forward;
+    use crate::nn::kernels::forward::Forward;
     anyhow::ensure!(
         (1..=1_000_000).contains(&o.positions),
         "--positions must be 1-1000000"
     );
-    let float = crate::nn::checkpoint::load_net(&o.model)?.on(Forward::Fp32);
+    let float = crate::nn::formats::checkpoint::load_net(&o.model)?.on(Forward::Fp32);
     anyhow::ensure!(
         float.shape.game == start.name(),
         "the model is for '{}'; pass --game {}",

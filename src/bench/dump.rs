@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::games::Game;
 use crate::nn::NetShape;
-use crate::nn::train_step::{named_gradients, named_tensors_with_dims};
+use crate::nn::step::train_step::{named_gradients, named_tensors_with_dims};
 
 /// Writes one seeded training step of `shape`'s network on a random batch of `batch` positions to `dir` (see the module documentation).
 pub fn train_step<G: Game>(

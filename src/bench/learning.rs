@@ -2,7 +2,7 @@
 
 use super::{Rate, measure, sample_positions};
 use crate::games::Game;
-use crate::nn::forward::Forward;
+use crate::nn::kernels::forward::Forward;
 use crate::nn::{Net, NetShape};
 
 /// One batch size's forward speed: the fast path (what `Net::infer` runs) and, when

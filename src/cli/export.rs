@@ -10,9 +10,9 @@ use anyhow::Context;
 
 use super::Games;
 use crate::config::Config;
-use crate::nn::bundle;
-use crate::nn::checkpoint::{Checkpoint, checkpoint_file};
-use crate::nn::manifest::Provenance;
+use crate::nn::formats::bundle;
+use crate::nn::formats::checkpoint::{Checkpoint, checkpoint_file};
+use crate::nn::formats::manifest::Provenance;
 use crate::train::{metrics, rundir};
 
 #[derive(Debug, Args)]
@@ -59,7 +59,7 @@ pub fn run(args: ExportArgs, games: &Games) -> anyhow::Result<()> {
         bundle::add_onnx(dir, &args.out)?;
         println!(
             "wrote {} for the bundle {} into {}",
-            crate::nn::onnx::FILE,
+            crate::nn::formats::onnx::FILE,
             dir.display(),
             args.out.display()
         );
@@ -67,8 +67,11 @@ pub fn run(args: ExportArgs, games: &Games) -> anyhow::Result<()> {
     }
     let file = checkpoint_file(&args.checkpoint)?;
     let ckpt = Checkpoint::load(&file)?;
-    let model =
-        crate::nn::checkpoint::model_from_bytes(&ckpt.shape, &ckpt.model, &crate::nn::device())?;
+    let model = crate::nn::formats::checkpoint::model_from_bytes(
+        &ckpt.shape,
+        &ckpt.model,
+        &crate::nn::device(),
+    )?;
     let provenance = provenance(&file, &ckpt);
     let game = (games.get(&ckpt.shape.game)).with_context(|| format!("{}", file.display()))?;
     let manifest = game.manifest(&ckpt.shape, provenance);

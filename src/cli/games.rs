@@ -19,7 +19,7 @@ use crate::arena::record::RecordedGame;
 use crate::config::Config;
 use crate::games::{GameKind, with_game};
 use crate::nn::NetShape as Shape;
-use crate::nn::manifest::{Manifest, Provenance};
+use crate::nn::formats::manifest::{Manifest, Provenance};
 
 use super::{bench, distill, engine, eval, ladder, play, replay, tournament};
 
@@ -169,7 +169,7 @@ impl<G: Baselines> Playable for G {
     }
 
     fn manifest(&self, shape: &Shape, provenance: Provenance) -> Manifest {
-        crate::nn::bundle::manifest(shape, self, provenance)
+        crate::nn::formats::bundle::manifest(shape, self, provenance)
     }
 
     #[cfg(feature = "serve")]

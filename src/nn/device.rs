@@ -1,5 +1,5 @@
-//! Where the network runs: the CPU (the fast forward and training step of [`super::fast`]
-//! and [`super::backprop`]) or a GPU through burn's wgpu backend (Vulkan, Metal, DX12;
+//! Where the network runs: the CPU (the fast forward and training step of [`super::kernels::fast`]
+//! and [`super::step::backprop`]) or a GPU through burn's wgpu backend (Vulkan, Metal, DX12;
 //! feature `wgpu`), where burn's own forward and autodiff run the same module.
 //!
 //! A run chooses with `train.device`, a command that plays with `--device`
@@ -46,7 +46,7 @@ impl DeviceKind {
         }
     }
 
-    /// burn's device for this kind (without autodiff): the CPU's is [`super::device`];
+    /// burn's device for this kind (without autodiff): the CPU's is [`super::device()`];
     /// the GPU's is acquired on first use and shared by the whole process.
     pub fn burn(self) -> anyhow::Result<Device> {
         match self {

@@ -1,51 +1,36 @@
-//! The policy-value network and batched inference.
+//! The policy-value network and batched inference, in rooms by trade:
 //!
-//! - [`network`]: the burn module and its shape ([`NetShape`]).
+//! - [`network`]: the burn module and its shape ([`NetShape`]); [`Net`], here, a network
+//!   ready for inference: on the CPU (burn's `flex` backend underneath, or CUDA with the
+//!   `cuda` feature) or on a GPU through wgpu ([`mod@device`]), batch norm on its running
+//!   statistics.
+//! - [`kernels`]: the hand-written CPU forward [`Net::infer`] uses (im2col GEMMs, int8,
+//!   bf16, AMX), which the training step and the fast evaluator share; burn's forward
+//!   stays the reference and the path on a GPU.
+//! - [`step`]: the fast training step (train-mode forward and a hand-derived backward),
+//!   whose gradients burn's optimizer applies; burn's autodiff stays the reference and
+//!   the path on a GPU.
+//! - [`formats`]: the files a model lives in: checkpoints, exported bundles (manifest,
+//!   safetensors), ONNX, and the index of the shipped models.
+//! - [`warm`]: a run's first network taken from a trained model, grown where the run's
+//!   network is larger.
 //! - [`evaluator`]: [`NetEvaluator`], the MCTS evaluator that runs many positions as one
-//!   batch and caches results by position hash.
-//! - [`fast`]: the hand-written CPU forward [`Net::infer`] uses (folded batch norm, NHWC,
-//!   im2col into one GEMM per convolution: [`conv`]; for searches, the residual blocks'
-//!   convolutions in int8 where the CPU has AVX-512 VNNI, or as [`forward`] is told:
-//!   [`quant`], [`bf16`]); burn's forward stays the reference and the path on a GPU.
-//! - [`backprop`], [`train_step`]: the fast training step (train-mode forward and a
-//!   hand-derived backward, on every core), whose gradients burn's optimizer applies;
-//!   burn's autodiff stays the reference and the path on a GPU.
-//! - [`warm`]: a run's first network taken from a trained model (`run.init`), grown
-//!   first where the run's network is larger ([`grow`]).
-//! - [`checkpoint`]: the checkpoint file (network + optimizer + training state),
-//!   versioned and checksummed.
-//! - [`bundle`], [`manifest`], [`safetensors`]: exported model bundles for other front
-//!   ends (weights as safetensors, a JSON manifest that describes how to run them);
-//!   [`nnue`]: the fast evaluator an alpha-beta search runs, taught by the network;
-//!   [`models`]: the index of the shipped bundles, which names each game's current one.
-//!
-//! [`Net`] is a network ready for inference on the CPU (burn's `flex` backend, or CUDA
-//! with the `cuda` feature), or on a GPU through wgpu ([`device`]): batch norm uses its
-//! running statistics. [`queue`] gathers many workers' batches into one forward.
+//!   batch and caches results by position hash; [`queue`] gathers many workers' batches
+//!   into one forward.
+//! - [`nnue`]: the fast evaluator an alpha-beta search runs, taught by the network.
 
-pub mod amx;
-pub mod backprop;
-pub mod bf16;
-pub mod bundle;
-pub mod checkpoint;
-pub mod conv;
 pub mod device;
-pub mod direct;
 pub mod evaluator;
-pub mod fast;
-pub mod forward;
-pub mod grow;
-pub mod manifest;
-pub mod models;
+pub mod formats;
+pub mod kernels;
 pub mod network;
 pub mod nnue;
-pub mod onnx;
-pub mod pool;
-pub mod quant;
 pub mod queue;
-pub mod safetensors;
-pub mod train_step;
+pub mod step;
 pub mod warm;
+
+use formats::bundle;
+use kernels::{fast, forward};
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -138,7 +123,7 @@ impl Net {
         }
     }
 
-    /// This network on `kind`: on the GPU burn's forward runs it there ([`device`]); back
+    /// This network on `kind`: on the GPU burn's forward runs it there ([`mod@device`]); back
     /// on the CPU, the fast forward.
     pub fn on_device(mut self, kind: DeviceKind) -> anyhow::Result<Net> {
         if kind == self.kind {

@@ -374,7 +374,7 @@ impl PolicyValueNet {
     }
 
     /// Every 3×3 convolution with its batch norm, in order: the stem, then each block's
-    /// two (as [`super::manifest::names::trunk`] names them).
+    /// two (as [`super::formats::manifest::names::trunk`] names them).
     pub fn trunk(&self) -> Vec<&ConvBn> {
         let blocks = self.blocks.iter().flat_map(|b| [&b.a, &b.b]);
         std::iter::once(&self.stem).chain(blocks).collect()

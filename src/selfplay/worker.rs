@@ -21,7 +21,7 @@ use super::replay::{INCOMING, Shard};
 use super::{SelfPlayGame, SelfPlaySettings};
 use crate::agents::Baselines;
 use crate::config::Config;
-use crate::nn::checkpoint::{BEST, Checkpoint};
+use crate::nn::formats::checkpoint::{BEST, Checkpoint};
 use crate::nn::{Net, NetShape};
 use crate::rng::Rng;
 use crate::store::{self, Store};

@@ -146,7 +146,7 @@ fn router(server: Arc<Server>) -> Router {
 fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
-        let index = crate::nn::models::Index::load(dir)?;
+        let index = crate::nn::formats::models::Index::load(dir)?;
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort_by_cached_key(|p| {
             let name = p
@@ -160,8 +160,8 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
             let evaluator = crate::nn::nnue::bundle::is_evaluator(&path);
             let game = if evaluator {
                 crate::nn::nnue::bundle::read_manifest(&path)?.shape.game
-            } else if crate::nn::bundle::is_bundle(&path) {
-                crate::nn::bundle::read_manifest(&path)?.game.name
+            } else if crate::nn::formats::bundle::is_bundle(&path) {
+                crate::nn::formats::bundle::read_manifest(&path)?.game.name
             } else {
                 continue;
             };

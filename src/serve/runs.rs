@@ -87,7 +87,7 @@ impl Runs {
         (self.runs.iter())
             .filter_map(|r| {
                 let dir = r.store.local_dir()?;
-                let best = dir.join(crate::nn::checkpoint::BEST).is_file();
+                let best = dir.join(crate::nn::formats::checkpoint::BEST).is_file();
                 let game = game_of(r).ok()?;
                 best.then(|| (r.name.clone(), game, dir.to_path_buf()))
             })

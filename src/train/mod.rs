@@ -40,10 +40,11 @@ use burn::tensor::{Bytes, Device, Tensor, TensorData};
 
 use crate::config::TrainConfig;
 use crate::games::Game;
-use crate::nn::backprop::{Backprop, BatchRef, LossWeights};
-use crate::nn::checkpoint::{model_bytes, model_from_bytes};
+use crate::nn::formats::checkpoint::{model_bytes, model_from_bytes};
 use crate::nn::network::SOFT_POLICY_POWER;
-use crate::nn::{Net, NetShape, PolicyValueNet, train_step};
+use crate::nn::step::backprop::{Backprop, BatchRef, LossWeights};
+use crate::nn::step::train_step;
+use crate::nn::{Net, NetShape, PolicyValueNet};
 use crate::rng::Rng;
 use crate::selfplay::Sample;
 use crate::selfplay::replay::ReplayBuffer;
@@ -335,7 +336,7 @@ impl Trainer {
         config: &TrainConfig,
         path: &std::path::Path,
     ) -> anyhow::Result<Trainer> {
-        let (source, model) = crate::nn::checkpoint::load_model(path)?;
+        let (source, model) = crate::nn::formats::checkpoint::load_model(path)?;
         let model = crate::nn::warm::start_from(&shape, &source, model)?;
         Trainer::restore(shape, config, &model_bytes(&model)?, &[], 0)
     }

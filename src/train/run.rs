@@ -24,7 +24,7 @@ use super::rundir::{self, checkpoint_key};
 use super::{Losses, TrainOptions, Trainer, events, gating, ingest};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
-use crate::nn::checkpoint::{BEST, Checkpoint, Stage, TrainState};
+use crate::nn::formats::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
 use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, Targets};

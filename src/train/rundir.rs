@@ -20,7 +20,7 @@ use anyhow::{Context, bail};
 
 use super::TrainOptions;
 use crate::config::Config;
-use crate::nn::checkpoint::Checkpoint;
+use crate::nn::formats::checkpoint::Checkpoint;
 use crate::selfplay::replay::INCOMING;
 use crate::store::{self, Store};
 
@@ -45,7 +45,7 @@ fn checkpoint_iteration(key: &str) -> Option<u32> {
 
 /// Whether the run's key `key` is a network it saved: a numbered checkpoint or the best.
 fn holds_a_network(key: &str) -> bool {
-    key == crate::nn::checkpoint::BEST || checkpoint_iteration(key).is_some()
+    key == crate::nn::formats::checkpoint::BEST || checkpoint_iteration(key).is_some()
 }
 
 /// Numbered checkpoints in the run, ascending.

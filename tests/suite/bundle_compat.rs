@@ -38,8 +38,9 @@ fn old_bundle(tag: &str) -> PathBuf {
 #[test]
 fn a_bundle_without_a_checksum_loads_and_runs_as_its_weights() {
     let dir = old_bundle("rust");
-    let old = contagion::nn::bundle::load(&dir).expect("the old bundle loads");
-    let new = contagion::nn::bundle::load(&root().join("models/infexion-4x32-77min")).unwrap();
+    let old = contagion::nn::formats::bundle::load(&dir).expect("the old bundle loads");
+    let new =
+        contagion::nn::formats::bundle::load(&root().join("models/infexion-4x32-77min")).unwrap();
     let n = old.shape.input_len();
     let mut input = Vec::new();
     for p in sample_positions(&Board::new(), 8, 20, 3) {
@@ -54,7 +55,7 @@ fn a_bundle_without_a_checksum_loads_and_runs_as_its_weights() {
     let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
     let with_sum = manifest.replacen("{", "{\n  \"weights_sha256\": \"00\",", 1);
     std::fs::write(dir.join("manifest.json"), with_sum).unwrap();
-    let err = contagion::nn::bundle::load(&dir).expect_err("a wrong checksum is refused");
+    let err = contagion::nn::formats::bundle::load(&dir).expect_err("a wrong checksum is refused");
     assert!(
         format!("{err:#}").contains("damaged or replaced"),
         "{err:#}"

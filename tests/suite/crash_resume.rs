@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use contagion::games::infexion::Board;
-use contagion::nn::checkpoint::Checkpoint;
+use contagion::nn::formats::checkpoint::Checkpoint;
 use contagion::rng::Rng;
 use contagion::selfplay::replay::ReplayBuffer;
 use contagion::train::metrics;

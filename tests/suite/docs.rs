@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use contagion::config::Config;
 use contagion::games::GameKind;
-use contagion::nn::models::{Index, Kind, Status, resolve};
+use contagion::nn::formats::models::{Index, Kind, Status, resolve};
 
 const BEGIN: &str = "<!-- generated: ";
 const END: &str = "<!-- end generated -->";
@@ -104,7 +104,7 @@ fn the_index_lists_every_bundle_with_its_manifest_s_game_and_size() {
         let dir = Path::new("models").join(&m.name);
         let (game, size, prefix, spec) = match m.kind {
             Kind::Network => {
-                let manifest = contagion::nn::bundle::read_manifest(&dir).unwrap();
+                let manifest = contagion::nn::formats::bundle::read_manifest(&dir).unwrap();
                 let a = &manifest.architecture;
                 let size = format!("{}x{}", a.blocks, a.channels);
                 let prefix = format!("{}-{size}-", m.game);
@@ -169,27 +169,28 @@ fn each_game_has_one_current_model_and_old_names_still_load() {
     }
     // Each game's current evaluator is what nnue:models/<game> loads.
     for m in index.models.iter().filter(|m| m.kind == Kind::Evaluator) {
-        let located = contagion::nn::models::resolve_evaluator(&models.join(&m.game), &m.game);
+        let located =
+            contagion::nn::formats::models::resolve_evaluator(&models.join(&m.game), &m.game);
         let current = index.current_of(&m.game, Kind::Evaluator).unwrap();
         assert_eq!(located, models.join(&current.name), "{}", m.game);
     }
     // A name nobody gave stays as it is, and fails to load with the usual message.
     assert_eq!(resolve(&models.join("nothing")), models.join("nothing"));
-    let err = contagion::nn::checkpoint::load_net(&models.join("nothing")).unwrap_err();
+    let err = contagion::nn::formats::checkpoint::load_net(&models.join("nothing")).unwrap_err();
     assert!(format!("{err:#}").contains("models/nothing"), "{err:#}");
-    contagion::nn::checkpoint::load_net(&models.join("infexion-bundle-60min")).unwrap();
+    contagion::nn::formats::checkpoint::load_net(&models.join("infexion-bundle-60min")).unwrap();
 }
 
 #[test]
 fn models_readme_is_made_from_the_index() {
     generated(
         "models/README.md",
-        "contagion::nn::models::Index::markdown",
+        "contagion::nn::formats::models::Index::markdown",
         &index().markdown(),
     );
     generated(
         "README.md",
-        "contagion::nn::models::Index::current_markdown",
+        "contagion::nn::formats::models::Index::current_markdown",
         &index().current_markdown(),
     );
 }

@@ -19,7 +19,7 @@ use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::Net;
-use contagion::nn::checkpoint::load_net;
+use contagion::nn::formats::checkpoint::load_net;
 use contagion::rng::Rng;
 
 /// 200 positions from random play, 2 to 200 actions in.
@@ -134,7 +134,7 @@ fn copy_bundle(from: &Path, to: &Path) {
 /// so that the damage reaches the loader's later checks.
 fn replace_weights(dir: &Path, bytes: &[u8]) {
     std::fs::write(dir.join("model.safetensors"), bytes).unwrap();
-    let digest = contagion::nn::bundle::sha256_hex(bytes);
+    let digest = contagion::nn::formats::bundle::sha256_hex(bytes);
     let path = dir.join("manifest.json");
     let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     m["weights_sha256"] = digest.into();
@@ -365,7 +365,7 @@ fn the_python_front_end_agrees_with_rust() {
     let mut games = std::collections::BTreeSet::new();
     for bundle in &shipped {
         let net = load_net(bundle).unwrap();
-        let game = contagion::nn::bundle::read_manifest(bundle)
+        let game = contagion::nn::formats::bundle::read_manifest(bundle)
             .unwrap()
             .game
             .name;

@@ -1,4 +1,4 @@
-//! The fast CPU forward (`nn::fast`, what `Net::infer` runs) against burn's forward on
+//! The fast CPU forward (`nn::kernels::fast`, what `Net::infer` runs) against burn's forward on
 //! random inputs and on real positions, for every game's network, after a few training
 //! steps so that batch norm carries real statistics to fold.
 

@@ -1,4 +1,4 @@
-//! The fast training step (`nn::backprop`, what `Trainer::step` runs on the CPU) against
+//! The fast training step (`nn::step::backprop`, what `Trainer::step` runs on the CPU) against
 //! burn's autodiff step, for every game's network: the gradient of every parameter and
 //! the batch norms' running statistics after a step, then 100 steps of each from the
 //! same weights and batches; and checkpoints written by either path load in the other.
@@ -20,7 +20,7 @@ use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::train_step::{named_gradients, named_tensors};
+use contagion::nn::step::train_step::{named_gradients, named_tensors};
 use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;
@@ -111,7 +111,7 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
     };
     let fresh = Trainer::new(shape.clone(), &config).unwrap();
     let model = fresh.model().clone().map(&mut Seeded(Rng::new(1)));
-    let model = contagion::nn::checkpoint::model_bytes(&model).unwrap();
+    let model = contagion::nn::formats::checkpoint::model_bytes(&model).unwrap();
     let fast = Trainer::restore(shape.clone(), &config, &model, &[], 0).unwrap();
     let burn = Trainer::restore(shape.clone(), &config, &model, &[], 0)
         .unwrap()

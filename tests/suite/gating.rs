@@ -5,7 +5,7 @@
 use contagion::config::Config;
 use contagion::games::infexion::Board;
 use contagion::nn::NetShape;
-use contagion::nn::checkpoint::{Checkpoint, Stage, TrainState};
+use contagion::nn::formats::checkpoint::{Checkpoint, Stage, TrainState};
 use contagion::train::Trainer;
 use contagion::train::gating::{baseline_allows, gate};
 

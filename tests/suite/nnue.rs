@@ -208,7 +208,10 @@ fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
     std::fs::write(&weights, cut).unwrap();
     let manifest = bundle_dir.join("manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    let fixed = text.replace(&m.weights_sha256, &contagion::nn::bundle::sha256_hex(cut));
+    let fixed = text.replace(
+        &m.weights_sha256,
+        &contagion::nn::formats::bundle::sha256_hex(cut),
+    );
     std::fs::write(&manifest, &fixed).unwrap();
     assert!(
         err(&bundle_dir).contains("not a valid safetensors file"),

@@ -17,8 +17,8 @@ use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::bundle::read_manifest;
-use contagion::nn::checkpoint::load_net;
+use contagion::nn::formats::bundle::read_manifest;
+use contagion::nn::formats::checkpoint::load_net;
 use contagion::rng::Rng;
 
 /// `count` positions from seeded random games of `start`, 0 to about 150 plies in.
@@ -219,7 +219,7 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("and model.onnx"), "{}", text(&o));
-    let manifest = contagion::nn::bundle::read_manifest(&out).unwrap();
+    let manifest = contagion::nn::formats::bundle::read_manifest(&out).unwrap();
     assert_eq!(manifest.version, 2, "global pooling came with version 2");
     assert!(manifest.architecture.global_pool);
     onnx_agrees(&Board::new(), &out, &dir);

@@ -10,8 +10,8 @@ use contagion::bench::agree::{agreement, greedy_positions};
 use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::checkpoint::load_net;
-use contagion::nn::forward::{self, Forward};
+use contagion::nn::formats::checkpoint::load_net;
+use contagion::nn::kernels::forward::{self, Forward};
 
 /// Top-1 agreement over legal moves, and the 99th percentile and largest value
 /// difference, `forward` vs fp32, on `count` positions of greedy games.
@@ -45,13 +45,13 @@ const MOST_P99: f32 = 0.02;
 
 #[test]
 fn the_low_precision_forwards_keep_the_float_forwards_moves_and_values() {
-    let search = contagion::nn::forward::for_search();
+    let search = contagion::nn::kernels::forward::for_search();
     let net = load_net(Path::new("models/ataxx-4x32-166min")).unwrap();
     assert_eq!(
         net.clone().for_search().unwrap().forward_kind(),
         search.name()
     );
-    let self_play = contagion::nn::forward::for_self_play();
+    let self_play = contagion::nn::kernels::forward::for_self_play();
     assert_eq!(net.clone().for_self_play().forward_kind(), self_play.name());
     // Self-play runs int8 wherever the CPU has it, even where a model agent runs bf16.
     assert!(self_play == Forward::Int8 || !Forward::Int8.available());

@@ -8,7 +8,7 @@ use process::{contagion, text, train};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use contagion::nn::checkpoint::Checkpoint;
+use contagion::nn::formats::checkpoint::Checkpoint;
 use contagion::train::metrics;
 
 /// The test config with some lines replaced, written into `dir`.

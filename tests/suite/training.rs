@@ -9,7 +9,7 @@ use contagion::config::{Config, TrainConfig};
 use contagion::games::Game;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
-use contagion::nn::checkpoint::{Checkpoint, TrainState};
+use contagion::nn::formats::checkpoint::{Checkpoint, TrainState};
 use contagion::nn::{Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;
@@ -471,7 +471,7 @@ fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     let back = Checkpoint::from_bytes(&ckpt.to_bytes().unwrap(), "test").unwrap();
     assert_eq!(back.shape.heads(), all);
     let resumed = Trainer::restore(back.shape, &config, &back.model, &back.optimizer, 0).unwrap();
-    let names = contagion::nn::train_step::named_tensors(resumed.model());
+    let names = contagion::nn::step::train_step::named_tensors(resumed.model());
     for head in ["owner.", "margin.", "short_value.", "soft_policy."] {
         assert!(
             names.keys().any(|k| k.starts_with(head)),
@@ -481,6 +481,6 @@ fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     }
     assert_eq!(
         names,
-        contagion::nn::train_step::named_tensors(trainer.model())
+        contagion::nn::step::train_step::named_tensors(trainer.model())
     );
 }

@@ -8,7 +8,7 @@ use burn::module::{Module, ModuleMapper, Param};
 use burn::tensor::{Tensor, TensorData};
 use contagion::config::TrainConfig;
 use contagion::games::Game;
-use contagion::nn::checkpoint::{Checkpoint, TrainState, model_bytes};
+use contagion::nn::formats::checkpoint::{Checkpoint, TrainState, model_bytes};
 use contagion::nn::{Net, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;

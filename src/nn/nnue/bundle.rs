@@ -19,8 +19,8 @@ use super::kernels::QA;
 use super::net::{EvalShape, FloatNet, QB};
 use crate::framing::write_atomic;
 use crate::games::Game;
-use crate::nn::bundle::{MANIFEST, WEIGHTS, dir_of, sha256_hex};
-use crate::nn::safetensors::{self, Tensor};
+use crate::nn::formats::bundle::{MANIFEST, WEIGHTS, dir_of, sha256_hex};
+use crate::nn::formats::safetensors::{self, Tensor};
 
 /// The manifest's `format`.
 pub const FORMAT: &str = "contagion-evaluator";

@@ -1,8 +1,8 @@
 //! Batch norm and ReLU in the training step: the batch's moments, the statistics and
 //! the normalisation they give, and the backward through both.
 
-use super::super::conv::Add;
-use super::super::network::BN_EPSILON as EPSILON;
+use super::super::super::kernels::conv::Add;
+use super::super::super::network::BN_EPSILON as EPSILON;
 use super::{Norm, Stats};
 
 /// Per-channel `[Σx, Σx²]` of `x` (`[rows, c]`) into `sums` (`2c`).

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::NetShape;
+use super::super::NetShape;
 
 /// The `format` field of every bundle manifest.
 pub const FORMAT: &str = "contagion-bundle";
@@ -22,7 +22,7 @@ pub const VERSION: u32 = 2;
 pub fn version(shape: &NetShape) -> u32 {
     if shape.global_pool { 2 } else { 1 }
 }
-pub use super::network::BN_EPSILON;
+pub use super::super::network::BN_EPSILON;
 
 /// The network's layer names, which also name its tensors (`<layer>.weight`,
 /// `<layer>.bias`) in a bundle: one place for every reader and writer.

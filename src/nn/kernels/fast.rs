@@ -1,4 +1,4 @@
-//! The fast CPU forward: the same network as [`super::PolicyValueNet`] in evaluation mode,
+//! The fast CPU forward: the same network as [`super::super::PolicyValueNet`] in evaluation mode,
 //! computed by hand from its folded weights (batch norm folded into the convolutions,
 //! as in a bundle), for inference at full batches.
 //!
@@ -20,16 +20,16 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use super::NetShape;
+use super::super::NetShape;
+use super::super::formats::manifest::names;
+use super::super::formats::safetensors::Tensor;
 use super::amx::AConv;
 use super::bf16::BConv;
 use super::conv::{Add, Op, Taps, add_column_sums, matmul, sized, to_gemm_layout};
 use super::direct::DConv;
 use super::forward::{Forward, Product};
-use super::manifest::names;
 use super::pool;
 use super::quant::QConv;
-use super::safetensors::Tensor;
 
 /// A 3×3 convolution: weights `[9 × cin, cout]` (tap-major, then input channel), bias.
 #[derive(Debug, Clone)]
@@ -102,7 +102,7 @@ thread_local! {
 
 impl FastNet {
     /// Builds the fast network from the folded tensors of `shape`'s network (named and
-    /// laid out as in a bundle: see [`super::bundle::folded_tensors`]).
+    /// laid out as in a bundle: see [`super::super::formats::bundle::folded_tensors`]).
     pub fn new(shape: &NetShape, tensors: &BTreeMap<String, Tensor>) -> FastNet {
         let cells = shape.height * shape.width;
         let get = |name: &str| &tensors[name];

@@ -23,11 +23,11 @@ use burn::nn::BatchNorm;
 use burn::nn::conv::Conv2d;
 use burn::tensor::{Tensor, TensorData};
 
-use super::network::ConvBn;
-use super::{NetShape, PolicyValueNet, values};
+use super::super::network::ConvBn;
+use super::super::{NetShape, PolicyValueNet, values};
 
 /// Whether `shape`'s body (blocks × channels) is `source`'s grown, and nothing else apart:
-/// the heads may differ ([`super::warm::start_from`] settles them).
+/// the heads may differ ([`super::super::warm::start_from`] settles them).
 pub fn grows(source: &NetShape, shape: &NetShape) -> bool {
     let same = NetShape {
         blocks: source.blocks,
@@ -61,7 +61,7 @@ pub fn grow(
         channels: shape.channels,
         ..source.clone()
     };
-    let mut grown = PolicyValueNet::new(&target, &super::device());
+    let mut grown = PolicyValueNet::new(&target, &super::super::device());
     embed_conv_bn(&mut grown.stem, &model.stem);
     for (new, old) in grown.blocks.iter_mut().zip(&model.blocks) {
         embed_conv_bn(&mut new.a, &old.a);
@@ -98,7 +98,7 @@ pub fn grow(
 fn param<const D: usize>(data: Vec<f32>, dims: [usize; D]) -> Param<Tensor<D>> {
     Param::from_tensor(Tensor::from_data(
         TensorData::new(data, dims),
-        &super::device(),
+        &super::super::device(),
     ))
 }
 
@@ -140,7 +140,7 @@ fn embed_bn(new: &mut BatchNorm, old: &BatchNorm) {
         let mut v = values(fresh);
         let kept = values(kept);
         v[..kept.len()].copy_from_slice(&kept);
-        Tensor::from_data(TensorData::new(v, [n]), &super::device())
+        Tensor::from_data(TensorData::new(v, [n]), &super::super::device())
     };
     new.gamma = Param::from_tensor(merged(new.gamma.val(), old.gamma.val()));
     new.beta = Param::from_tensor(merged(new.beta.val(), old.beta.val()));

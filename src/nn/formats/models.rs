@@ -186,7 +186,7 @@ pub fn resolve(path: &Path) -> PathBuf {
 /// an index the evaluator its last part names (an evaluator, a former name, or `game`:
 /// its current evaluator).
 pub fn resolve_evaluator(path: &Path, game: &str) -> PathBuf {
-    if super::nnue::bundle::is_evaluator(path) {
+    if super::super::nnue::bundle::is_evaluator(path) {
         return path.to_path_buf();
     }
     resolve_by(path, |index, name| index.evaluator(name, game))

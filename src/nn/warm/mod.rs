@@ -4,7 +4,7 @@
 //! [`start_from`] keeps every layer the two shapes share: the trunk, the policy and value
 //! heads, and an auxiliary head both have; a head only the new shape has starts fresh.
 //! The new shape may have more blocks or channels than the model's: the model is then
-//! grown first without changing what it computes ([`super::grow`]). The shapes must agree
+//! grown first without changing what it computes ([`grow`]). The shapes must agree
 //! on everything else (the game, the value head's sizes, global pooling).
 //!
 //! A bundle's batch norms come folded into their convolutions: identity norms, exact at
@@ -13,6 +13,8 @@
 //! the run's positions, and its scale and shift so that the inference function does not
 //! change: the first train-mode forward computes what the model computed. (On a
 //! checkpoint's network it changes nothing the model computes either.)
+
+pub mod grow;
 
 use anyhow::bail;
 use burn::module::{Param, RunningState};
@@ -30,8 +32,8 @@ pub fn start_from(
     mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
     let body = |s: &NetShape| s.clone().with_heads(Heads::default());
-    if super::grow::grows(source, shape) {
-        model = super::grow::grow(source, shape, model)?;
+    if grow::grows(source, shape) {
+        model = grow::grow(source, shape, model)?;
     } else if body(source) != body(shape) {
         let describe = |s: &NetShape| {
             format!(

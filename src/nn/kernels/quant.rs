@@ -286,7 +286,7 @@ unsafe fn quantize(row: &[f32], inv: f32, out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::conv::cases::{self, CASE_COUT};
+    use crate::nn::kernels::conv::cases::{self, CASE_COUT};
 
     #[test]
     fn the_int8_product_is_close_to_the_float_one() {

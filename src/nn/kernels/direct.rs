@@ -141,7 +141,7 @@ impl DConv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::conv::cases::{self, CASE_COUT};
+    use crate::nn::kernels::conv::cases::{self, CASE_COUT};
 
     #[test]
     fn the_in_place_product_is_the_im2col_one() {

@@ -445,7 +445,7 @@ mod tiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::conv::cases::{self, CASE_COUT};
+    use crate::nn::kernels::conv::cases::{self, CASE_COUT};
 
     #[test]
     fn the_amx_product_is_close_to_the_float_one() {

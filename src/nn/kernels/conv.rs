@@ -1,5 +1,5 @@
 //! The 3×3 convolution as im2col + one matrix product, shared by the fast forward
-//! ([`super::fast`]) and the fast training step ([`super::backprop`]).
+//! ([`super::fast`]) and the fast training step ([`super::super::step::backprop`]).
 //!
 //! Layout NHWC: a batch is `[positions × cells, channels]`, row-major. The im2col rows
 //! `[positions × cells, 9 × cin]` are a precomputed gather of each cell's nine neighbours
@@ -7,7 +7,7 @@
 //! (tap-major, then input channel). Products run on the `gemm` crate's AVX2 / AVX-512
 //! kernels, chosen at run time, with subnormal floats flushed to zero (`flush_subnormals`).
 
-use super::NetShape;
+use super::super::NetShape;
 
 /// What a convolution's output adds before its ReLU, beside its bias.
 #[derive(Debug, Clone, Copy)]

@@ -17,11 +17,11 @@ use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 use burn::tensor::{Device, Tensor as BurnTensor, TensorData};
 
+use super::super::{Net, NetShape, PolicyValueNet, present, values};
 use super::manifest::{
     self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance, names,
 };
 use super::safetensors::{self, Tensor};
-use super::{Net, NetShape, PolicyValueNet, present, values};
 use crate::framing::write_atomic;
 use crate::games::Game;
 
@@ -193,7 +193,7 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
                     "logits over the whole action space in action order, as for 'policy', \
                      trained on the policy target raised to the power {} and normalised \
                      (an auxiliary head: the search does not read it)",
-                    super::network::SOFT_POLICY_POWER
+                    super::super::network::SOFT_POLICY_POWER
                 ),
             }),
         },
@@ -371,7 +371,7 @@ pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
     let mut tensors = read_weights(dir, &m)?;
-    let model = unfold(&shape, &mut tensors, &super::device());
+    let model = unfold(&shape, &mut tensors, &super::super::device());
     if let Some(extra) = tensors.keys().next() {
         bail!(
             "{}: tensor '{extra}' is not in the manifest's layers",

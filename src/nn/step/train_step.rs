@@ -11,9 +11,9 @@ use burn::nn::conv::Conv2d;
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 
+use super::super::kernels::conv::{from_gemm_layout, to_gemm_layout};
+use super::super::{PolicyValueNet, present, values};
 use super::backprop::{Layer, Norm, Stats, Weights};
-use super::conv::{from_gemm_layout, to_gemm_layout};
-use super::{PolicyValueNet, present, values};
 
 fn param_values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
     values(p.val())

@@ -5,7 +5,7 @@
 
 use super::norm::{normalise, relu_back};
 use super::{Backprop, BatchRef, Layer, Shard, Weights};
-use crate::nn::conv::{Add, Op, add_column_sums, matmul, sized};
+use crate::nn::kernels::conv::{Add, Op, add_column_sums, matmul, sized};
 
 /// The cross-entropy of `softmax(logits)` against `target` (weights, not necessarily
 /// summing to 1), returned; `logits` become its gradient by them, times `scale`.

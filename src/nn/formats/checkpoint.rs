@@ -12,7 +12,7 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device, Tensor};
 
-use super::{Net, NetShape, PolicyValueNet};
+use super::super::{Net, NetShape, PolicyValueNet};
 use crate::framing;
 
 /// A checkpoint file's magic bytes.
@@ -301,7 +301,7 @@ impl Checkpoint {
 
     /// The network as a burn module on the inference device.
     pub fn module(&self) -> anyhow::Result<PolicyValueNet> {
-        model_from_bytes(&self.shape, &self.model, &super::device())
+        model_from_bytes(&self.shape, &self.model, &super::super::device())
     }
 
     /// The network ready for inference.
@@ -320,7 +320,7 @@ pub fn load_net(path: &Path) -> anyhow::Result<Net> {
 
 /// The network at `path` (as [`load_net`] finds it) as a burn module, with its shape. A
 /// bundle's batch norms come folded into their convolutions: identity norms, exact at
-/// inference ([`super::warm`] rebases them for training).
+/// inference ([`super::super::warm`] rebases them for training).
 pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
     let path = &super::models::resolve(path);
     if super::bundle::is_bundle(path) {
@@ -368,7 +368,7 @@ mod tests {
     #[test]
     fn non_finite_weights_are_refused_naming_the_tensor() {
         let shape = NetShape::for_game(&Board::new(), 1, 8, 16);
-        let device = super::super::device();
+        let device = super::super::super::device();
         let mut model = PolicyValueNet::new(&shape, &device);
         let good = model_bytes(&model).unwrap();
         assert!(model_from_bytes(&shape, &good, &device).is_ok());
