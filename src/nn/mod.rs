@@ -1,4 +1,5 @@
-//! The policy-value network and batched inference, in rooms by trade:
+//! The policy-value network: its model, inference and training arithmetic, and files, each
+//! trade in its own room.
 //!
 //! - [`network`]: the burn module and its shape ([`NetShape`]); [`Net`], here, a network
 //!   ready for inference: on the CPU (burn's `flex` backend underneath, or CUDA with the

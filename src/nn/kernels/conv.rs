@@ -1,5 +1,5 @@
 //! The 3×3 convolution as im2col + one matrix product, shared by the fast forward
-//! ([`super::fast`]) and the fast training step ([`super::super::step::backprop`]).
+//! ([`super::fast`]) and the fast training step ([`crate::nn::step::backprop`]).
 //!
 //! Layout NHWC: a batch is `[positions × cells, channels]`, row-major. The im2col rows
 //! `[positions × cells, 9 × cin]` are a precomputed gather of each cell's nine neighbours

@@ -1,4 +1,4 @@
-//! The fast CPU forward: the same network as [`super::super::PolicyValueNet`] in evaluation mode,
+//! The fast CPU forward: the same network as [`crate::nn::PolicyValueNet`] in evaluation mode,
 //! computed by hand from its folded weights (batch norm folded into the convolutions,
 //! as in a bundle), for inference at full batches.
 //!

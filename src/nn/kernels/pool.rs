@@ -1,5 +1,5 @@
 //! The global pooling bias's arithmetic (KataGo's global pooling), shared by the fast
-//! forward ([`super::fast`]) and the fast training step ([`super::super::step::backprop`]).
+//! forward ([`super::fast`]) and the fast training step ([`crate::nn::step::backprop`]).
 //!
 //! A block with one pools its input `x` (`[n × cells, c]`, NHWC) per position and
 //! channel, the mean then the maximum over the board (`[n, 2c]`); a dense layer

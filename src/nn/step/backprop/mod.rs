@@ -4,7 +4,7 @@
 //! the gradients to burn's optimizer.
 //!
 //! - Layout NHWC, each 3×3 convolution one matrix product on im2col rows, as in the
-//!   fast forward ([`super::super::kernels::conv`]). The backward of a convolution is two products:
+//!   fast forward ([`crate::nn::kernels::conv`]). The backward of a convolution is two products:
 //!   `dW = colsᵀ · dz` and `dcols = dz · Wᵀ`, then the im2col adjoint (a scatter-add).
 //!   The im2col rows are rebuilt in the backward from the saved layer inputs rather
 //!   than kept (9× the memory of an activation).
@@ -13,7 +13,7 @@
 //!   `Σ dy`, `Σ dy·x̂` (backward) are summed over the shards between passes, in `f64`.
 //!   Weight gradients are summed over the shards at the end.
 //! - Batch norm and ReLU, forward and backward, are `norm.rs`. A block with a global
-//!   pooling bias ([`super::super::kernels::pool`]) adds it to its first convolution's normalised output
+//!   pooling bias ([`crate::nn::kernels::pool`]) adds it to its first convolution's normalised output
 //!   before the ReLU; the backward hands the bias's share of the gradient back to the
 //!   block's input.
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
