@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
 use super::Games;
@@ -42,9 +41,6 @@ pub struct TrainArgs {
 pub fn run(args: TrainArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.overrides)?;
     let game = games.for_config(&config)?;
-    // A missing device is found before the run is opened.
-    let device = config.train.device;
-    (device.burn()).with_context(|| format!("train.device = \"{device}\""))?;
     let opts = TrainOptions {
         config: args.config,
         overrides: args.overrides,

@@ -43,6 +43,9 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
         .map_err(anyhow::Error::from)
         .and_then(|spec| spec.build(start, c.run.seed).map(drop))
         .with_context(|| format!("baseline.spec = {:?}", c.baseline.spec))?;
+    // And a device this build or machine lacks.
+    let device = c.train.device;
+    (device.burn()).with_context(|| format!("train.device = \"{device}\""))?;
     let (store, _lock) = rundir::prepare(&config, opts)?;
     let torn = metrics::repair(store.as_ref())?;
     if torn > 0 {
