@@ -263,6 +263,12 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
     cpu.then(|| Backprop::new(shape, weights, threads))
 }
 
+/// `config.device` without and with autodiff (an error where that device is missing).
+fn devices(config: &TrainConfig) -> anyhow::Result<(Device, Device)> {
+    let plain = config.device.burn()?;
+    Ok((plain.clone(), plain.autodiff()))
+}
+
 fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
     let decay =
         (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
@@ -284,8 +290,7 @@ impl Trainer {
     /// A trainer over a fresh network, on `config.device` (an error where that device
     /// is missing).
     pub fn new(shape: NetShape, config: &TrainConfig) -> anyhow::Result<Trainer> {
-        let plain = config.device.burn()?;
-        let device = plain.clone().autodiff();
+        let (plain, device) = devices(config)?;
         let model = PolicyValueNet::new(&shape, &device);
         Ok(Trainer {
             fast: fast_step(&shape, config),
@@ -307,8 +312,7 @@ impl Trainer {
         optim: &[u8],
         steps: u64,
     ) -> anyhow::Result<Trainer> {
-        let plain = config.device.burn()?;
-        let device = plain.clone().autodiff();
+        let (plain, device) = devices(config)?;
         let model = model_from_bytes(&shape, model, &device)?;
         let mut opt = optimizer(config);
         if !optim.is_empty() {
