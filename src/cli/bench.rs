@@ -4,21 +4,22 @@
 use clap::{Args, Subcommand};
 
 use super::Games;
+use super::common::GameFlag;
 use crate::bench::command::{
     self, AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
     SelfplayOptions, TrainOptions,
 };
-use crate::games::GameName;
 
 /// `contagion bench`'s arguments.
 #[derive(Debug, Args)]
+#[command(mut_arg("game", |a| a.global(true)))]
 pub struct BenchArgs {
     /// What to measure.
     #[command(subcommand)]
     pub what: BenchKind,
-    /// The game whose rules, positions and network shapes are measured.
-    #[arg(long, default_value_t, global = true)]
-    pub game: GameName,
+    /// `--game`: whose rules, positions and network shapes are measured.
+    #[command(flatten)]
+    pub game: GameFlag,
     /// Timed rounds; the median is reported.
     #[arg(long, default_value_t = 5, global = true)]
     pub rounds: usize,

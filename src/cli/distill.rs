@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
+use super::common::ThreadsFlag;
 use crate::agents::Baselines;
 use crate::config::Config;
 use crate::selfplay::SelfPlaySettings;
@@ -31,7 +32,9 @@ pub struct DistillArgs {
     /// Play the teacher's games into `--out` instead of training.
     #[arg(long)]
     pub generate: bool,
-    /// With `--generate`: the teacher network (a bundle, checkpoint or run; `models/<game>`).
+    /// The teacher network (a bundle, checkpoint or run; `models/<game>`): with
+    /// `--generate` it plays the games; in training (and each generation of `--loop`)
+    /// its value of every position takes `distill.teacher_value` of the target.
     #[arg(long)]
     pub teacher: Option<PathBuf>,
     /// Run the evaluator's own loop in `--out` (resumed where it stopped): its
@@ -53,9 +56,9 @@ pub struct DistillArgs {
     /// The name the bundle lists (default: the directory's name).
     #[arg(long)]
     pub name: Option<String>,
-    /// Threads playing the teacher's games (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_THREADS as u64))]
-    pub threads: Option<u64>,
+    /// `--threads`: games played at once.
+    #[command(flatten)]
+    pub threads: ThreadsFlag,
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
@@ -75,14 +78,30 @@ pub fn distill_game<G: Baselines>(
     config: &Config,
 ) -> anyhow::Result<()> {
     let c = &config.distill;
-    let threads = args
-        .threads
-        .map_or_else(crate::limits::cores, |t| t as usize);
+    let threads = args.threads.count();
+    let teacher = match &args.teacher {
+        Some(path) => {
+            let net = crate::agents::mcts::cached_net(path)?;
+            anyhow::ensure!(
+                net.shape.game == start.name(),
+                "{}: the teacher plays '{}', the config's game is '{}'",
+                path.display(),
+                net.shape.game,
+                start.name()
+            );
+            Some(net)
+        }
+        None => None,
+    };
+    // Labelling positions, the teacher's forward is split over the threads; playing, the
+    // games fill them.
+    let labelling = |t: Option<crate::nn::Net>| t.map(|n| n.with_threads(threads)).transpose();
     if args.r#loop {
         let on_generation = |g: &Generation| println!("{}", generation_line(g));
         let opts = LoopOptions {
             dir: args.out.clone(),
             from: args.from.clone(),
+            teacher: labelling(teacher)?,
             threads,
             progress: !args.quiet,
             on_generation: &on_generation,
@@ -95,18 +114,7 @@ pub fn distill_game<G: Baselines>(
         return Ok(());
     }
     if args.generate {
-        let teacher = args
-            .teacher
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
-        let net = crate::agents::mcts::cached_net(teacher)?;
-        anyhow::ensure!(
-            net.shape.game == start.name(),
-            "{}: the teacher plays '{}', the config's game is '{}'",
-            teacher.display(),
-            net.shape.game,
-            start.name()
-        );
+        let net = teacher.ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
         let mut settings = SelfPlaySettings::from_config(config, threads, !args.quiet, 1);
         settings.sims = c.teacher_simulations;
         let out = args.out.to_string_lossy();
@@ -138,6 +146,7 @@ pub fn distill_game<G: Baselines>(
         out: args.out.clone(),
         name: args.name.clone(),
         settings: c.clone(),
+        teacher: labelling(teacher)?,
         seed: config.run.seed,
         progress: !args.quiet,
     };

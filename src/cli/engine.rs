@@ -3,9 +3,9 @@
 use clap::Args;
 
 use super::Games;
+use super::common::{GameFlag, SeedFlag};
 use crate::agents::AgentSpec;
 use crate::engine::Engine;
-use crate::games::GameName;
 
 /// `contagion engine`'s arguments.
 #[derive(Debug, Args)]
@@ -14,12 +14,12 @@ pub struct EngineArgs {
     /// The agent that answers `go` (e.g. alphabeta:ms=100).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub agent: AgentSpec,
-    /// The game (one `contagion --help` lists).
-    #[arg(long, default_value_t)]
-    pub game: GameName,
-    /// Seed for the agent's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// `--game`.
+    #[command(flatten)]
+    pub game: GameFlag,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: SeedFlag,
 }
 
 /// Runs `contagion engine` on stdin and stdout until `quit` or the end of input.
@@ -36,6 +36,6 @@ pub(super) fn serve<G: crate::agents::Baselines>(
     args: &EngineArgs,
 ) -> anyhow::Result<()> {
     let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
-    Engine::new(start.clone(), args.agent.build(start, args.seed)?).run(stdin, stdout)?;
+    Engine::new(start.clone(), args.agent.build(start, *args.seed)?).run(stdin, stdout)?;
     Ok(())
 }

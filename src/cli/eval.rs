@@ -4,11 +4,11 @@ use clap::Args;
 
 use super::Games;
 use super::clock_from_secs;
+use super::common::{ClockFlag, GameFlag, OpeningFlag, SeedFlag, ThreadsFlag};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};
 use crate::games::Game;
-use crate::games::GameName;
 
 /// `contagion eval`'s arguments.
 #[derive(Debug, Args)]
@@ -31,21 +31,21 @@ pub struct EvalArgs {
 /// How matches are played and reported: shared by `eval` and `tournament`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// The game (one `contagion --help` lists).
-    #[arg(long, default_value_t)]
-    pub game: GameName,
-    /// Seed for openings and every agent's random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Games played in parallel (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Random plies played from the start before the agents take over.
-    #[arg(long, default_value_t = 2)]
-    pub opening_plies: u32,
-    /// Each agent's clock per game, in seconds (0: unlimited). The course referee gives 180.
-    #[arg(long, default_value_t = 180.0)]
-    pub time_per_game: f64,
+    /// `--game`.
+    #[command(flatten)]
+    pub game: GameFlag,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: SeedFlag,
+    /// `--threads`: games played at once.
+    #[command(flatten)]
+    pub threads: ThreadsFlag,
+    /// `--opening-plies`.
+    #[command(flatten)]
+    pub opening_plies: OpeningFlag,
+    /// `--time-per-game`.
+    #[command(flatten)]
+    pub time_per_game: ClockFlag,
     /// Each agent's time for every move, in milliseconds (`go movetime`; 0: each agent's own).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=crate::limits::MAX_MOVE_MS))]
     pub movetime: u64,
@@ -65,10 +65,10 @@ impl MatchArgs {
     pub fn config(&self, games: u32) -> anyhow::Result<MatchConfig> {
         Ok(MatchConfig {
             games,
-            seed: self.seed,
-            threads: self.threads.unwrap_or_else(crate::limits::cores),
-            opening_plies: self.opening_plies,
-            time_per_game: clock_from_secs(self.time_per_game)?,
+            seed: *self.seed,
+            threads: self.threads.count(),
+            opening_plies: *self.opening_plies,
+            time_per_game: clock_from_secs(*self.time_per_game)?,
             move_time: (self.movetime > 0).then(|| std::time::Duration::from_millis(self.movetime)),
             progress: !self.quiet && !self.json,
         })

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Games;
+use super::common::{GameFlag, OpeningFlag, SeedFlag, ThreadsFlag};
 use crate::agents::Baselines;
 use crate::arena::ladder::{LadderConfig, Rung, plot, run_ladder, table};
-use crate::games::GameName;
 
 /// `contagion ladder`'s arguments.
 #[derive(Debug, Args)]
@@ -16,9 +16,9 @@ pub struct LadderArgs {
     /// The model: a bundle, a checkpoint or a run directory's best.
     #[arg(long, value_name = "PATH")]
     pub model: PathBuf,
-    /// The game (one `contagion --help` lists).
-    #[arg(long, default_value_t)]
-    pub game: GameName,
+    /// `--game`.
+    #[command(flatten)]
+    pub game: GameFlag,
     /// The model's times per move, in milliseconds, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000",
           value_parser = clap::value_parser!(u64).range(1..=60_000))]
@@ -33,15 +33,15 @@ pub struct LadderArgs {
     /// How many times the model's time the stronger alphabeta gets.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub factor: u32,
-    /// Threads the model searches on (default: every core). Games are played one at a time.
-    #[arg(long)]
-    pub threads: Option<u32>,
-    /// Seed for the openings.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Random plies played from the start before each pair of games.
-    #[arg(long, default_value_t = 2)]
-    pub opening_plies: u32,
+    /// `--threads`: the model's search (games are played one at a time).
+    #[command(flatten)]
+    pub threads: ThreadsFlag,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: SeedFlag,
+    /// `--opening-plies`: before each pair of games.
+    #[command(flatten)]
+    pub opening_plies: OpeningFlag,
     /// Write the table to OUT.md and the plot to OUT.svg (and OUT.png).
     #[arg(long, value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -65,17 +65,15 @@ fn per_time(counts: &[u32], times: usize, flag: &str) -> anyhow::Result<Vec<u32>
 /// Runs `contagion ladder`.
 pub fn run(args: LadderArgs, games: &Games) -> anyhow::Result<()> {
     let n = args.times.len();
-    let threads = args.threads.unwrap_or(crate::limits::cores() as u32);
-    crate::limits::at_most("--threads", threads as usize, crate::limits::MAX_THREADS)?;
-    anyhow::ensure!(threads > 0, "--threads must be at least 1");
+    let threads = args.threads.count() as u32;
     let config = LadderConfig {
         times_ms: args.times.clone(),
         games: per_time(&args.games, n, "--games")?,
         factor_games: per_time(&args.factor_games, n, "--factor-games")?,
         factor: args.factor,
         threads,
-        seed: args.seed,
-        opening_plies: args.opening_plies,
+        seed: *args.seed,
+        opening_plies: *args.opening_plies,
         progress: !args.quiet && !args.json,
     };
     games.get(args.game.as_str())?.ladder(&args, &config)

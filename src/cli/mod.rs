@@ -2,6 +2,7 @@
 //! struct and a `run` function. `main.rs` only parses and dispatches.
 
 pub mod bench;
+pub mod common;
 pub mod config;
 pub mod distill;
 pub mod engine;

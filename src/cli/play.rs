@@ -19,13 +19,17 @@ use clap::Args;
 
 use super::Games;
 use super::clock_from_secs;
+use super::common::{ClockFlag, GameFlag, OpeningFlag, SeedFlag};
 use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::arena::random_opening;
-use crate::games::GameName;
 
 /// `contagion play`'s arguments.
 #[derive(Debug, Args)]
-#[command(after_help = crate::agents::spec::help())]
+#[command(
+    after_help = crate::agents::spec::help(),
+    mut_arg("opening_plies", |a| a.default_value("0")),
+    mut_arg("time_per_game", |a| a.default_value("0"))
+)]
 pub struct PlayArgs {
     /// The first player (Red in Infexion and Chexers, x in Ataxx); `human` to type its moves.
     #[arg(long, value_name = "SPEC", default_value = "human")]
@@ -33,18 +37,18 @@ pub struct PlayArgs {
     /// Every other player (Blue in Infexion; Green and Blue in Chexers).
     #[arg(long, value_name = "SPEC", default_value = "alphabeta:depth=3")]
     pub b: AgentSpec,
-    /// The game (one `contagion --help` lists).
-    #[arg(long, default_value_t)]
-    pub game: GameName,
-    /// Seed for the opening and the agents' random choices.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Random plies played before the players take over.
-    #[arg(long, default_value_t = 0)]
-    pub opening_plies: u32,
-    /// Each agent's clock per game in seconds (0: unlimited). Humans have no clock.
-    #[arg(long, default_value_t = 0.0)]
-    pub time_per_game: f64,
+    /// `--game`.
+    #[command(flatten)]
+    pub game: GameFlag,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: SeedFlag,
+    /// `--opening-plies`: none by default here (a person plays from the start).
+    #[command(flatten)]
+    pub opening_plies: OpeningFlag,
+    /// `--time-per-game`: none by default here (a person has no clock).
+    #[command(flatten)]
+    pub time_per_game: ClockFlag,
     /// Plain text without colours.
     #[arg(long)]
     pub no_color: bool,
@@ -178,7 +182,7 @@ pub(super) fn play<G: Baselines>(
     colour: bool,
     io: &mut Terminal,
 ) -> anyhow::Result<()> {
-    let clock = clock_from_secs(args.time_per_game)?;
+    let clock = clock_from_secs(*args.time_per_game)?;
     let mut seats: Vec<Seat<G>> = (0..start.num_players())
         .map(|seat| {
             let spec = if seat == 0 { &args.a } else { &args.b };
@@ -192,7 +196,7 @@ pub(super) fn play<G: Baselines>(
         .collect::<anyhow::Result<_>>()?;
     let paint = painter(colour);
     let mut state = start.clone();
-    for a in random_opening(start, args.opening_plies, args.seed)? {
+    for a in random_opening(start, *args.opening_plies, *args.seed)? {
         state.apply(a)?;
     }
     let humans = seats.iter().filter(|s| s.agent.is_none()).count();

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
+use super::common::ThreadsFlag;
 use crate::config::Config;
 use crate::selfplay::worker::WorkerOptions;
 
@@ -22,9 +23,9 @@ pub struct SelfplayArgs {
     /// '-', '_', '.'); default: the host name.
     #[arg(long)]
     pub worker_id: Option<String>,
-    /// Threads playing games (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_THREADS as u64))]
-    pub threads: Option<u64>,
+    /// `--threads`: games played at once.
+    #[command(flatten)]
+    pub threads: ThreadsFlag,
     /// Stop after this many games (default 0: until the run is finished).
     #[arg(long, default_value_t = 0)]
     pub games: u64,
@@ -45,9 +46,7 @@ pub fn run(args: SelfplayArgs, games: &Games) -> anyhow::Result<()> {
         .worker_id
         .or_else(crate::store::local::hostname)
         .unwrap_or_else(|| "worker".into());
-    let threads = args
-        .threads
-        .map_or_else(crate::limits::cores, |t| t as usize);
+    let threads = args.threads.count();
     let opts = WorkerOptions {
         root: args.store,
         id,

@@ -215,6 +215,7 @@ pub struct BaselineConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct DistillConfig {
     pub lambda: f64,
+    pub teacher_value: f64,
     pub hidden: u32,
     pub dense: u32,
     pub epochs: u32,
@@ -233,6 +234,7 @@ impl Default for DistillConfig {
     fn default() -> Self {
         DistillConfig {
             lambda: 0.5,
+            teacher_value: 0.0,
             hidden: 128,
             dense: 32,
             epochs: 4,

@@ -77,6 +77,14 @@ impl Config {
                 g.sprt_elo0
             );
         }
+        let d = &self.distill;
+        if d.lambda + d.teacher_value > 1.0 + 1e-9 {
+            bail!(
+                "distill.lambda + distill.teacher_value = {} + {}: the target's shares must sum to at most 1",
+                d.lambda,
+                d.teacher_value
+            );
+        }
         spec("selfplay.opponent", &self.selfplay.opponent)?;
         spec("baseline.spec", &self.baseline.spec)?;
         Ok(())

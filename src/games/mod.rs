@@ -170,108 +170,41 @@ impl EncodingShape {
 }
 
 /// A game state and its rules. A game outside this crate implements it too
-/// (`docs/adding-a-game.md`; `examples/hexxagon` is one): what each group of methods says
-/// and which have defaults is tabled there.
+/// (`docs/adding-a-game.md`; `examples/hexxagon` is one). The methods come in parts (each
+/// opened by a `// part:` line, from which the guide's table is made): fifteen are
+/// required, the rules, the notation and the encoding; the others have defaults (no
+/// symmetries but the identity, the actions laid out in order as the policy, a drawing
+/// that is the notation) or are derived.
 ///
 /// Invariants every implementation keeps (the [`conformance`] kit checks them):
 /// - `legal_actions` fills the buffer in ascending order, without duplicates, every
 ///   index `< action_space()`; it is empty exactly when `outcome()` is `Some`.
 /// - `apply` of an action from `legal_actions` never fails; any other action returns
 ///   an error and leaves the state unchanged.
-/// - `hash` is a function of the whole state (two states that compare equal hash equal),
-///   kept incrementally.
+/// - `hash` is a function of the whole state (two states that compare equal hash equal).
 /// - `s.parse_position(&s.to_notation()) == s`, and `parse_action(s, action_to_string(a)) == a`.
 /// - Symmetry 0 is the identity; symmetry `k` maps legal actions of `s` one-to-one onto
 ///   legal actions of `transform(s, k)` and commutes with `apply`.
 pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
+    // part: the game's fixed facts
     /// The game's name as used on the command line and in files.
     fn name(&self) -> &'static str;
 
     /// The number of players (2 or 3); players are numbered `0..num_players()`.
     fn num_players(&self) -> usize;
 
-    /// The player whose turn it is. Meaningless once the game is over.
-    fn to_move(&self) -> usize;
-
-    /// Player names as used in notation and messages (e.g. "Red", "Blue").
-    fn player_name(&self, player: usize) -> &'static str;
+    /// Player names as used in notation and messages (e.g. "Red", "Blue"). The default
+    /// numbers the seats: "first", "second", "third".
+    fn player_name(&self, player: usize) -> &'static str {
+        ["first", "second", "third"][player.min(2)]
+    }
 
     /// The size of the fixed action space.
     fn action_space(&self) -> usize;
 
-    /// Clears `out` and fills it with the legal actions, ascending. Does not allocate
-    /// once `out` has grown to its working size.
-    fn legal_actions(&self, out: &mut Vec<Action>);
-
-    /// Whether `action` is legal here.
-    fn is_legal(&self, action: Action) -> bool;
-
-    /// Plays `action`. An illegal action is refused and the state left as it was.
-    fn apply(&mut self, action: Action) -> Result<(), GameError>;
-
-    /// `Some` once the game is over.
-    fn outcome(&self) -> Option<Outcome>;
-
-    /// The result of an unfinished game cut at a ply cap, by the game's score (material,
-    /// power, exits): what self-play records for a game stopped at `selfplay.max_plies`.
-    /// The default calls it a draw.
-    fn adjudicate(&self) -> Outcome {
-        Outcome::draw()
-    }
-
-    /// Each seat's standing on the game's own score, in `[-1, 1]`, for value targets
-    /// that reward progress as well as wins (`selfplay.score_weight`); `None` for a game
-    /// with no such score beyond the result.
-    fn score_vector(&self) -> Option<Outcome> {
-        None
-    }
-
-    /// Who holds each cell of the encoding's board (`height × width`, row-major): 0 for
-    /// nobody, `1 + p` for player `p`; read from a game's final position as the target
-    /// of the network's ownership head (`train.ownership_weight`). `None` (the default)
-    /// for a game without such a map.
-    fn owners(&self) -> Option<Vec<u8>> {
-        None
-    }
-
-    /// How much game is left as the exact endgame solver ([`crate::search::endgame`])
-    /// sees it (Ataxx and Virus: the empty squares); `None` (the default) for a game it
-    /// takes no position of.
-    fn endgame_size(&self) -> Option<u32> {
-        None
-    }
-
-    /// The largest [`Game::endgame_size`] the solver takes over within a move's time, as
-    /// measured for the game by `contagion bench endgame`.
-    fn endgame_reach(&self) -> u32 {
-        0
-    }
-
-    /// Whether the solver takes this position over: its endgame size is within reach.
-    fn in_solver_reach(&self) -> bool {
-        self.endgame_size()
-            .is_some_and(|n| n <= self.endgame_reach())
-    }
-
-    /// Actions played so far.
-    fn ply(&self) -> u32;
-
     /// The most actions a game can last (its length cap), used to split a game's time
     /// budget over the moves left.
     fn max_plies(&self) -> u32;
-
-    /// A Zobrist-style hash of the whole state.
-    fn hash(&self) -> u64;
-
-    /// The shape of [`Game::encode`]'s output.
-    fn encoding_shape(&self) -> EncodingShape;
-
-    /// Writes the network input for this state, from the point of view of the player
-    /// to move, into `out` (length `encoding_shape().len()`).
-    fn encode(&self, out: &mut [f32]);
-
-    /// What each input plane means, in order (for exported model manifests).
-    fn plane_meanings(&self) -> Vec<String>;
 
     /// The rule settings this state was built with, as JSON (empty for a game with no
     /// options), recorded in exported model manifests.
@@ -279,92 +212,39 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         serde_json::json!({})
     }
 
-    /// The network's policy head layout: `policy_planes()` planes over the encoding's
-    /// board. Action `a`'s logit sits at flat index `policy_index(a)` of
-    /// `[plane, row, column]`; every action has its own index.
-    fn policy_planes(&self) -> usize;
+    // part: the rules
+    /// The player whose turn it is. Meaningless once the game is over.
+    fn to_move(&self) -> usize;
 
-    /// See [`Game::policy_planes`].
-    fn policy_index(&self, action: Action) -> usize;
+    /// Clears `out` and fills it with the legal actions, ascending. Does not allocate
+    /// once `out` has grown to its working size.
+    fn legal_actions(&self, out: &mut Vec<Action>);
 
-    /// Whether the board wraps around (a torus); the network then pads circularly.
-    fn wraps(&self) -> bool {
-        false
+    /// Whether `action` is legal here. The default looks it up in
+    /// [`Game::legal_actions`]; a game with a cheaper test overrides it.
+    fn is_legal(&self, action: Action) -> bool {
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        legal.binary_search(&action).is_ok()
     }
 
-    /// Training augments with symmetries `0..augmentation_symmetries()`; a game whose
-    /// network is equivariant to some symmetries by construction (translations on a
-    /// torus) lists the others first and counts only those.
-    fn augmentation_symmetries(&self) -> usize {
-        self.num_symmetries()
-    }
+    /// Plays `action`. An illegal action is refused and the state left as it was.
+    fn apply(&mut self, action: Action) -> Result<(), GameError>;
 
-    /// The number of symmetries, identity (index 0) included.
-    fn num_symmetries(&self) -> usize;
+    /// `Some` once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
 
-    /// This state mapped by symmetry `sym`.
-    fn transform(&self, sym: usize) -> Self;
+    /// Actions played so far.
+    fn ply(&self) -> u32;
 
-    /// `action` mapped by symmetry `sym`.
-    fn transform_action(&self, action: Action, sym: usize) -> Action;
-
-    /// The position in the game's text notation.
-    fn to_notation(&self) -> String;
-
-    /// Parses a position written by [`Game::to_notation`], under this game's settings.
-    fn parse_position(&self, text: &str) -> Result<Self, GameError>;
-
-    /// The action in the game's move notation.
-    fn action_to_string(&self, action: Action) -> String;
-
-    /// Parses a move in this position's context (the result may still be illegal).
-    fn parse_action(&self, text: &str) -> Result<Action, GameError>;
-
-    /// A human-readable picture of the position (several lines); `paint(player, text)`
-    /// styles the text that shows a player's pieces (colour in a terminal). The default
-    /// is the position's notation, for a game without a drawing.
-    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
-        let _ = paint;
-        format!("{}\n", self.to_notation())
-    }
-
-    /// [`Game::render_with`] in plain text.
-    fn render(&self) -> String {
-        self.render_with(&|_, text| text.to_string())
-    }
-
-    /// The engine's `go` key for `player`'s clock (`wtime`, `btime`, `ctime` by seat).
-    fn clock_name(&self, player: usize) -> &'static str {
-        ["wtime", "btime", "ctime"][player.min(2)]
-    }
-
-    /// The engine protocol's greeting for this game: `uci`, or `uai` for the Ataxx
-    /// family (as Ataxx engines and python-ataxx speak it).
-    fn protocol(&self) -> &'static str {
-        "uci"
-    }
-
-    /// The game-record (PGN) tag naming `player`'s seat: its player name capitalised,
-    /// unless the game's records name seats otherwise.
-    fn record_seat(&self, player: usize) -> String {
-        let mut chars = self.player_name(player).chars();
-        chars.next().map_or(String::new(), |c| {
-            c.to_uppercase().chain(chars).collect::<String>()
-        })
-    }
-
-    /// The position as a front end draws it ([`view::BoardView`]); empty for a game
-    /// without a drawing.
-    fn view(&self) -> view::BoardView {
-        view::BoardView::default()
-    }
-
-    /// The cells a front end clicks to play `action`: where it starts (a piece that
-    /// moves or spreads) and where it ends (a cell it fills); `None` for neither (a
-    /// pass). A move named by one cell (a spawn, an Ataxx clone) has no start.
-    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
-        let _ = action;
-        (None, None)
+    /// A hash of the whole state. The default hashes [`Game::to_notation`] (which the
+    /// contract makes a complete description); a game keeps a Zobrist hash
+    /// incrementally to make it cheap, as the built-in games do.
+    fn hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        self.to_notation().hash(&mut h);
+        h.finish()
     }
 
     /// Why `action` is not legal here, in words (for a human who typed it).
@@ -388,5 +268,171 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
                 self.why_illegal(action)
             )))
         }
+    }
+
+    // part: notation
+    /// The position in the game's text notation.
+    fn to_notation(&self) -> String;
+
+    /// Parses a position written by [`Game::to_notation`], under this game's settings.
+    fn parse_position(&self, text: &str) -> Result<Self, GameError>;
+
+    /// The action in the game's move notation.
+    fn action_to_string(&self, action: Action) -> String;
+
+    /// Parses a move in this position's context (the result may still be illegal).
+    fn parse_action(&self, text: &str) -> Result<Action, GameError>;
+
+    // part: the network's view
+    /// The shape of [`Game::encode`]'s output.
+    fn encoding_shape(&self) -> EncodingShape;
+
+    /// Writes the network input for this state, from the point of view of the player
+    /// to move, into `out` (length `encoding_shape().len()`).
+    fn encode(&self, out: &mut [f32]);
+
+    /// What each input plane means, in order (for exported model manifests). The
+    /// default numbers them.
+    fn plane_meanings(&self) -> Vec<String> {
+        (0..self.encoding_shape().planes)
+            .map(|k| format!("plane {k}"))
+            .collect()
+    }
+
+    /// The network's policy head layout: `policy_planes()` planes over the encoding's
+    /// board. Action `a`'s logit sits at flat index `policy_index(a)` of
+    /// `[plane, row, column]`; every action has its own index. The default lays the
+    /// actions out in order: as many planes as the action space fills.
+    fn policy_planes(&self) -> usize {
+        let s = self.encoding_shape();
+        self.action_space().div_ceil((s.height * s.width).max(1))
+    }
+
+    /// See [`Game::policy_planes`]; the default is the action itself.
+    fn policy_index(&self, action: Action) -> usize {
+        action as usize
+    }
+
+    /// Whether the board wraps around (a torus); the network then pads circularly.
+    fn wraps(&self) -> bool {
+        false
+    }
+
+    // part: symmetries
+    /// The number of symmetries, identity (index 0) included; the default has none but
+    /// the identity.
+    fn num_symmetries(&self) -> usize {
+        1
+    }
+
+    /// This state mapped by symmetry `sym` (the default: the identity's, unchanged).
+    fn transform(&self, sym: usize) -> Self {
+        let _ = sym;
+        self.clone()
+    }
+
+    /// `action` mapped by symmetry `sym` (the default: the identity's, unchanged).
+    fn transform_action(&self, action: Action, sym: usize) -> Action {
+        let _ = sym;
+        action
+    }
+
+    /// Training augments with symmetries `0..augmentation_symmetries()`; a game whose
+    /// network is equivariant to some symmetries by construction (translations on a
+    /// torus) lists the others first and counts only those.
+    fn augmentation_symmetries(&self) -> usize {
+        self.num_symmetries()
+    }
+
+    // part: scoring
+    /// The result of an unfinished game cut at a ply cap, by the game's score (material,
+    /// power, exits): what self-play records for a game stopped at `selfplay.max_plies`.
+    /// The default calls it a draw.
+    fn adjudicate(&self) -> Outcome {
+        Outcome::draw()
+    }
+
+    /// Each seat's standing on the game's own score, in `[-1, 1]`, for value targets
+    /// that reward progress as well as wins (`selfplay.score_weight`); `None` for a game
+    /// with no such score beyond the result.
+    fn score_vector(&self) -> Option<Outcome> {
+        None
+    }
+
+    /// Who holds each cell of the encoding's board (`height × width`, row-major): 0 for
+    /// nobody, `1 + p` for player `p`; read from a game's final position as the target
+    /// of the network's ownership head (`train.ownership_weight`). `None` (the default)
+    /// for a game without such a map.
+    fn owners(&self) -> Option<Vec<u8>> {
+        None
+    }
+
+    // part: the endgame solver
+    /// How much game is left as the exact endgame solver ([`crate::search::endgame`])
+    /// sees it (Ataxx and Virus: the empty squares); `None` (the default) for a game it
+    /// takes no position of.
+    fn endgame_size(&self) -> Option<u32> {
+        None
+    }
+
+    /// The largest [`Game::endgame_size`] the solver takes over within a move's time, as
+    /// measured for the game by `contagion bench endgame`.
+    fn endgame_reach(&self) -> u32 {
+        0
+    }
+
+    /// Whether the solver takes this position over: its endgame size is within reach.
+    fn in_solver_reach(&self) -> bool {
+        self.endgame_size()
+            .is_some_and(|n| n <= self.endgame_reach())
+    }
+
+    // part: protocol and records
+    /// The engine protocol's greeting for this game: `uci`, or `uai` for the Ataxx
+    /// family (as Ataxx engines and python-ataxx speak it).
+    fn protocol(&self) -> &'static str {
+        "uci"
+    }
+
+    /// The engine's `go` key for `player`'s clock (`wtime`, `btime`, `ctime` by seat).
+    fn clock_name(&self, player: usize) -> &'static str {
+        ["wtime", "btime", "ctime"][player.min(2)]
+    }
+
+    /// The game-record (PGN) tag naming `player`'s seat: its player name capitalised,
+    /// unless the game's records name seats otherwise.
+    fn record_seat(&self, player: usize) -> String {
+        let mut chars = self.player_name(player).chars();
+        chars.next().map_or(String::new(), |c| {
+            c.to_uppercase().chain(chars).collect::<String>()
+        })
+    }
+
+    // part: the display
+    /// A human-readable picture of the position (several lines); `paint(player, text)`
+    /// styles the text that shows a player's pieces (colour in a terminal). The default
+    /// is the position's notation, for a game without a drawing.
+    fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
+        let _ = paint;
+        format!("{}\n", self.to_notation())
+    }
+
+    /// [`Game::render_with`] in plain text.
+    fn render(&self) -> String {
+        self.render_with(&|_, text| text.to_string())
+    }
+
+    /// The position as a front end draws it ([`view::BoardView`]); empty for a game
+    /// without a drawing.
+    fn view(&self) -> view::BoardView {
+        view::BoardView::default()
+    }
+
+    /// The cells a front end clicks to play `action`: where it starts (a piece that
+    /// moves or spreads) and where it ends (a cell it fills); `None` for neither (a
+    /// pass). A move named by one cell (a spawn, an Ataxx clone) has no start.
+    fn action_cells(&self, action: Action) -> (Option<usize>, Option<usize>) {
+        let _ = action;
+        (None, None)
     }
 }

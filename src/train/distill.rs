@@ -3,8 +3,9 @@
 //! [`crate::selfplay::generate`] makes.
 //!
 //! Each position's target, for each seat relative to the mover, is
-//! `λ · result + (1 − λ) · search value` (the game's result and the root's value from
-//! the search that played it; a position the search proved takes its proven result).
+//! `λ · result + τ · teacher value + (1 − λ − τ) · search value` (the game's result, a
+//! teacher network's own value of the position, and the root's value from the search
+//! that played it; a position the search proved takes its proven result).
 //! Positions are taken once (by their hash, their targets averaged), a share is held
 //! out by hash for the validation loss, and every training step maps each position
 //! through a random symmetry. The model is the evaluator's float form (a linear layer
@@ -46,6 +47,9 @@ pub struct DistillOptions {
     pub name: Option<String>,
     /// The `[distill]` settings.
     pub settings: DistillConfig,
+    /// The teacher network whose value of each position takes `teacher_value` of the
+    /// target (needed when that share is above 0).
+    pub teacher: Option<crate::nn::Net>,
     /// Seeds the split, the order and the symmetries.
     pub seed: u64,
     /// Show a progress bar.
@@ -119,14 +123,22 @@ impl EvalModel {
     }
 }
 
-/// Every position of the games in `data`, targets mixed by `lambda`, each taken once.
+/// Every position of the games in `data`, each taken once, its target the result and
+/// the search value mixed in their shares of `λ + (1 − λ − τ)` (the teacher's share is
+/// added by [`teach`]).
 fn read_positions<G: Game>(
     start: &G,
     opts: &DistillOptions,
 ) -> anyhow::Result<(usize, Vec<Position<G>>)> {
     let c = &opts.settings;
+    let rest = 1.0 - c.teacher_value;
+    let root_mix = if rest > 1e-9 {
+        (1.0 - c.lambda - c.teacher_value).max(0.0) / rest
+    } else {
+        0.0
+    };
     let targets = Targets {
-        root_mix: 1.0 - c.lambda as f32,
+        root_mix: root_mix as f32,
         ..Targets::default()
     };
     let mut keys = Vec::new();
@@ -184,6 +196,48 @@ fn read_positions<G: Game>(
         .collect();
     out.sort_by_key(|p| p.state.hash());
     Ok((games, out))
+}
+
+/// Mixes the teacher network's value of each position into its target with weight
+/// `share`: `(1 − share) · target + share · teacher`, both relative to the mover.
+fn teach<G: Game>(
+    teacher: &crate::nn::Net,
+    positions: &mut [Position<G>],
+    share: f32,
+    progress: bool,
+) -> anyhow::Result<()> {
+    let Some(first) = positions.first() else {
+        return Ok(());
+    };
+    anyhow::ensure!(
+        teacher.shape.game == first.state.name(),
+        "the teacher plays '{}', the data's game is '{}'",
+        teacher.shape.game,
+        first.state.name()
+    );
+    let (len, players) = (teacher.shape.input_len(), first.state.num_players());
+    const BATCH: usize = 256;
+    let bar = Progress::new(
+        "teacher",
+        positions.len().div_ceil(BATCH) as u64,
+        "batches",
+        progress,
+    );
+    for chunk in positions.chunks_mut(BATCH) {
+        let mut input = vec![0.0f32; chunk.len() * len];
+        for (p, row) in chunk.iter().zip(input.chunks_mut(len)) {
+            p.state.encode(row);
+        }
+        let out = teacher.infer(input, chunk.len());
+        for (p, v) in chunk.iter_mut().zip(out.values.chunks(players)) {
+            for (t, &v) in p.target.iter_mut().zip(v) {
+                *t = (1.0 - share) * *t + share * v;
+            }
+        }
+        bar.inc();
+    }
+    bar.finish();
+    Ok(())
 }
 
 /// The multi-hot rows and targets of `batch`, each position through symmetry `sym(i)`.
@@ -273,7 +327,21 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     let t0 = Instant::now();
     let c = &opts.settings;
     let shape = shape_of(start, c)?;
-    let (games, positions) = read_positions(start, opts)?;
+    let (games, mut positions) = read_positions(start, opts)?;
+    if c.teacher_value > 0.0 {
+        let teacher = (opts.teacher.as_ref()).ok_or_else(|| {
+            anyhow::anyhow!(
+                "distill.teacher_value = {}: needs a teacher network (--teacher)",
+                c.teacher_value
+            )
+        })?;
+        teach(
+            teacher,
+            &mut positions,
+            c.teacher_value as f32,
+            opts.progress,
+        )?;
+    }
     let cut = (c.validation * u64::MAX as f64) as u64;
     let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())
         .partition(|p| crate::rng::splitmix64(p.state.hash() ^ opts.seed) < cut);

@@ -115,6 +115,8 @@ pub struct LoopOptions<'a> {
     pub dir: PathBuf,
     /// The evaluator to start from (`None`: random weights); only read by a new loop.
     pub from: Option<PathBuf>,
+    /// The teacher network for `distill.teacher_value` (labels every generation's positions).
+    pub teacher: Option<crate::nn::Net>,
     /// Threads playing the games.
     pub threads: usize,
     /// Progress bars.
@@ -184,6 +186,7 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
                 out: out.clone(),
                 name: Some(format!("gen-{number:04}")),
                 settings: d.clone(),
+                teacher: opts.teacher.clone(),
                 seed: Rng::derive(c.run.seed, number as u64),
                 progress: opts.progress,
             },

@@ -327,7 +327,7 @@ fn counts_past_their_limits_are_refused_before_any_work() {
         ),
         (
             vec!["--threads", "100000"],
-            "--threads = 100000 is over the limit of 256",
+            "invalid value '100000' for '--threads <N>': 100000 is not in 1..=256",
         ),
     ] {
         let t = std::time::Instant::now();

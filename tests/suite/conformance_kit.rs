@@ -255,3 +255,160 @@ fn a_move_is_legal_accepts_but_the_list_omits_is_found() {
         "{found:?}"
     );
 }
+
+/// Noughts and crosses in the fifteen required methods of the game contract and no
+/// other: every default (symmetries, policy layout, names, hash, drawing) holds.
+#[derive(Debug, Clone, PartialEq)]
+struct Noughts {
+    cells: [u8; 9],
+    ply: u32,
+}
+
+impl Noughts {
+    const LINES: [[usize; 3]; 8] = [
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7, 8],
+        [0, 3, 6],
+        [1, 4, 7],
+        [2, 5, 8],
+        [0, 4, 8],
+        [2, 4, 6],
+    ];
+
+    fn winner(&self) -> Option<usize> {
+        (Self::LINES.iter())
+            .find(|l| self.cells[l[0]] != 0 && l.iter().all(|&c| self.cells[c] == self.cells[l[0]]))
+            .map(|l| self.cells[l[0]] as usize - 1)
+    }
+}
+
+impl Game for Noughts {
+    fn name(&self) -> &'static str {
+        "noughts"
+    }
+
+    fn num_players(&self) -> usize {
+        2
+    }
+
+    fn action_space(&self) -> usize {
+        9
+    }
+
+    fn max_plies(&self) -> u32 {
+        9
+    }
+
+    fn to_move(&self) -> usize {
+        self.ply as usize % 2
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        if self.outcome().is_none() {
+            out.extend((0..9).filter(|&c| self.cells[c] == 0).map(|c| c as Action));
+        }
+    }
+
+    fn apply(&mut self, action: Action) -> Result<(), GameError> {
+        if self.outcome().is_some() {
+            return Err(GameError::GameOver);
+        }
+        match self.cells.get(action as usize) {
+            Some(0) => {
+                self.cells[action as usize] = 1 + self.to_move() as u8;
+                self.ply += 1;
+                Ok(())
+            }
+            _ => Err(GameError::IllegalAction(action)),
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.winner() {
+            Some(w) => Some(Outcome::win(w, 2)),
+            None => (self.ply == 9).then(Outcome::draw),
+        }
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    fn to_notation(&self) -> String {
+        self.cells
+            .iter()
+            .map(|&c| b".xo"[c as usize] as char)
+            .collect()
+    }
+
+    fn parse_position(&self, text: &str) -> Result<Self, GameError> {
+        let mut cells = [0u8; 9];
+        let chars: Vec<char> = text.trim().chars().collect();
+        if chars.len() != 9 {
+            return Err(GameError::parse(text, "nine cells of '.', 'x' or 'o'"));
+        }
+        for (cell, ch) in cells.iter_mut().zip(chars) {
+            *cell = match ch {
+                '.' => 0,
+                'x' => 1,
+                'o' => 2,
+                _ => return Err(GameError::parse(text, "a cell is '.', 'x' or 'o'")),
+            };
+        }
+        let ply = cells.iter().filter(|&&c| c != 0).count() as u32;
+        let xs = cells.iter().filter(|&&c| c == 1).count() as u32;
+        if xs != ply.div_ceil(2) {
+            return Err(GameError::parse(text, "x moves first, then o, in turn"));
+        }
+        Ok(Noughts { cells, ply })
+    }
+
+    fn action_to_string(&self, action: Action) -> String {
+        (action + 1).to_string()
+    }
+
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        match text.trim().parse::<Action>() {
+            Ok(n @ 1..=9) => Ok(n - 1),
+            _ => Err(GameError::parse(text, "a cell from 1 to 9")),
+        }
+    }
+
+    fn encoding_shape(&self) -> EncodingShape {
+        EncodingShape {
+            planes: 2,
+            height: 3,
+            width: 3,
+        }
+    }
+
+    fn encode(&self, out: &mut [f32]) {
+        out.fill(0.0);
+        let me = 1 + self.to_move() as u8;
+        for (c, &v) in self.cells.iter().enumerate().filter(|(_, v)| **v != 0) {
+            out[usize::from(v != me) * 9 + c] = 1.0;
+        }
+    }
+}
+
+#[test]
+fn a_game_of_the_fifteen_required_methods_alone_passes_the_kit() {
+    let start = Noughts {
+        cells: [0; 9],
+        ply: 0,
+    };
+    let summary = Conformance::default()
+        .check(&start)
+        .unwrap_or_else(|f| panic!("{f}"));
+    assert!(summary.positions > 100, "{summary:?}");
+    // The defaults it runs on.
+    assert_eq!((start.policy_planes(), start.num_symmetries()), (1, 1));
+    assert_eq!(start.player_name(1), "second");
+    assert!(start.is_legal(4) && !start.is_legal(9));
+    let mut next = start.clone();
+    next.apply(4).unwrap();
+    assert_ne!(start.hash(), next.hash());
+    assert_eq!(start.hash(), start.clone().hash());
+}

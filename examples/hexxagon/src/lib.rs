@@ -155,14 +155,6 @@ impl Game for Hexxagon {
         ]
     }
 
-    fn policy_planes(&self) -> usize {
-        PLANES
-    }
-
-    fn policy_index(&self, action: Action) -> usize {
-        action as usize
-    }
-
     fn num_symmetries(&self) -> usize {
         6
     }
