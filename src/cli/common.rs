@@ -60,6 +60,20 @@ pub struct ClockFlag {
     pub time_per_game: f64,
 }
 
+/// How a series of games is played: `--threads`, `--seed` and `--opening-plies`.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct SeriesFlags {
+    /// `--threads`.
+    #[command(flatten)]
+    pub threads: ThreadsFlag,
+    /// `--seed`.
+    #[command(flatten)]
+    pub seed: SeedFlag,
+    /// `--opening-plies`.
+    #[command(flatten)]
+    pub opening_plies: OpeningFlag,
+}
+
 /// Each flag reads as its value.
 macro_rules! reads_as {
     ($($flag:ident . $field:ident : $t:ty),*) => {$(

@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::Games;
 use super::clock_from_secs;
-use super::common::{ClockFlag, GameFlag, OpeningFlag, SeedFlag, ThreadsFlag};
+use super::common::{ClockFlag, GameFlag, SeriesFlags};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};
@@ -34,15 +34,9 @@ pub struct MatchArgs {
     /// `--game`.
     #[command(flatten)]
     pub game: GameFlag,
-    /// `--seed`.
+    /// `--threads` (games played at once), `--seed`, `--opening-plies`.
     #[command(flatten)]
-    pub seed: SeedFlag,
-    /// `--threads`: games played at once.
-    #[command(flatten)]
-    pub threads: ThreadsFlag,
-    /// `--opening-plies`.
-    #[command(flatten)]
-    pub opening_plies: OpeningFlag,
+    pub series: SeriesFlags,
     /// `--time-per-game`.
     #[command(flatten)]
     pub time_per_game: ClockFlag,
@@ -65,9 +59,9 @@ impl MatchArgs {
     pub fn config(&self, games: u32) -> anyhow::Result<MatchConfig> {
         Ok(MatchConfig {
             games,
-            seed: *self.seed,
-            threads: self.threads.count(),
-            opening_plies: *self.opening_plies,
+            seed: *self.series.seed,
+            threads: self.series.threads.count(),
+            opening_plies: *self.series.opening_plies,
             time_per_game: clock_from_secs(*self.time_per_game)?,
             move_time: (self.movetime > 0).then(|| std::time::Duration::from_millis(self.movetime)),
             progress: !self.quiet && !self.json,

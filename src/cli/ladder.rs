@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Games;
-use super::common::{GameFlag, OpeningFlag, SeedFlag, ThreadsFlag};
+use super::common::{GameFlag, SeriesFlags};
 use crate::agents::Baselines;
 use crate::arena::ladder::{LadderConfig, Rung, plot, run_ladder, table};
 
@@ -33,15 +33,10 @@ pub struct LadderArgs {
     /// How many times the model's time the stronger alphabeta gets.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(2..=100))]
     pub factor: u32,
-    /// `--threads`: the model's search (games are played one at a time).
+    /// `--threads` (the model's search: games are played one at a time), `--seed`,
+    /// `--opening-plies` (before each pair of games).
     #[command(flatten)]
-    pub threads: ThreadsFlag,
-    /// `--seed`.
-    #[command(flatten)]
-    pub seed: SeedFlag,
-    /// `--opening-plies`: before each pair of games.
-    #[command(flatten)]
-    pub opening_plies: OpeningFlag,
+    pub series: SeriesFlags,
     /// Write the table to OUT.md and the plot to OUT.svg (and OUT.png).
     #[arg(long, value_name = "OUT")]
     pub out: Option<PathBuf>,
@@ -65,15 +60,15 @@ fn per_time(counts: &[u32], times: usize, flag: &str) -> anyhow::Result<Vec<u32>
 /// Runs `contagion ladder`.
 pub fn run(args: LadderArgs, games: &Games) -> anyhow::Result<()> {
     let n = args.times.len();
-    let threads = args.threads.count() as u32;
+    let threads = args.series.threads.count() as u32;
     let config = LadderConfig {
         times_ms: args.times.clone(),
         games: per_time(&args.games, n, "--games")?,
         factor_games: per_time(&args.factor_games, n, "--factor-games")?,
         factor: args.factor,
         threads,
-        seed: *args.seed,
-        opening_plies: *args.opening_plies,
+        seed: *args.series.seed,
+        opening_plies: *args.series.opening_plies,
         progress: !args.quiet && !args.json,
     };
     games.get(args.game.as_str())?.ladder(&args, &config)

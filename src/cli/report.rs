@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Games;
-use super::common::{OpeningFlag, SeedFlag, ThreadsFlag};
+use super::common::SeriesFlags;
 use crate::agents::AgentSpec;
 use crate::arena::MatchConfig;
 use crate::config::Config;
@@ -38,15 +38,9 @@ pub struct ReportArgs {
     /// Checkpoints measured at most, spread over those the run kept (the newest always).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub points: u64,
-    /// `--threads`: games played at once.
+    /// `--threads` (games played at once), `--seed`, `--opening-plies`.
     #[command(flatten)]
-    pub threads: ThreadsFlag,
-    /// `--seed`.
-    #[command(flatten)]
-    pub seed: SeedFlag,
-    /// `--opening-plies`.
-    #[command(flatten)]
-    pub opening_plies: OpeningFlag,
+    pub series: SeriesFlags,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -131,16 +125,16 @@ fn elo_over_training(
 ) -> anyhow::Result<()> {
     let config = Config::load(&args.run.join(rundir::CONFIG))?;
     let game = games.for_config(&config)?;
-    let threads = args.threads.count();
+    let threads = args.series.threads.count();
     let config = HistoryConfig {
         anchors: args.anchors.0.clone(),
         sims: args.sims,
         points: args.points as usize,
         matches: MatchConfig {
             games: args.games,
-            seed: *args.seed,
+            seed: *args.series.seed,
             threads,
-            opening_plies: *args.opening_plies,
+            opening_plies: *args.series.opening_plies,
             time_per_game: None,
             move_time: None,
             progress: !args.quiet,
