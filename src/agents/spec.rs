@@ -489,9 +489,7 @@ impl AgentSpec {
             } => {
                 let net = super::mcts::cached_net(path)?;
                 anyhow::ensure!(
-                    net.shape.game == start.name()
-                        && net.shape.input_len() == start.encoding_shape().len()
-                        && net.shape.actions() == start.action_space(),
+                    net.shape.plays(start),
                     "{}: the model was trained for '{}' and cannot play '{}'",
                     path.display(),
                     net.shape.game,

@@ -83,7 +83,7 @@ pub fn distill_game<G: Baselines>(
         Some(path) => {
             let net = crate::agents::mcts::cached_net(path)?;
             anyhow::ensure!(
-                net.shape.game == start.name(),
+                net.shape.plays(start),
                 "{}: the teacher plays '{}', the config's game is '{}'",
                 path.display(),
                 net.shape.game,

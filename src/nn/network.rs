@@ -194,6 +194,14 @@ impl NetShape {
         self.in_planes * self.height * self.width
     }
 
+    /// Whether a network of this shape plays `start`'s game: its name, its encoding's
+    /// length and its action space.
+    pub fn plays<G: Game>(&self, start: &G) -> bool {
+        self.game == start.name()
+            && self.input_len() == start.encoding_shape().len()
+            && self.actions() == start.action_space()
+    }
+
     /// For each action, the index of its logit in one position's policy output laid
     /// out NHWC, `[cells, policy_planes]` (as the fast forward and training step have it).
     pub fn policy_gather(&self) -> Vec<u32> {

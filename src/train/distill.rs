@@ -205,16 +205,10 @@ fn teach<G: Game>(
     positions: &mut [Position<G>],
     share: f32,
     progress: bool,
-) -> anyhow::Result<()> {
+) {
     let Some(first) = positions.first() else {
-        return Ok(());
+        return;
     };
-    anyhow::ensure!(
-        teacher.shape.game == first.state.name(),
-        "the teacher plays '{}', the data's game is '{}'",
-        teacher.shape.game,
-        first.state.name()
-    );
     let (len, players) = (teacher.shape.input_len(), first.state.num_players());
     const BATCH: usize = 256;
     let bar = Progress::new(
@@ -237,7 +231,6 @@ fn teach<G: Game>(
         bar.inc();
     }
     bar.finish();
-    Ok(())
 }
 
 /// The multi-hot rows and targets of `batch`, each position through symmetry `sym(i)`.
@@ -327,20 +320,24 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     let t0 = Instant::now();
     let c = &opts.settings;
     let shape = shape_of(start, c)?;
+    // The teacher is checked before the data is read.
+    let teacher = match &opts.teacher {
+        _ if c.teacher_value <= 0.0 => None,
+        None => bail!(
+            "distill.teacher_value = {}: needs a teacher network (--teacher)",
+            c.teacher_value
+        ),
+        Some(t) if !t.shape.plays(start) => bail!(
+            "the teacher plays '{}', the data's game is '{}'",
+            t.shape.game,
+            start.name()
+        ),
+        Some(t) => Some(t),
+    };
     let (games, mut positions) = read_positions(start, opts)?;
-    if c.teacher_value > 0.0 {
-        let teacher = (opts.teacher.as_ref()).ok_or_else(|| {
-            anyhow::anyhow!(
-                "distill.teacher_value = {}: needs a teacher network (--teacher)",
-                c.teacher_value
-            )
-        })?;
-        teach(
-            teacher,
-            &mut positions,
-            c.teacher_value as f32,
-            opts.progress,
-        )?;
+    if let Some(teacher) = teacher {
+        let share = c.teacher_value as f32;
+        teach(teacher, &mut positions, share, opts.progress);
     }
     let cut = (c.validation * u64::MAX as f64) as u64;
     let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())
