@@ -32,12 +32,7 @@ use bundle::{Seeded, samples};
 
 /// Infexion's network with every auxiliary head.
 fn shape() -> NetShape {
-    NetShape::for_game(&Board::new(), 2, 16, 16).with_heads(Heads {
-        ownership: true,
-        margin: true,
-        short_value: true,
-        soft_policy: true,
-    })
+    NetShape::for_game(&Board::new(), 2, 16, 16).with_heads(Heads::ALL)
 }
 
 /// The largest difference between `a` and `b` over the largest magnitude in `b`.

@@ -323,6 +323,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_head_s_weight_is_the_field_its_entry_names() {
+        for head in &crate::nn::heads::HEADS {
+            let (section, key) = head.weight.split_once('.').expect("section.key");
+            let text = format!("[run]\nname = \"t\"\n[{section}]\n{key} = 0.25\n");
+            let config = Config::parse(&text, "test").unwrap();
+            let weights = config.train.head_weights();
+            for (aux, &w) in weights.iter() {
+                assert_eq!(
+                    w,
+                    if aux == head.aux { 0.25 } else { 0.0 },
+                    "{}",
+                    head.weight
+                );
+            }
+            assert!(
+                field(head.weight).is_some(),
+                "{} is in the table",
+                head.weight
+            );
+        }
+    }
+
+    #[test]
     fn the_table_lists_every_field_of_the_config_once_in_its_order() {
         let code: Vec<String> = values(&Config::default()).keys().cloned().collect();
         let mut table: Vec<String> = FIELDS.iter().map(|f| f.key.to_string()).collect();

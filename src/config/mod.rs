@@ -12,6 +12,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::games::GameName;
+use crate::nn::heads::{Aux, PerHead};
 use crate::search::mcts::{GumbelParams, MctsParams};
 
 pub mod fields;
@@ -177,6 +178,19 @@ pub struct TrainConfig {
     pub value_target_mix: f64,
     pub value_horizon: u32,
     pub threads: usize,
+}
+
+impl TrainConfig {
+    /// Each auxiliary head's loss weight: the field its entry names
+    /// ([`crate::nn::heads::Head::weight`]; 0: the network has no such head).
+    pub fn head_weights(&self) -> PerHead<f64> {
+        PerHead::from_fn(|aux| match aux {
+            Aux::Ownership => self.ownership_weight,
+            Aux::Margin => self.margin_weight,
+            Aux::ShortValue => self.short_value_weight,
+            Aux::SoftPolicy => self.soft_policy_weight,
+        })
+    }
 }
 
 /// The `[gating]` section: its fields are documented in [`fields::FIELDS`].

@@ -7,7 +7,8 @@ use super::Config;
 use super::fields::{Allowed, FIELDS, number, show, values};
 use crate::agents::AgentSpec;
 use crate::games::Game;
-use crate::nn::{Heads, NetShape};
+use crate::nn::NetShape;
+use crate::nn::heads::Needs;
 
 /// Games that every seat plays equally often: `v` a multiple of the players (`why` says more).
 fn multiple(field: &str, v: u32, players: u32, why: &str) -> anyhow::Result<()> {
@@ -91,36 +92,24 @@ impl Config {
     }
 
     /// The network shape a run of this config trains for `start`: the `[network]`
-    /// section's sizes, with the ownership head where `train.ownership_weight` is above 0
-    /// the margin head where `train.margin_weight` is and the short-term value head where
-    /// `train.short_value_weight` is, and the soft policy head where
-    /// `train.soft_policy_weight` is (an error for a game without [`Game::owners`] or
-    /// [`Game::score_vector`]).
+    /// section's sizes, with each auxiliary head whose weight is above 0 (an error for a
+    /// game without what the head needs: [`Game::owners`] or [`Game::score_vector`]).
     pub fn net_shape<G: Game>(&self, start: &G) -> anyhow::Result<NetShape> {
         let (n, t) = (&self.network, &self.train);
-        let ownership = t.ownership_weight > 0.0;
-        if ownership && start.owners().is_none() {
-            anyhow::bail!(
-                "train.ownership_weight: the game '{}' has no map of who holds each cell",
-                start.name()
-            );
-        }
-        let heads = Heads {
-            ownership,
-            margin: t.margin_weight > 0.0,
-            short_value: t.short_value_weight > 0.0,
-            soft_policy: t.soft_policy_weight > 0.0,
-        };
-        let scored = [
-            ("margin_weight", heads.margin),
-            ("short_value_weight", heads.short_value),
-        ];
-        for (key, _) in scored.into_iter().filter(|&(_, on)| on) {
-            if start.score_vector().is_none() {
-                anyhow::bail!(
-                    "train.{key}: the game '{}' has no score beyond its result",
-                    start.name()
-                );
+        let heads = t.head_weights().map(|_, &w| w > 0.0);
+        for head in heads.present() {
+            let lacks = match head.needs {
+                Needs::Nothing => None,
+                Needs::Owners => start
+                    .owners()
+                    .is_none()
+                    .then_some("no map of who holds each cell"),
+                Needs::Score => {
+                    (start.score_vector().is_none()).then_some("no score beyond its result")
+                }
+            };
+            if let Some(lacks) = lacks {
+                anyhow::bail!("{}: the game '{}' has {lacks}", head.weight, start.name());
             }
         }
         let shape = NetShape::for_game(start, n.blocks, n.channels, n.value_hidden);

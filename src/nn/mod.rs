@@ -23,6 +23,7 @@
 pub mod device;
 pub mod evaluator;
 pub mod formats;
+pub mod heads;
 pub mod kernels;
 pub mod network;
 pub mod nnue;
@@ -38,7 +39,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 pub use device::DeviceKind;
 pub use evaluator::NetEvaluator;
-pub use network::{Heads, NetShape, PolicyValueNet};
+pub use heads::{Aux, Heads, PerHead};
+pub use network::{NetShape, PolicyValueNet};
 
 /// The device every network runs on: CUDA with the `cuda` feature, else the CPU.
 pub fn device() -> Device {

@@ -36,8 +36,8 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use serde::{Deserialize, Serialize};
 
+use super::heads::{Aux, Heads, Kind, PerHead};
 use crate::games::Game;
 
 /// The power the soft policy head's target raises the policy target to before
@@ -49,7 +49,7 @@ pub const SOFT_POLICY_POWER: f32 = 0.25;
 pub const BN_EPSILON: f64 = 1e-5;
 
 /// Everything that fixes the network's shape; saved with every checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, bincode::Encode, bincode::Decode)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, bincode::Encode, bincode::Decode)]
 pub struct NetShape {
     /// The game's name.
     pub game: String,
@@ -75,39 +75,12 @@ pub struct NetShape {
     pub value_channels: usize,
     /// Units of the value head's hidden layer.
     pub value_hidden: usize,
-    /// Whether the network has the ownership head (trained with
-    /// `train.ownership_weight`; the search never reads it).
-    #[serde(default)]
-    pub ownership: bool,
-    /// Whether the network has the score margin head (trained with
-    /// `train.margin_weight`; the search never reads it).
-    #[serde(default)]
-    pub margin: bool,
-    /// Whether the network has the short-term value head (trained with
-    /// `train.short_value_weight`; the search never reads it).
-    #[serde(default)]
-    pub short_value: bool,
-    /// Whether the network has the soft policy head (trained with
-    /// `train.soft_policy_weight`; the search never reads it).
-    #[serde(default)]
-    pub soft_policy: bool,
+    /// Which auxiliary heads the network has (each trained with its `train` weight;
+    /// the search reads none of them).
+    pub heads: Heads,
     /// Whether every second block, from the second, has a global pooling bias
     /// ([`NetShape::pools`]).
-    #[serde(default)]
     pub global_pool: bool,
-}
-
-/// Which auxiliary heads a network has (each trained only; the search reads none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Heads {
-    /// Who holds each cell at the game's end.
-    pub ownership: bool,
-    /// The game's final score vector.
-    pub margin: bool,
-    /// The score vector a few plies ahead.
-    pub short_value: bool,
-    /// The policy target softened.
-    pub soft_policy: bool,
 }
 
 impl NetShape {
@@ -134,10 +107,7 @@ impl NetShape {
             channels,
             value_channels: 4,
             value_hidden,
-            ownership: false,
-            margin: false,
-            short_value: false,
-            soft_policy: false,
+            heads: Heads::NONE,
             global_pool: false,
         }
     }
@@ -150,32 +120,31 @@ impl NetShape {
 
     /// This shape with the auxiliary heads asked for.
     pub fn with_heads(self, heads: Heads) -> NetShape {
-        NetShape {
-            ownership: heads.ownership,
-            margin: heads.margin,
-            short_value: heads.short_value,
-            soft_policy: heads.soft_policy,
-            ..self
-        }
+        NetShape { heads, ..self }
     }
 
-    /// The auxiliary heads this shape has.
-    pub fn heads(&self) -> Heads {
-        Heads {
-            ownership: self.ownership,
-            margin: self.margin,
-            short_value: self.short_value,
-            soft_policy: self.soft_policy,
-        }
+    /// Whether the network has the auxiliary head `aux`.
+    pub fn has(&self, aux: Aux) -> bool {
+        self.heads[aux]
     }
 
     /// The ownership head's classes per cell: nobody, then each player relative to the
     /// mover (the mover, the next player, …); 0 without the head.
     pub fn owner_classes(&self) -> usize {
-        if self.ownership {
+        if self.has(Aux::Ownership) {
             self.num_players + 1
         } else {
             0
+        }
+    }
+
+    /// The outputs a position of the auxiliary head `aux`'s layer: classes a cell, one
+    /// a player, or policy planes a cell, by its kind.
+    pub fn head_width(&self, aux: Aux) -> usize {
+        match aux.head().kind {
+            Kind::Cells => self.num_players + 1,
+            Kind::Dense => self.num_players,
+            Kind::Policy => self.policy_planes,
         }
     }
 
@@ -218,19 +187,25 @@ pub struct Outputs {
     pub logits: Tensor<2>,
     /// `[batch, players]` values relative to the mover.
     pub values: Tensor<2>,
-    /// `[batch, cells, classes]` the ownership head's logits.
-    pub owner: Option<Tensor<3>>,
-    /// `[batch, players]` the margin head's `tanh` outputs relative to the mover.
-    pub margin: Option<Tensor<2>>,
-    /// `[batch, players]` the short-term value head's `tanh` outputs relative to the mover.
-    pub short_value: Option<Tensor<2>>,
-    /// `[batch, actions]` the soft policy head's logits in action order.
-    pub soft_logits: Option<Tensor<2>>,
+    /// Each auxiliary head's output, where the network has the head.
+    pub aux: PerHead<Option<AuxOutput>>,
 }
 
-/// An auxiliary dense head: from the value head's hidden layer to one output a player.
-fn dense(shape: &NetShape, device: &Device) -> Linear {
-    LinearConfig::new(shape.value_hidden, shape.num_players).init(device)
+/// An auxiliary head's output, as its [`Kind`] has it.
+pub enum AuxOutput {
+    /// `[batch, cells, classes]` logits ([`Kind::Cells`]).
+    Cells(Tensor<3>),
+    /// `[batch, players]` `tanh` outputs relative to the mover ([`Kind::Dense`]) or
+    /// `[batch, actions]` logits in action order ([`Kind::Policy`]).
+    Flat(Tensor<2>),
+}
+
+/// Where an auxiliary head's layer lives in [`PolicyValueNet`], as its kind has it.
+pub enum Slot<'a> {
+    /// A 1×1 convolution of the trunk's output ([`Kind::Cells`], [`Kind::Policy`]).
+    Conv(&'a mut Option<Conv2d>),
+    /// A dense layer from the value head's hidden layer ([`Kind::Dense`]).
+    Dense(&'a mut Option<Linear>),
 }
 
 /// A 3×3 convolution with batch norm, padded circularly or with zeros.
@@ -333,14 +308,11 @@ pub struct PolicyValueNet {
     pub(super) value_bn: BatchNorm,
     pub(super) value_hidden: Linear,
     pub(super) value_out: Linear,
-    /// The ownership head's 1×1 convolution to [`NetShape::owner_classes`] logits a cell.
-    pub(super) owner: Option<Conv2d>,
-    /// The margin head: from the value head's hidden layer to one `tanh` a player.
-    pub(super) margin: Option<Linear>,
-    /// The short-term value head: from the value head's hidden layer to one `tanh` a player.
-    pub(super) short_value: Option<Linear>,
-    /// The soft policy head's 1×1 convolution to `policy_planes` logits a cell.
-    pub(super) soft_policy: Option<Conv2d>,
+    // The auxiliary heads' layers, each named as checkpoints store it ([`PolicyValueNet::slot`]).
+    owner: Option<Conv2d>,
+    margin: Option<Linear>,
+    short_value: Option<Linear>,
+    soft_policy: Option<Conv2d>,
     #[module(skip)]
     action_order: Vec<i64>,
 }
@@ -349,7 +321,7 @@ impl PolicyValueNet {
     /// A freshly initialised network (burn's default initialisers, seeded by the device).
     pub fn new(shape: &NetShape, device: &Device) -> PolicyValueNet {
         let c = shape.channels;
-        PolicyValueNet {
+        let mut model = PolicyValueNet {
             stem: ConvBn::new(shape.in_planes, c, shape.wraps, device),
             blocks: (0..shape.blocks)
                 .map(|i| ResBlock {
@@ -371,13 +343,62 @@ impl PolicyValueNet {
                 .init(device),
             value_hidden: LinearConfig::new(shape.value_channels, shape.value_hidden).init(device),
             value_out: LinearConfig::new(shape.value_hidden, shape.num_players).init(device),
-            owner: (shape.ownership)
-                .then(|| Conv2dConfig::new([c, shape.owner_classes()], [1, 1]).init(device)),
-            margin: (shape.margin).then(|| dense(shape, device)),
-            short_value: (shape.short_value).then(|| dense(shape, device)),
-            soft_policy: (shape.soft_policy)
-                .then(|| Conv2dConfig::new([c, shape.policy_planes], [1, 1]).init(device)),
+            owner: None,
+            margin: None,
+            short_value: None,
+            soft_policy: None,
             action_order: shape.action_order.iter().map(|&i| i as i64).collect(),
+        };
+        for head in shape.heads.present() {
+            let width = shape.head_width(head.aux);
+            match model.slot(head.aux) {
+                Slot::Conv(conv) => {
+                    *conv = Some(Conv2dConfig::new([c, width], [1, 1]).init(device))
+                }
+                Slot::Dense(dense) => {
+                    *dense = Some(LinearConfig::new(shape.value_hidden, width).init(device))
+                }
+            }
+        }
+        model
+    }
+
+    /// Where the auxiliary head `aux`'s layer is, to read or replace.
+    pub fn slot(&mut self, aux: Aux) -> Slot<'_> {
+        match aux {
+            Aux::Ownership => Slot::Conv(&mut self.owner),
+            Aux::Margin => Slot::Dense(&mut self.margin),
+            Aux::ShortValue => Slot::Dense(&mut self.short_value),
+            Aux::SoftPolicy => Slot::Conv(&mut self.soft_policy),
+        }
+    }
+
+    /// Swaps the auxiliary head `aux`'s layer (or its absence) with `other`'s.
+    pub fn swap_head(&mut self, aux: Aux, other: &mut PolicyValueNet) {
+        match (self.slot(aux), other.slot(aux)) {
+            (Slot::Conv(a), Slot::Conv(b)) => std::mem::swap(a, b),
+            (Slot::Dense(a), Slot::Dense(b)) => std::mem::swap(a, b),
+            _ => unreachable!("a head's slot is of its kind in every model"),
+        }
+    }
+
+    /// The auxiliary head `aux`'s 1×1 convolution, where it has one and the network has
+    /// the head.
+    pub fn conv(&self, aux: Aux) -> Option<&Conv2d> {
+        match aux {
+            Aux::Ownership => self.owner.as_ref(),
+            Aux::SoftPolicy => self.soft_policy.as_ref(),
+            Aux::Margin | Aux::ShortValue => None,
+        }
+    }
+
+    /// The auxiliary head `aux`'s dense layer, where it has one and the network has the
+    /// head.
+    pub fn dense(&self, aux: Aux) -> Option<&Linear> {
+        match aux {
+            Aux::Margin => self.margin.as_ref(),
+            Aux::ShortValue => self.short_value.as_ref(),
+            Aux::Ownership | Aux::SoftPolicy => None,
         }
     }
 
@@ -404,22 +425,29 @@ impl PolicyValueNet {
     /// Every head's output, the auxiliary ones where the network has them.
     pub fn forward_all(&self, x: Tensor<4>) -> Outputs {
         let h = self.body(x);
-        let owner = self.owner.as_ref().map(|conv| {
-            let [b, _, height, width] = h.dims();
-            let o = conv.forward(h.clone());
-            let classes = o.dims()[1];
-            o.reshape([b, classes, height * width]).swap_dims(1, 2)
-        });
-        let soft_logits = self.soft_policy.as_ref().map(|c| self.logits(c, h.clone()));
+        let mut aux = PerHead::<Option<AuxOutput>>::default();
+        for (a, out) in aux.iter_mut() {
+            let Some(conv) = self.conv(a) else { continue };
+            *out = Some(match a.head().kind {
+                Kind::Cells => {
+                    let [b, _, height, width] = h.dims();
+                    let o = conv.forward(h.clone());
+                    let classes = o.dims()[1];
+                    AuxOutput::Cells(o.reshape([b, classes, height * width]).swap_dims(1, 2))
+                }
+                Kind::Dense | Kind::Policy => AuxOutput::Flat(self.logits(conv, h.clone())),
+            });
+        }
         let (logits, values, hidden) = self.heads(h);
-        let dense = |l: &Option<Linear>| l.as_ref().map(|l| tanh(l.forward(hidden.clone())));
+        for (a, out) in aux.iter_mut() {
+            if let Some(dense) = self.dense(a) {
+                *out = Some(AuxOutput::Flat(tanh(dense.forward(hidden.clone()))));
+            }
+        }
         Outputs {
-            margin: dense(&self.margin),
-            short_value: dense(&self.short_value),
-            soft_logits,
             logits,
             values,
-            owner,
+            aux,
         }
     }
 

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::nn::heads::HEADS;
 use crate::train::metrics::{IterationMetrics, MatchResult};
 
 type Series = (String, Vec<(f64, f64)>, RGBColor);
@@ -171,17 +172,12 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
             series("value", m, RED, loss(|x| x.loss_value)),
             series("total", m, BLACK, loss(|x| x.loss_total)),
         ];
-        // The auxiliary heads' losses, where the network has them.
-        type Loss = fn(&IterationMetrics) -> f64;
-        let aux: [(&str, RGBColor, Loss); 4] = [
-            ("ownership", GREEN, |x| x.loss_owner),
-            ("margin", ORANGE, |x| x.loss_margin),
-            ("short-term value", MAGENTA, |x| x.loss_short_value),
-            ("soft policy", CYAN, |x| x.loss_soft_policy),
-        ];
-        for (name, color, f) in aux {
+        // The auxiliary heads' losses, where the network has them, each in its colour.
+        let colours = [GREEN, ORANGE, MAGENTA, CYAN, YELLOW];
+        for (head, &colour) in HEADS.iter().zip(colours.iter().cycle()) {
+            let f = |x: &IterationMetrics| x.loss_aux.0[head.aux];
             if m.iter().any(|x| f(x) != 0.0) {
-                losses.push(series(name, m, color, move |x| {
+                losses.push(series(head.label, m, colour, move |x| {
                     (x.train_steps > 0).then_some(f(x))
                 }));
             }

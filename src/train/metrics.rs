@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arena::elo::Stats;
 use crate::limits::MAX_TEXT_BYTES;
+use crate::nn::heads::{Aux, PerHead};
 use crate::store::Store;
 
 /// A match result from the trained side's point of view: W/D/L, score and Elo
@@ -48,6 +49,27 @@ impl MatchResult {
     }
 }
 
+/// The auxiliary heads' losses in a metrics record: each under its head's
+/// [`crate::nn::heads::Head::metric`] key, where it is not zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AuxLosses(pub PerHead<f64>);
+
+impl Serialize for AuxLosses {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let present = self.0.iter().filter(|&(_, v)| !is_zero(v));
+        s.collect_map(present.map(|(aux, v)| (aux.head().metric, v)))
+    }
+}
+
+impl<'de> Deserialize<'de> for AuxLosses {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // The record's other fields come too (flattened): only the heads' keys are read.
+        let rest = BTreeMap::<String, serde_json::Value>::deserialize(d)?;
+        let loss = |aux: Aux| rest.get(aux.head().metric).and_then(|v| v.as_f64());
+        Ok(AuxLosses(PerHead::from_fn(|aux| loss(aux).unwrap_or(0.0))))
+    }
+}
+
 /// Its fields are `metrics.jsonl`'s, documented once, in `docs/formats.md`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,18 +91,10 @@ pub struct IterationMetrics {
     pub learning_rate: f64,
     pub loss_policy: f64,
     pub loss_value: f64,
-    /// The ownership head's loss (absent without the head).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub loss_owner: f64,
-    /// The margin head's loss (absent without the head).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub loss_margin: f64,
-    /// The short-term value head's loss (absent without the head).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub loss_short_value: f64,
-    /// The soft policy head's loss (absent without the head).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub loss_soft_policy: f64,
+    /// The auxiliary heads' losses, each under its head's `metric` key (absent without
+    /// the head).
+    #[serde(flatten)]
+    pub loss_aux: AuxLosses,
     pub loss_total: f64,
     /// Candidate (this iteration) against the best so far.
     pub gating: Option<MatchResult>,

@@ -12,6 +12,7 @@
 //! - **Optimizer**: Adam or SGD with momentum; the learning rate follows a cosine decay
 //!   from `learning_rate` to `lr_min` over `lr_decay_steps` (constant when 0).
 //!
+//! - [`batch`]: training batches and every head's targets.
 //! - [`run`]: the whole training loop (self-play → buffer → train → gate) and resume.
 //! - [`rundir`]: the run's store, its lock and its numbered checkpoints.
 //! - [`ingest`]: taking in games uploaded by self-play workers.
@@ -20,6 +21,7 @@
 //! - [`distill`]: the fast evaluator trained on self-play positions (`contagion distill`).
 //! - [`distill_loop`]: the fast evaluator's own loop (`contagion distill --loop`).
 
+pub mod batch;
 pub mod distill;
 pub mod distill_loop;
 pub mod events;
@@ -41,13 +43,15 @@ use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use crate::config::TrainConfig;
 use crate::games::Game;
 use crate::nn::formats::checkpoint::{model_bytes, model_from_bytes};
-use crate::nn::network::SOFT_POLICY_POWER;
+use crate::nn::heads::{Aux, Kind, PerHead};
+use crate::nn::network::AuxOutput;
 use crate::nn::step::backprop::{Backprop, BatchRef, LossWeights};
 use crate::nn::step::train_step;
 use crate::nn::{Net, NetShape, PolicyValueNet};
 use crate::rng::Rng;
 use crate::selfplay::Sample;
 use crate::selfplay::replay::ReplayBuffer;
+pub use batch::{Batch, make_batch, make_plain_batch};
 
 /// How `contagion train` was asked to run.
 pub struct TrainOptions {
@@ -65,34 +69,6 @@ pub struct TrainOptions {
     pub progress: bool,
 }
 
-/// One training batch, row-major.
-pub struct Batch {
-    /// Positions in the batch.
-    pub size: usize,
-    /// `[size, planes, height, width]` encoded positions.
-    pub input: Vec<f32>,
-    /// `[size, actions]` target probabilities (zero on illegal actions).
-    pub policy: Vec<f32>,
-    /// `[size, actions]`: 0 on legal actions, a large negative number on illegal ones.
-    pub mask: Vec<f32>,
-    /// `[size, players]` results relative to the mover.
-    pub value: Vec<f32>,
-    /// `[size, cells, classes]` who holds each cell at the game's end, one-hot over
-    /// [`NetShape::owner_classes`] (all zeros for a sample without its game's end);
-    /// empty for a network without the ownership head.
-    pub owner: Vec<f32>,
-    /// `[size, players]` the game's final score vector relative to the mover (zeros for a
-    /// sample without its game's end); empty for a network without the margin head.
-    pub margin: Vec<f32>,
-    /// `[size, players]` the score vector a few plies ahead relative to the mover (see
-    /// [`crate::selfplay::replay::Targets::short_plies`]); empty for a network without
-    /// the short-term value head.
-    pub short_value: Vec<f32>,
-    /// `[size, actions]` the policy target raised to [`SOFT_POLICY_POWER`] and
-    /// normalised; empty for a network without the soft policy head.
-    pub soft_policy: Vec<f32>,
-}
-
 /// Mean losses over some steps.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct Losses {
@@ -100,35 +76,21 @@ pub struct Losses {
     pub policy: f64,
     /// Value mean squared error.
     pub value: f64,
-    /// The ownership head's cross-entropy, averaged over cells (0 without the head).
-    #[serde(skip_serializing_if = "metrics::is_zero")]
-    pub owner: f64,
-    /// The margin head's mean squared error (0 without the head).
-    #[serde(skip_serializing_if = "metrics::is_zero")]
-    pub margin: f64,
-    /// The short-term value head's mean squared error (0 without the head).
-    #[serde(skip_serializing_if = "metrics::is_zero")]
-    pub short_value: f64,
-    /// The soft policy head's cross-entropy (0 without the head).
-    #[serde(skip_serializing_if = "metrics::is_zero")]
-    pub soft_policy: f64,
+    /// Each auxiliary head's loss (0 without the head): a cross-entropy averaged over
+    /// cells, a mean squared error or a cross-entropy, by its kind.
+    pub aux: PerHead<f64>,
     /// The weighted sum the optimizer minimises.
     pub total: f64,
 }
 
 impl Losses {
     /// Every loss, in [`Trainer::loss`]'s order: the policy's, the value's, the
-    /// auxiliary heads' (ownership, margin, short-term value, soft policy), the total.
-    fn parts_mut(&mut self) -> [&mut f64; 7] {
-        [
-            &mut self.policy,
-            &mut self.value,
-            &mut self.owner,
-            &mut self.margin,
-            &mut self.short_value,
-            &mut self.soft_policy,
-            &mut self.total,
-        ]
+    /// auxiliary heads' in the table's order, the total.
+    fn parts_mut(&mut self) -> Vec<&mut f64> {
+        let parts = [&mut self.policy, &mut self.value].into_iter();
+        (parts.chain(&mut self.aux.0))
+            .chain([&mut self.total])
+            .collect()
     }
 
     /// Every loss of `self` plus `other`'s, times `scale`.
@@ -137,92 +99,6 @@ impl Losses {
             *m += *t * scale;
         }
     }
-}
-
-const ILLEGAL: f32 = -1.0e9;
-
-/// A batch of the samples, each under a random one of its game's augmentation symmetries.
-pub fn make_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape, rng: &mut Rng) -> Batch {
-    batch_with(samples, shape, |s| {
-        rng.below(s.state.augmentation_symmetries().max(1))
-    })
-}
-
-/// The batch with every sample as it is (symmetry 0), for measuring on fixed data.
-pub fn make_plain_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape) -> Batch {
-    batch_with(samples, shape, |_| 0)
-}
-
-/// The batch with sample `s` under symmetry `sym_of(s)`.
-fn batch_with<G: Game>(
-    samples: &[&Sample<G>],
-    shape: &NetShape,
-    mut sym_of: impl FnMut(&Sample<G>) -> usize,
-) -> Batch {
-    let (len, na, np) = (shape.input_len(), shape.actions(), shape.num_players);
-    let (size, classes, cells) = (samples.len(), shape.owner_classes(), shape.cells());
-    let mut b = Batch {
-        size,
-        input: vec![0.0; size * len],
-        policy: vec![0.0; size * na],
-        mask: vec![ILLEGAL; size * na],
-        value: vec![0.0; size * np],
-        owner: vec![0.0; size * cells * classes],
-        margin: vec![0.0; if shape.margin { size * np } else { 0 }],
-        short_value: vec![0.0; if shape.short_value { size * np } else { 0 }],
-        soft_policy: vec![0.0; if shape.soft_policy { size * na } else { 0 }],
-    };
-    let mut legal = Vec::new();
-    for (i, s) in samples.iter().enumerate() {
-        let sym = sym_of(s);
-        let state = s.state.transform(sym);
-        state.encode(&mut b.input[i * len..(i + 1) * len]);
-        state.legal_actions(&mut legal);
-        for &a in &legal {
-            b.mask[i * na + a as usize] = 0.0;
-        }
-        for &(a, p) in &s.policy {
-            b.policy[i * na + s.state.transform_action(a, sym) as usize] = p;
-        }
-        if shape.soft_policy {
-            let soft = &mut b.soft_policy[i * na..(i + 1) * na];
-            for (t, &p) in soft.iter_mut().zip(&b.policy[i * na..(i + 1) * na]) {
-                *t = p.powf(SOFT_POLICY_POWER);
-            }
-            let sum: f32 = soft.iter().sum();
-            soft.iter_mut().for_each(|t| *t /= sum);
-        }
-        // Relative to the mover of the stored position: a symmetry that relabels the
-        // seats (the Chexers rotations) moves the mover and its result alike.
-        let mover = s.state.to_move();
-        for rel in 0..np {
-            b.value[i * np + rel] = s.outcome[(mover + rel) % np];
-            if shape.short_value {
-                b.short_value[i * np + rel] = s.short_value[(mover + rel) % np];
-            }
-        }
-        if let Some(score) = (s.end.as_ref())
-            .filter(|_| shape.margin)
-            .and_then(|end| end.score_vector())
-        {
-            for rel in 0..np {
-                b.margin[i * np + rel] = score.0[(mover + rel) % np];
-            }
-        }
-        if let Some(end) = s.end.as_ref().filter(|_| classes > 0) {
-            let owners = end.transform(sym).owners().unwrap_or_default();
-            let out = &mut b.owner[i * cells * classes..(i + 1) * cells * classes];
-            let mover = state.to_move();
-            for (cell, &code) in owners.iter().enumerate().take(cells) {
-                let class = match code as usize {
-                    0 => 0,
-                    p => 1 + (p - 1 + np - mover) % np,
-                };
-                out[cell * classes + class] = 1.0;
-            }
-        }
-    }
-    b
 }
 
 /// Positions whose statistics a warm start's batch norms take ([`Trainer::rebase_batch_norms`]).
@@ -254,10 +130,7 @@ fn fast_step(shape: &NetShape, config: &TrainConfig) -> Option<Backprop> {
     };
     let weights = LossWeights {
         value: config.value_weight,
-        ownership: config.ownership_weight,
-        margin: config.margin_weight,
-        short_value: config.short_value_weight,
-        soft_policy: config.soft_policy_weight,
+        aux: config.head_weights(),
     };
     let cpu = !cfg!(feature = "cuda") && config.device == crate::nn::DeviceKind::Cpu;
     cpu.then(|| Backprop::new(shape, weights, threads))
@@ -413,7 +286,9 @@ impl Trainer {
         Trainer::losses(self.loss(&model, batch, &self.plain))
     }
 
-    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> [Tensor<1>; 7] {
+    /// Burn's loss on `b`: each part in [`Losses::parts_mut`]'s order (zero for a head
+    /// the network lacks), the total last.
+    fn loss(&self, model: &PolicyValueNet, b: &Batch, device: &Device) -> Vec<Tensor<1>> {
         let s = &self.shape;
         let tensor2 = |data: &[f32], cols: usize| {
             Tensor::<2>::from_data(TensorData::new(data.to_vec(), [b.size, cols]), device)
@@ -432,47 +307,50 @@ impl Trainer {
         let mse = |out: Tensor<2>, targets: &[f32]| {
             (out - tensor2(targets, s.num_players)).square().mean()
         };
-        let owner = out.owner.map(|o| {
-            let dims = [b.size, s.cells(), s.owner_classes()];
-            let target = Tensor::<3>::from_data(TensorData::new(b.owner.clone(), dims), device);
-            (log_softmax(o, 2) * target).sum_dim(2).mean().neg()
+        let aux = out.aux.0.into_iter().zip(Aux::ALL).map(|(o, a)| {
+            let targets = &b.aux[a];
+            o.map(|o| match o {
+                AuxOutput::Cells(o) => {
+                    let dims = [b.size, s.cells(), s.head_width(a)];
+                    let target =
+                        Tensor::<3>::from_data(TensorData::new(targets.clone(), dims), device);
+                    (log_softmax(o, 2) * target).sum_dim(2).mean().neg()
+                }
+                AuxOutput::Flat(o) if a.head().kind == Kind::Dense => mse(o, targets),
+                AuxOutput::Flat(logits) => cross_entropy(logits, targets),
+            })
         });
-        let mut parts = [
+        let parts = [
             Some(cross_entropy(logits, &b.policy)),
             Some(mse(values, &b.value)),
-            owner,
-            out.margin.map(|m| mse(m, &b.margin)),
-            out.short_value.map(|m| mse(m, &b.short_value)),
-            out.soft_logits.map(|l| cross_entropy(l, &b.soft_policy)),
         ];
         let weights = self.loss_weights();
         let mut total = Tensor::<1>::zeros([1], device);
-        let [policy, value, owner, margin, short, soft] =
-            std::array::from_fn(|i| match parts[i].take() {
+        let mut all: Vec<Tensor<1>> = (parts.into_iter().chain(aux))
+            .zip(weights)
+            .map(|(part, weight)| match part {
                 Some(p) => {
-                    total = total.clone() + p.clone().mul_scalar(weights[i]);
+                    total = total.clone() + p.clone().mul_scalar(weight);
                     p
                 }
                 None => Tensor::<1>::zeros([1], device),
-            });
-        [policy, value, owner, margin, short, soft, total]
+            })
+            .collect();
+        all.push(total);
+        all
     }
 
     /// Each loss's weight in the total, in [`Trainer::loss`]'s order (the policy's is 1).
-    fn loss_weights(&self) -> [f64; 6] {
+    fn loss_weights(&self) -> Vec<f64> {
         let c = &self.config;
-        [
-            1.0,
-            c.value_weight,
-            c.ownership_weight,
-            c.margin_weight,
-            c.short_value_weight,
-            c.soft_policy_weight,
-        ]
+        [1.0, c.value_weight]
+            .into_iter()
+            .chain(c.head_weights().0)
+            .collect()
     }
 
     /// The losses as numbers.
-    fn losses(parts: [Tensor<1>; 7]) -> Losses {
+    fn losses(parts: Vec<Tensor<1>>) -> Losses {
         let mut losses = Losses::default();
         for (slot, part) in losses.parts_mut().into_iter().zip(parts) {
             *slot = part.into_scalar::<f32>() as f64;
@@ -485,7 +363,7 @@ impl Trainer {
     pub fn gradients(&mut self, batch: &Batch) -> (Losses, GradientsParams) {
         let Some(fast) = &mut self.fast else {
             let parts = self.loss(&self.model, batch, &self.device);
-            let total = parts[6].clone();
+            let total = parts.last().expect("the total").clone();
             return (
                 Trainer::losses(parts),
                 GradientsParams::from_grads(total.backward(), &self.model),
@@ -500,20 +378,14 @@ impl Trainer {
                 policy: &batch.policy,
                 mask: &batch.mask,
                 value: &batch.value,
-                owner: &batch.owner,
-                margin: &batch.margin,
-                short_value: &batch.short_value,
-                soft_policy: &batch.soft_policy,
+                aux: batch.aux.map(|_, t| &t[..]),
             },
         );
         train_step::update_running(&self.model, &r.stats);
         let mut losses = Losses {
             policy: r.policy_loss,
             value: r.value_loss,
-            owner: r.owner_loss,
-            margin: r.margin_loss,
-            short_value: r.short_value_loss,
-            soft_policy: r.soft_policy_loss,
+            aux: r.aux_loss,
             total: 0.0,
         };
         losses.total = (losses.parts_mut().into_iter())

@@ -216,15 +216,9 @@ fn summary_line(m: &IterationMetrics) -> String {
 /// ` o X m Y`: the auxiliary heads' losses, where the network has them.
 fn aux_losses(m: &IterationMetrics) -> String {
     let mut out = String::new();
-    let aux = [
-        ("o", m.loss_owner),
-        ("m", m.loss_margin),
-        ("s", m.loss_short_value),
-        ("sp", m.loss_soft_policy),
-    ];
-    for (tag, loss) in aux {
+    for (aux, &loss) in m.loss_aux.0.iter() {
         if loss != 0.0 {
-            out += &format!(" {tag} {loss:.3}");
+            out += &format!(" {} {loss:.3}", aux.head().abbrev);
         }
     }
     out
@@ -346,10 +340,7 @@ impl<G: Baselines> Run<'_, G> {
             learning_rate: trainer.learning_rate(),
             loss_policy: losses.policy,
             loss_value: losses.value,
-            loss_owner: losses.owner,
-            loss_margin: losses.margin,
-            loss_short_value: losses.short_value,
-            loss_soft_policy: losses.soft_policy,
+            loss_aux: super::metrics::AuxLosses(losses.aux),
             loss_total: losses.total,
             gating: None,
             gate_candidate_vs_baseline: None,

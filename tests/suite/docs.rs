@@ -74,6 +74,15 @@ fn the_agent_spec_table_is_the_parser_s() {
 }
 
 #[test]
+fn the_heads_table_is_the_code_s() {
+    generated(
+        "docs/bundle.md",
+        "contagion::nn::heads::markdown_table",
+        &contagion::nn::heads::markdown_table(),
+    );
+}
+
+#[test]
 fn the_limits_table_is_the_code_s() {
     generated(
         "docs/limits.md",

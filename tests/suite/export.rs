@@ -20,6 +20,8 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::Net;
 use contagion::nn::formats::checkpoint::load_net;
+use contagion::nn::heads::{HEADS, Head};
+use contagion::nn::network::AuxOutput;
 use contagion::rng::Rng;
 
 /// 200 positions from random play, 2 to 200 actions in.
@@ -44,6 +46,32 @@ fn outputs<G: Game>(net: &Net, boards: &[G]) -> (Vec<f32>, Vec<f32>) {
     }
     let out = net.infer(input, boards.len());
     (out.logits, out.values)
+}
+
+/// Each auxiliary head's output on `boards` by burn's forward, where `net` has the head:
+/// its entry and its values flattened a position (the ownership head's laid out
+/// `[classes, height, width]`, as a bundle has it).
+pub fn aux_outputs<G: Game>(net: &Net, boards: &[G]) -> Vec<(&'static Head, Vec<f32>)> {
+    use burn::tensor::{Tensor, TensorData};
+    let s = &net.shape;
+    let len = s.input_len();
+    let mut input = vec![0.0; boards.len() * len];
+    for (b, chunk) in boards.iter().zip(input.chunks_mut(len)) {
+        b.encode(chunk);
+    }
+    let dims = [boards.len(), s.in_planes, s.height, s.width];
+    let x = Tensor::<4>::from_data(TensorData::new(input, dims), &contagion::nn::device());
+    let out = net.model().forward_all(x);
+    let values = |data: TensorData| data.try_to_vec::<f32>().unwrap();
+    (out.aux.0.into_iter().zip(&HEADS))
+        .filter_map(|(o, head)| {
+            let flat = match o? {
+                AuxOutput::Cells(t) => values(t.swap_dims(1, 2).into_data()),
+                AuxOutput::Flat(t) => values(t.into_data()),
+            };
+            Some((head, flat))
+        })
+        .collect()
 }
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -343,6 +371,29 @@ pub fn python_agrees<G: Game>(start: &G, bundle: &Path, net: &Net, dir: &Path) {
         let pv: Vec<f32> = serde_json::from_value(row["values"].clone()).unwrap();
         dl = dl.max(max_diff(&pl, &logits[i * a..(i + 1) * a]));
         dv = dv.max(max_diff(&pv, &values[i * p..(i + 1) * p]));
+    }
+    // Each auxiliary head, under its entry's key, computes what burn's forward does.
+    let aux = aux_outputs(net, &states);
+    let rows = py["positions"].as_array().unwrap();
+    let keys: Vec<&str> = rows[0]["aux"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    let ours: Vec<&str> = aux.iter().map(|(h, _)| h.key).collect();
+    assert_eq!(
+        keys.iter().collect::<std::collections::BTreeSet<_>>(),
+        ours.iter().collect(),
+        "the Python front end's auxiliary outputs are the network's heads"
+    );
+    for (head, flat) in &aux {
+        let n = flat.len() / states.len();
+        for (i, row) in rows.iter().enumerate() {
+            let py: Vec<f32> = serde_json::from_value(row["aux"][head.key].clone()).unwrap();
+            let d = max_diff(&py, &flat[i * n..(i + 1) * n]);
+            assert!(d <= 1e-4, "{}: position {i} differs by {d}", head.key);
+        }
     }
     eprintln!(
         "{}: Python vs Rust over {} positions: max |logit diff| {dl:.2e}, max |value diff| {dv:.2e}; \

@@ -21,7 +21,7 @@ use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::step::train_step::{named_gradients, named_tensors};
-use contagion::nn::{Heads, NetShape};
+use contagion::nn::{Aux, Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;
 use contagion::train::{Batch, Trainer, make_batch};
@@ -120,21 +120,16 @@ fn pair(shape: &NetShape, threads: usize, config: &TrainConfig) -> (Trainer, Tra
 }
 
 /// Every auxiliary head.
-const ALL: Heads = Heads {
-    ownership: true,
-    margin: true,
-    short_value: true,
-    soft_policy: true,
-};
+const ALL: Heads = Heads::ALL;
 
 /// The loss weights of a run with the auxiliary heads `shape` has.
 fn weights(shape: &NetShape) -> TrainConfig {
     let on = |head: bool, weight: f64| if head { weight } else { 0.0 };
     TrainConfig {
-        ownership_weight: on(shape.ownership, 1.5),
-        margin_weight: on(shape.margin, 0.7),
-        short_value_weight: on(shape.short_value, 0.4),
-        soft_policy_weight: on(shape.soft_policy, 8.0),
+        ownership_weight: on(shape.has(Aux::Ownership), 1.5),
+        margin_weight: on(shape.has(Aux::Margin), 0.7),
+        short_value_weight: on(shape.has(Aux::ShortValue), 0.4),
+        soft_policy_weight: on(shape.has(Aux::SoftPolicy), 8.0),
         ..TrainConfig::default()
     }
 }
@@ -165,39 +160,18 @@ fn check<G: Game>(start: &G, (blocks, channels): (usize, usize), heads: Heads, g
                 (lf.total - lb.total).abs() <= 1e-5 * lb.total.abs().max(1.0),
                 "{what}"
             );
-            assert_eq!(lf.owner > 0.0, heads.ownership, "{what}: an ownership loss");
-            assert_eq!(lf.margin > 0.0, heads.margin, "{what}: a margin loss");
-            assert_eq!(
-                lf.short_value > 0.0,
-                heads.short_value,
-                "{what}: a short loss"
-            );
-            assert_eq!(
-                lf.soft_policy > 0.0,
-                heads.soft_policy,
-                "{what}: a soft loss"
-            );
-            let aux = [
-                (lf.owner, lb.owner),
-                (lf.margin, lb.margin),
-                (lf.short_value, lb.short_value),
-                (lf.soft_policy, lb.soft_policy),
-            ];
-            for (f, b) in aux {
-                assert!((f - b).abs() <= 1e-5 * b.max(1.0), "{what}: {f} {b}");
+            for (aux, &on) in heads.iter() {
+                let (f, b) = (lf.aux[aux], lb.aux[aux]);
+                let key = aux.head().key;
+                assert_eq!(f > 0.0, on, "{what}: a {key} loss");
+                assert!((f - b).abs() <= 1e-5 * b.max(1.0), "{what}: {key} {f} {b}");
             }
             let (named_f, named_b) = (
                 named_gradients(fast.model(), &gf),
                 named_gradients(burn.model(), &gb),
             );
             // Every parameter has a gradient (running statistics have none).
-            let aux = [
-                heads.ownership,
-                heads.margin,
-                heads.short_value,
-                heads.soft_policy,
-            ];
-            let tensors = 9 + 2 * aux.iter().filter(|&&on| on).count() + 2 * pools;
+            let tensors = 9 + 2 * heads.present().count() + 2 * pools;
             assert_eq!(named_b.len(), 3 * (2 * blocks + 1) + tensors, "{what}");
             compare(&format!("{what}: gradient"), &named_f, &named_b);
             compare(
@@ -237,11 +211,7 @@ fn check<G: Game>(start: &G, (blocks, channels): (usize, usize), heads: Heads, g
 
 #[test]
 fn fast_step_equals_autodiff_for_infexion() {
-    let heads = Heads {
-        margin: true,
-        short_value: true,
-        ..Heads::default()
-    };
+    let heads = Heads::only(&[Aux::Margin, Aux::ShortValue]);
     check(&Board::new(), (2, 16), heads, true);
 }
 
@@ -252,7 +222,7 @@ fn fast_step_equals_autodiff_for_ataxx() {
 
 #[test]
 fn fast_step_equals_autodiff_for_virus() {
-    check(&Ataxx::virus(), (1, 8), Heads::default(), false);
+    check(&Ataxx::virus(), (1, 8), Heads::NONE, false);
 }
 
 #[test]

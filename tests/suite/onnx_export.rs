@@ -19,6 +19,7 @@ use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::formats::bundle::read_manifest;
 use contagion::nn::formats::checkpoint::load_net;
+use contagion::nn::heads::HEADS;
 use contagion::rng::Rng;
 
 /// `count` positions from seeded random games of `start`, 0 to about 150 plies in.
@@ -106,39 +107,22 @@ fn onnx_agrees<G: Game>(start: &G, bundle: &Path, dir: &Path) {
         "{}: logits {dl}, values {dv}",
         bundle.display()
     );
-    // The auxiliary heads' outputs, where the bundle has them, against burn's forward.
-    let aux = aux_outputs(&net, input, states.len());
-    let names: Vec<&str> = (m.outputs.all().into_iter().skip(2))
-        .map(|o| o.value.as_str())
-        .collect();
+    // The auxiliary heads' outputs, where the bundle has them, against burn's forward:
+    // one ONNX output a head, named by its entry.
+    let aux = crate::export::aux_outputs(&net, &states);
     assert_eq!(
         outputs.len(),
-        2 + names.len(),
+        2 + aux.len(),
         "one ONNX output per manifest output"
     );
-    for ((name, ort), ours) in names.iter().zip(&outputs[2..]).zip(&aux) {
-        assert_eq!(ort["name"], *name);
+    for ((head, ours), ort) in aux.iter().zip(&outputs[2..]) {
+        let name = head.layer;
+        assert_eq!(ort["name"], name);
+        assert_eq!(m.outputs.aux[head.key].value, name, "the manifest's name");
         let d = diff(ort, ours);
         eprintln!("{}: {name} max |diff| {d:.2e}", bundle.display());
         assert!(d <= 1e-4, "{}: {name} {d}", bundle.display());
     }
-}
-
-/// The ownership head's logits (`[batch, classes, height, width]`, as the bundle lays
-/// them out), the dense heads' outputs (margin, short-term value) and the soft policy
-/// head's logits, where `net` has them, by burn's forward.
-fn aux_outputs(net: &contagion::nn::Net, input: Vec<f32>, batch: usize) -> Vec<Vec<f32>> {
-    use burn::tensor::{Tensor, TensorData};
-    let s = &net.shape;
-    let dims = [batch, s.in_planes, s.height, s.width];
-    let device = contagion::nn::device();
-    let x = Tensor::<4>::from_data(TensorData::new(input, dims), &device);
-    let out = net.model().forward_all(x);
-    let flat = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
-    let owner = out.owner.map(|o| flat(o.swap_dims(1, 2)));
-    let dense = [out.margin, out.short_value, out.soft_logits];
-    let dense = (dense.into_iter().flatten()).map(|m| m.into_data().try_to_vec::<f32>().unwrap());
-    owner.into_iter().chain(dense).collect()
 }
 
 #[test]
@@ -190,15 +174,12 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     let runs = dir.join("runs");
     // With the auxiliary heads, which the bundle and its ONNX model carry as outputs,
     // and two blocks, the second with a global pooling bias.
-    let heads = [
-        "network.blocks=2",
-        "network.global_pool=true",
-        "train.ownership_weight=1.5",
-        "train.margin_weight=1",
-        "train.short_value_weight=0.5",
-        "train.soft_policy_weight=8",
+    let mut heads = vec![
+        "network.blocks=2".to_string(),
+        "network.global_pool=true".into(),
     ];
-    let sets: Vec<&str> = heads.iter().flat_map(|h| ["--set", h]).collect();
+    heads.extend(HEADS.iter().map(|h| format!("{}=0.5", h.weight)));
+    let sets: Vec<&str> = heads.iter().flat_map(|h| ["--set", h.as_str()]).collect();
     let o = train(&test_config(), &runs, &sets);
     assert!(o.status.success(), "{}", text(&o));
     let run = std::fs::read_dir(&runs)
@@ -222,6 +203,10 @@ fn a_trained_checkpoint_exports_with_its_onnx_model_and_bundles_need_the_flag() 
     let manifest = contagion::nn::formats::bundle::read_manifest(&out).unwrap();
     assert_eq!(manifest.version, 2, "global pooling came with version 2");
     assert!(manifest.architecture.global_pool);
+    let keys: Vec<&str> = manifest.outputs.aux.keys().map(String::as_str).collect();
+    let mut every: Vec<&str> = HEADS.iter().map(|h| h.key).collect();
+    every.sort();
+    assert_eq!(keys, every, "every head, by its key");
     onnx_agrees(&Board::new(), &out, &dir);
     // The Python front end runs the bundle's layers, the heads' too, to the same outputs.
     crate::export::python_agrees(&Board::new(), &out, &load_net(&out).unwrap(), &dir);

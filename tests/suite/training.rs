@@ -10,7 +10,7 @@ use contagion::games::Game;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::nn::formats::checkpoint::{Checkpoint, TrainState};
-use contagion::nn::{Heads, NetShape};
+use contagion::nn::{Aux, Heads, NetShape};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;
 use contagion::selfplay::SelfPlayGame;
@@ -332,10 +332,7 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     let state = Chexers::new();
     let sample = first_move_sample(&state, None);
     let samples = vec![&sample; 48];
-    let short = Heads {
-        short_value: true,
-        ..Heads::default()
-    };
+    let short = Heads::only(&[Aux::ShortValue]);
     let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(short);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
     let len = shape.input_len();
@@ -346,7 +343,7 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     for v in batch.value.chunks(3) {
         assert_eq!(v, [1.0, -1.0, -1.0]);
     }
-    for v in batch.short_value.chunks(3) {
+    for v in batch.aux[Aux::ShortValue].chunks(3) {
         assert_eq!(v, [0.5, -0.2, -0.3]);
     }
 }
@@ -372,15 +369,13 @@ fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
 fn check_ownership_follows_the_input<G: Game>(state: G) {
     let sample = first_move_sample(&state, Some(state.clone()));
     let samples = vec![&sample; 32];
-    let ownership = Heads {
-        ownership: true,
-        ..Heads::default()
-    };
+    let ownership = Heads::only(&[Aux::Ownership]);
     let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(ownership);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
     let (cells, k, np) = (shape.cells(), shape.owner_classes(), state.num_players());
     assert_eq!(k, np + 1);
-    for (input, owner) in (batch.input.chunks(shape.input_len())).zip(batch.owner.chunks(cells * k))
+    for (input, owner) in
+        (batch.input.chunks(shape.input_len())).zip(batch.aux[Aux::Ownership].chunks(cells * k))
     {
         for cell in 0..cells {
             let expected = (0..np)
@@ -428,7 +423,7 @@ fn old_checkpoint(name: &str) -> Checkpoint {
 fn checkpoints_of_format_2_still_load_and_resume() {
     // Written by commit 2a3ccc7's `contagion train --config tests/data/test-run.toml`.
     let ckpt = old_checkpoint("checkpoint-2a3ccc7.ckpt");
-    assert!(!ckpt.shape.ownership);
+    assert!(!ckpt.shape.has(Aux::Ownership));
 }
 
 #[test]
@@ -438,18 +433,16 @@ fn checkpoints_of_format_5_still_load_and_resume() {
     // train.soft_policy_weight=2: every head format 5 knew, before global pooling.
     let ckpt = old_checkpoint("checkpoint-85f22c5.ckpt");
     let s = &ckpt.shape;
-    assert!(s.ownership && s.short_value && s.soft_policy && !s.margin);
+    assert_eq!(
+        s.heads,
+        Heads::only(&[Aux::Ownership, Aux::ShortValue, Aux::SoftPolicy])
+    );
 }
 
 #[test]
 fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
     let start = Board::new();
-    let all = Heads {
-        ownership: true,
-        margin: true,
-        short_value: true,
-        soft_policy: true,
-    };
+    let all = Heads::ALL;
     let shape = NetShape::for_game(&start, 1, 8, 16).with_heads(all);
     let config = TrainConfig {
         ownership_weight: 1.5,
@@ -469,7 +462,7 @@ fn the_auxiliary_heads_are_saved_and_loaded_with_their_checkpoint() {
         metrics: String::new(),
     };
     let back = Checkpoint::from_bytes(&ckpt.to_bytes().unwrap(), "test").unwrap();
-    assert_eq!(back.shape.heads(), all);
+    assert_eq!(back.shape.heads, all);
     let resumed = Trainer::restore(back.shape, &config, &back.model, &back.optimizer, 0).unwrap();
     let names = contagion::nn::step::train_step::named_tensors(resumed.model());
     for head in ["owner.", "margin.", "short_value.", "soft_policy."] {

@@ -13,7 +13,7 @@ use contagion::config::TrainConfig;
 use contagion::games::infexion::Board;
 use contagion::nn::formats::checkpoint::{Checkpoint, load_model, load_net, model_bytes};
 use contagion::nn::step::train_step::named_gradients;
-use contagion::nn::{Heads, Net, NetShape, PolicyValueNet, warm};
+use contagion::nn::{Aux, Heads, Net, NetShape, PolicyValueNet, warm};
 use contagion::rng::Rng;
 use contagion::selfplay::Sample;
 use contagion::train::{Batch, Trainer, make_plain_batch};
@@ -116,7 +116,7 @@ fn a_run_starts_from_a_bundle_and_refuses_one_that_does_not_fit() {
     assert!(o.status.success(), "{}", text(&o));
     let run = dir.join("test-run");
     let first = Checkpoint::load(&run.join("ckpt-000001.ckpt")).unwrap();
-    assert!(first.shape.ownership && first.state.steps == 0);
+    assert!(first.shape.has(Aux::Ownership) && first.state.steps == 0);
     let net = first.net().unwrap();
     let diff = max_difference(&net, &source, &samples(90, 11));
     assert!(
@@ -201,10 +201,7 @@ fn a_grown_network_computes_what_it_did_and_its_new_parts_learn_at_once() {
             channels,
             ..source.clone()
         }
-        .with_heads(Heads {
-            ownership: true,
-            ..Heads::default()
-        });
+        .with_heads(Heads::only(&[Aux::Ownership]));
         let size = format!("{blocks}x{channels}");
         let mut grown = warm::start_from(&shape, &source, model.clone()).unwrap();
         let diff = max_difference(&Net::new(shape.clone(), &grown), &trained, &unseen);

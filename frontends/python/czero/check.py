@@ -4,8 +4,8 @@
 
 ``POSITIONS`` has one position per line, as the engine's ``position`` command takes it
 (``startpos moves f2 a2``, or a notation); the game is the bundle's. ``OUT`` receives
-JSON: for each position its notation, legal actions, policy logits and values, plus
-timings.
+JSON: for each position its notation, legal actions, policy logits and values, and
+each auxiliary head's output by its key (flattened), plus timings.
 """
 
 import json
@@ -33,7 +33,9 @@ def main(argv):
         states = [game.parse(line) for line in f if line.strip()]
     x = np.stack([s.encode() for s in states])
     t0 = time.perf_counter()
-    logits, values = model.forward(x)
+    outputs = model.outputs(x)
+    logits, values = outputs["policy"], outputs["value"]
+    aux = {k: v.reshape(len(x), -1) for k, v in outputs.items() if k not in ("policy", "value")}
     batch_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     for row in x[:20]:
@@ -47,8 +49,9 @@ def main(argv):
                 "legal": game.legal_actions(s),
                 "logits": l.tolist(),
                 "values": v.tolist(),
+                "aux": {k: a[i].tolist() for k, a in aux.items()},
             }
-            for s, l, v in zip(states, logits, values)
+            for i, (s, l, v) in enumerate(zip(states, logits, values))
         ],
         "batch_seconds": batch_seconds,
         "single_forward_ms": single_ms,

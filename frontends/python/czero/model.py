@@ -158,6 +158,13 @@ class Model:
     def forward(self, x):
         """``x`` [batch, planes, height, width] → (policy logits [batch, actions],
         values [batch, players] relative to the player to move)."""
+        out = self.outputs(x)
+        return out["policy"], out["value"]
+
+    def outputs(self, x):
+        """Every output the manifest names, by its key: ``policy``, ``value`` and each
+        auxiliary head the bundle has (``ownership`` [batch, classes, height, width],
+        ``margin``, ``short_value``, ``soft_policy``), as ``manifest.json`` describes."""
         x = np.asarray(x, dtype=np.float32)
         if x.shape[1:] != self.input_shape:
             raise ValueError(f"input shape {x.shape[1:]}, the model takes {self.input_shape}")
@@ -187,5 +194,4 @@ class Model:
             else:
                 raise BundleError(f"unknown layer op '{op}'")
             v[layer["output"]] = _activate(y, layer.get("activation", "none"))
-        outputs = self.manifest["outputs"]
-        return v[outputs["policy"]["value"]], v[outputs["value"]["value"]]
+        return {key: v[o["value"]] for key, o in self.manifest["outputs"].items()}

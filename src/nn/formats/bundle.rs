@@ -17,7 +17,9 @@ use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
 use burn::tensor::{Device, Tensor as BurnTensor, TensorData};
 
-use super::super::{Net, NetShape, PolicyValueNet, present, values};
+use super::super::heads::{Aux, Head, Kind};
+use super::super::network::Slot;
+use super::super::{Net, NetShape, PolicyValueNet, values};
 use super::manifest::{
     self, Actions, GameInfo, Input, Manifest, Output, Outputs, Provenance, names,
 };
@@ -68,11 +70,9 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (&model.policy, None),
         (&model.value_conv, Some(&model.value_bn)),
     ];
-    let aux = [
-        (model.owner.as_ref(), names::OWNERSHIP),
-        (model.soft_policy.as_ref(), names::SOFT_POLICY),
-    ];
-    let aux: Vec<_> = present(aux).collect();
+    let aux: Vec<_> = (Aux::ALL.into_iter())
+        .filter_map(|a| model.conv(a).map(|conv| (conv, a.head().layer)))
+        .collect();
     let names = (names::trunk(model.blocks.len()).into_iter())
         .chain([names::POLICY, names::VALUE_CONV].map(String::from))
         .chain(aux.iter().map(|&(_, n)| n.to_string()));
@@ -87,11 +87,11 @@ pub fn folded_tensors(shape: &NetShape, model: &PolicyValueNet) -> BTreeMap<Stri
         (names::VALUE_HIDDEN, &model.value_hidden),
         (names::VALUE_OUT, &model.value_out),
     ];
-    let aux = [
-        (model.margin.as_ref(), names::MARGIN),
-        (model.short_value.as_ref(), names::SHORT_VALUE),
-    ];
-    let aux = present(aux).map(|(linear, name)| (name.to_string(), linear));
+    let aux = (Aux::ALL.into_iter()).filter_map(|a| {
+        model
+            .dense(a)
+            .map(|linear| (a.head().layer.to_string(), linear))
+    });
     let dense = dense.into_iter().map(|(name, l)| (name.to_string(), l));
     for (name, linear) in dense.chain(aux).chain(pools(model)) {
         // burn stores [in, out]; the bundle gives [out, in].
@@ -161,41 +161,9 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
                 shape: vec![shape.num_players],
                 meaning: value_meaning,
             },
-            ownership: shape.ownership.then(|| Output {
-                value: names::OWNERSHIP.into(),
-                shape: vec![shape.owner_classes(), shape.height, shape.width],
-                meaning: "logits, per cell, of who holds it at the game's end: class 0 \
-                          nobody, class 1 + i the player i turns after the mover; softmax \
-                          over the classes (an auxiliary head: the search does not read it)"
-                    .into(),
-            }),
-            margin: shape.margin.then(|| Output {
-                value: names::MARGIN.into(),
-                shape: vec![shape.num_players],
-                meaning: "tanh outputs, one per player relative to the mover as for \
-                          'value': the expected final score vector (the game's own \
-                          score in [-1, 1]; an auxiliary head: the search does not read it)"
-                    .into(),
-            }),
-            short_value: shape.short_value.then(|| Output {
-                value: names::SHORT_VALUE.into(),
-                shape: vec![shape.num_players],
-                meaning: "tanh outputs, one per player relative to the mover as for \
-                          'value': the expected score vector a few plies ahead (the \
-                          result where the game ends sooner; an auxiliary head: the \
-                          search does not read it)"
-                    .into(),
-            }),
-            soft_policy: shape.soft_policy.then(|| Output {
-                value: names::SOFT_POLICY.into(),
-                shape: vec![shape.actions()],
-                meaning: format!(
-                    "logits over the whole action space in action order, as for 'policy', \
-                     trained on the policy target raised to the power {} and normalised \
-                     (an auxiliary head: the search does not read it)",
-                    super::super::network::SOFT_POLICY_POWER
-                ),
-            }),
+            aux: (shape.heads.present())
+                .map(|head| (head.key.to_string(), aux_output(shape, head)))
+                .collect(),
         },
         actions: Actions {
             count: shape.actions(),
@@ -209,6 +177,34 @@ pub fn manifest<G: Game>(shape: &NetShape, start: &G, provenance: Provenance) ->
                 .collect(),
         },
         provenance,
+    }
+}
+
+/// The manifest's description of the auxiliary head `head`'s output.
+fn aux_output(shape: &NetShape, head: &Head) -> Output {
+    let width = shape.head_width(head.aux);
+    let (dims, what) = match head.kind {
+        Kind::Cells => (
+            vec![width, shape.height, shape.width],
+            "logits, per cell, of {}: class 0 nobody, class 1 + i the player i turns after \
+             the mover; softmax over the classes",
+        ),
+        Kind::Dense => (
+            vec![width],
+            "tanh outputs, one per player relative to the mover as for 'value': {}",
+        ),
+        Kind::Policy => (
+            vec![shape.actions()],
+            "logits over the whole action space in action order, as for 'policy', {}",
+        ),
+    };
+    Output {
+        value: head.layer.into(),
+        shape: dims,
+        meaning: format!(
+            "{} (an auxiliary head: the search does not read it)",
+            what.replace("{}", head.meaning)
+        ),
     }
 }
 
@@ -302,10 +298,7 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
         channels: a.channels,
         value_channels: a.value_channels,
         value_hidden: a.value_hidden,
-        ownership: m.outputs.ownership.is_some(),
-        margin: m.outputs.margin.is_some(),
-        short_value: m.outputs.short_value.is_some(),
-        soft_policy: m.outputs.soft_policy.is_some(),
+        heads: m.outputs.heads()?,
         global_pool: a.global_pool,
     };
     ensure!(
@@ -465,38 +458,40 @@ fn unfold(
         cb.conv.weight = param(take(&names::weight(name)), device);
         identity(&mut cb.bn, take(&names::bias(name)));
     }
-    model.policy.weight = param(take(&names::weight(names::POLICY)), device);
-    model.policy.bias = Some(param(take(&names::bias(names::POLICY)), device));
     model.value_conv.weight = param(take(&names::weight(names::VALUE_CONV)), device);
     identity(&mut model.value_bn, take(&names::bias(names::VALUE_CONV)));
-    let aux = [
-        (model.owner.as_mut(), names::OWNERSHIP),
-        (model.soft_policy.as_mut(), names::SOFT_POLICY),
-    ];
-    for (conv, name) in present(aux) {
+    // A 1×1 convolution with its bias: the policy head's and the auxiliary heads'.
+    let mut conv = |conv: &mut Conv2d, name: &str| {
         conv.weight = param(take(&names::weight(name)), device);
         conv.bias = Some(param(take(&names::bias(name)), device));
+    };
+    conv(&mut model.policy, names::POLICY);
+    for head in shape.heads.present() {
+        if let Slot::Conv(Some(c)) = model.slot(head.aux) {
+            conv(c, head.layer);
+        }
     }
-    let dense = [
-        (names::VALUE_HIDDEN, &mut model.value_hidden),
-        (names::VALUE_OUT, &mut model.value_out),
-    ];
-    let aux = [
-        (model.margin.as_mut(), names::MARGIN),
-        (model.short_value.as_mut(), names::SHORT_VALUE),
-    ];
-    let aux = present(aux).map(|(linear, name)| (name.to_string(), linear));
-    let dense = dense.into_iter().map(|(name, l)| (name.to_string(), l));
-    let blocks = model.blocks.iter_mut().enumerate();
-    let pools = blocks.filter_map(|(i, b)| b.pool.as_mut().map(|l| (names::pool(i), l)));
-    for (name, linear) in dense.chain(aux).chain(pools) {
-        let w = take(&names::weight(&name));
+    // A dense layer's weight, `[out, in]` in the bundle, is `[in, out]` in burn.
+    let mut dense = |linear: &mut Linear, name: &str| {
+        let w = take(&names::weight(name));
         let (cout, cin) = (w.shape[0], w.shape[1]);
         let t: Vec<f32> = (0..cin * cout)
             .map(|k| w.data[(k % cout) * cin + k / cout])
             .collect();
         linear.weight = param(Tensor::new(vec![cin, cout], t), device);
-        linear.bias = Some(param(take(&names::bias(&name)), device));
+        linear.bias = Some(param(take(&names::bias(name)), device));
+    };
+    dense(&mut model.value_hidden, names::VALUE_HIDDEN);
+    dense(&mut model.value_out, names::VALUE_OUT);
+    for head in shape.heads.present() {
+        if let Slot::Dense(Some(linear)) = model.slot(head.aux) {
+            dense(linear, head.layer);
+        }
+    }
+    for (i, block) in model.blocks.iter_mut().enumerate() {
+        if let Some(pool) = &mut block.pool {
+            dense(pool, &names::pool(i));
+        }
     }
     model
 }

@@ -12,15 +12,16 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device, Tensor};
 
-use super::super::{Net, NetShape, PolicyValueNet};
+use super::super::{Aux, Heads, Net, NetShape, PolicyValueNet};
 use crate::framing;
 
 /// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
 /// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
-/// [`NetShape::ownership`], version 4 [`NetShape::margin`], version 5
-/// [`NetShape::short_value`] and [`NetShape::soft_policy`], version 6
-/// [`NetShape::global_pool`]; versions 1 to 5 still load (version 1 as finished
+/// the ownership head, version 4 the margin head, version 5 the short-term value and
+/// soft policy heads, version 6 [`NetShape::global_pool`] (the heads' flags are stored
+/// in [`crate::nn::heads::Aux`]'s order, so a head added to the end of the table needs
+/// a new version); versions 1 to 5 still load (version 1 as finished
 /// iterations; each without the heads and layers that came later).
 pub const VERSION: u32 = 6;
 
@@ -96,10 +97,7 @@ impl From<ShapeV2> for NetShape {
             channels: s.channels,
             value_channels: s.value_channels,
             value_hidden: s.value_hidden,
-            ownership: false,
-            margin: false,
-            short_value: false,
-            soft_policy: false,
+            heads: Heads::NONE,
             global_pool: false,
         }
     }
@@ -114,10 +112,9 @@ struct ShapeV3 {
 
 impl From<ShapeV3> for NetShape {
     fn from(s: ShapeV3) -> NetShape {
-        NetShape {
-            ownership: s.ownership,
-            ..s.base.into()
-        }
+        let mut shape: NetShape = s.base.into();
+        shape.heads[Aux::Ownership] = s.ownership;
+        shape
     }
 }
 
@@ -131,10 +128,9 @@ struct ShapeV4 {
 
 impl From<ShapeV4> for NetShape {
     fn from(s: ShapeV4) -> NetShape {
-        NetShape {
-            margin: s.margin,
-            ..s.base.into()
-        }
+        let mut shape: NetShape = s.base.into();
+        shape.heads[Aux::Margin] = s.margin;
+        shape
     }
 }
 
@@ -148,11 +144,10 @@ struct ShapeV5 {
 
 impl From<ShapeV5> for NetShape {
     fn from(s: ShapeV5) -> NetShape {
-        NetShape {
-            short_value: s.short_value,
-            soft_policy: s.soft_policy,
-            ..s.base.into()
-        }
+        let mut shape: NetShape = s.base.into();
+        shape.heads[Aux::ShortValue] = s.short_value;
+        shape.heads[Aux::SoftPolicy] = s.soft_policy;
+        shape
     }
 }
 

@@ -7,9 +7,12 @@
 //! model came from. [`layers`] is the single definition of that list: export writes it
 //! and loading checks a bundle's list against it.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::super::NetShape;
+use crate::nn::heads::{HEADS, Heads, Kind};
 
 /// The `format` field of every bundle manifest.
 pub const FORMAT: &str = "contagion-bundle";
@@ -37,16 +40,8 @@ pub mod names {
     pub const VALUE_HIDDEN: &str = "value.hidden";
     /// The value head's output layer (its output is the graph value `value`).
     pub const VALUE_OUT: &str = "value";
-    /// The ownership head's 1×1 convolution (its output is the graph value `ownership`).
-    pub const OWNERSHIP: &str = "ownership";
-    /// The margin head's dense layer (its output is the graph value `margin`).
-    pub const MARGIN: &str = "margin";
-    /// The short-term value head's dense layer (its output is the graph value
-    /// `value.short`).
-    pub const SHORT_VALUE: &str = "value.short";
-    /// The soft policy head's 1×1 convolution (its logits in action order are the graph
-    /// value `policy.soft`).
-    pub const SOFT_POLICY: &str = "policy.soft";
+    // The auxiliary heads' layers are named by their entries in
+    // [`crate::nn::heads::HEADS`].
 
     /// Residual block `i`'s first (`a`) or second (`b`) convolution.
     pub fn block(i: usize, second: bool) -> String {
@@ -220,27 +215,31 @@ pub struct Output {
 pub struct Outputs {
     pub policy: Output,
     pub value: Output,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ownership: Option<Output>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub margin: Option<Output>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub short_value: Option<Output>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub soft_policy: Option<Output>,
+    /// The auxiliary heads' outputs, by each head's key
+    /// ([`crate::nn::heads::Head::key`]).
+    #[serde(flatten)]
+    pub aux: BTreeMap<String, Output>,
 }
 
 impl Outputs {
-    /// Every output the bundle has: the policy, the value, then the auxiliary heads'.
+    /// Every output the bundle has: the policy, the value, then the auxiliary heads' in
+    /// the table's order.
     pub fn all(&self) -> Vec<&Output> {
-        let aux = [
-            &self.ownership,
-            &self.margin,
-            &self.short_value,
-            &self.soft_policy,
-        ];
-        let aux = aux.into_iter().flatten();
+        let aux = HEADS.iter().filter_map(|h| self.aux.get(h.key));
         [&self.policy, &self.value].into_iter().chain(aux).collect()
+    }
+
+    /// The auxiliary heads these outputs name (an error for a key no head has).
+    pub fn heads(&self) -> anyhow::Result<Heads> {
+        if let Some(key) = (self.aux.keys()).find(|k| !HEADS.iter().any(|h| h.key == *k)) {
+            let known: Vec<&str> = HEADS.iter().map(|h| h.key).collect();
+            anyhow::bail!(
+                "the manifest's outputs name '{key}', which no head of this build is (it knows \
+                 policy, value, {})",
+                known.join(", ")
+            );
+        }
+        Ok(Heads::from_fn(|aux| self.aux.contains_key(aux.head().key)))
     }
 }
 
@@ -430,21 +429,13 @@ pub fn layers(shape: &NetShape) -> Vec<Layer> {
         shape.num_players,
         "tanh",
     ));
-    if shape.ownership {
-        let classes = shape.owner_classes();
-        let name = names::OWNERSHIP;
-        out.push(conv(name, &trunk, name, c, classes, 1, "none"));
-    }
-    let dense = [
-        (shape.margin, names::MARGIN),
-        (shape.short_value, names::SHORT_VALUE),
-    ];
-    for (_, name) in dense.into_iter().filter(|&(has, _)| has) {
-        let np = shape.num_players;
-        out.push(linear(name, names::VALUE_HIDDEN, vh, np, "tanh"));
-    }
-    if shape.soft_policy {
-        out.extend(policy(names::SOFT_POLICY));
+    for head in shape.heads.present() {
+        let (name, width) = (head.layer, shape.head_width(head.aux));
+        match head.kind {
+            Kind::Cells => out.push(conv(name, &trunk, name, c, width, 1, "none")),
+            Kind::Dense => out.push(linear(name, names::VALUE_HIDDEN, vh, width, "tanh")),
+            Kind::Policy => out.extend(policy(name)),
+        }
     }
     out
 }

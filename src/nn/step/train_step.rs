@@ -12,7 +12,7 @@ use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::super::kernels::conv::{from_gemm_layout, to_gemm_layout};
-use super::super::{PolicyValueNet, present, values};
+use super::super::{Aux, PerHead, PolicyValueNet, present, values};
 use super::backprop::{Layer, Norm, Stats, Weights};
 
 fn param_values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
@@ -62,12 +62,10 @@ pub fn weights(model: &PolicyValueNet) -> Weights {
         value_conv: (conv_weights(&model.value_conv), norm(&model.value_bn)),
         hidden: linear(&model.value_hidden),
         out: linear(&model.value_out),
-        owner: model.owner.as_ref().map(conv_weights).unwrap_or_default(),
-        margin: model.margin.as_ref().map(linear).unwrap_or_default(),
-        short_value: model.short_value.as_ref().map(linear).unwrap_or_default(),
-        soft_policy: (model.soft_policy.as_ref())
-            .map(conv_weights)
-            .unwrap_or_default(),
+        aux: PerHead::from_fn(|a| {
+            let conv = model.conv(a).map(conv_weights);
+            (conv.or_else(|| model.dense(a).map(linear))).unwrap_or_default()
+        }),
         pools: (model.blocks.iter())
             .map(|b| b.pool.as_ref().map(linear).unwrap_or_default())
             .collect(),
@@ -91,10 +89,7 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
     }
     put_norm(&model.value_bn, &g.value_conv.1);
     let dense = [(&model.value_hidden, &g.hidden), (&model.value_out, &g.out)];
-    let aux = [
-        (model.margin.as_ref(), &g.margin),
-        (model.short_value.as_ref(), &g.short_value),
-    ];
+    let aux = Aux::ALL.into_iter().map(|a| (model.dense(a), &g.aux[a]));
     let pools =
         (model.blocks.iter().zip(&g.pools)).filter_map(|(b, gl)| Some((b.pool.as_ref()?, gl)));
     let dense: Vec<_> = dense.into_iter().chain(present(aux)).chain(pools).collect();
@@ -102,10 +97,7 @@ pub fn gradients(g: &Weights, model: &PolicyValueNet, device: &Device) -> Gradie
         put1(l.bias.as_ref().expect("linear bias"), &gl.b);
     }
     let heads = std::iter::once((&model.policy, &g.policy));
-    let aux = [
-        (model.owner.as_ref(), &g.owner),
-        (model.soft_policy.as_ref(), &g.soft_policy),
-    ];
+    let aux = Aux::ALL.into_iter().map(|a| (model.conv(a), &g.aux[a]));
     let heads: Vec<_> = heads.chain(present(aux)).collect();
     for &(conv, gl) in &heads {
         put1(conv.bias.as_ref().expect("head bias"), &gl.b);

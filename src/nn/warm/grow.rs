@@ -23,8 +23,8 @@ use burn::nn::BatchNorm;
 use burn::nn::conv::Conv2d;
 use burn::tensor::{Tensor, TensorData};
 
-use super::super::network::ConvBn;
-use super::super::{NetShape, PolicyValueNet, values};
+use super::super::network::{ConvBn, Slot};
+use super::super::{Aux, NetShape, PolicyValueNet, values};
 
 /// Whether `shape`'s body (blocks × channels) is `source`'s grown, and nothing else apart:
 /// the heads may differ ([`super::super::warm::start_from`] settles them).
@@ -34,7 +34,7 @@ pub fn grows(source: &NetShape, shape: &NetShape) -> bool {
         channels: source.channels,
         ..shape.clone()
     }
-    .with_heads(source.heads());
+    .with_heads(source.heads);
     same == *source
         && shape.blocks >= source.blocks
         && shape.channels >= source.channels
@@ -47,7 +47,7 @@ pub fn grows(source: &NetShape, shape: &NetShape) -> bool {
 pub fn grow(
     source: &NetShape,
     shape: &NetShape,
-    model: PolicyValueNet,
+    mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
     ensure!(
         grows(source, shape),
@@ -76,22 +76,19 @@ pub fn grow(
         bn.gamma = param(vec![0.0; c], [c]);
         bn.beta = param(vec![0.0; c], [c]);
     }
-    let heads = [
-        (Some(&mut grown.policy), Some(&model.policy)),
-        (Some(&mut grown.value_conv), Some(&model.value_conv)),
-        (grown.owner.as_mut(), model.owner.as_ref()),
-        (grown.soft_policy.as_mut(), model.soft_policy.as_ref()),
-    ];
-    for (new, old) in heads {
-        if let (Some(new), Some(old)) = (new, old) {
-            embed_conv(new, old);
+    embed_conv(&mut grown.policy, &model.policy);
+    embed_conv(&mut grown.value_conv, &model.value_conv);
+    for aux in Aux::ALL {
+        match grown.slot(aux) {
+            Slot::Conv(Some(new)) => embed_conv(new, model.conv(aux).expect("the source's head")),
+            // From the value head's hidden layer, which does not grow.
+            Slot::Dense(_) => grown.swap_head(aux, &mut model),
+            Slot::Conv(None) => {}
         }
     }
     grown.value_bn = model.value_bn;
     grown.value_hidden = model.value_hidden;
     grown.value_out = model.value_out;
-    grown.margin = model.margin;
-    grown.short_value = model.short_value;
     Ok(grown)
 }
 

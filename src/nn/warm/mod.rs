@@ -22,7 +22,7 @@ use burn::nn::BatchNorm;
 use burn::tensor::Tensor;
 use burn::tensor::activation::relu;
 
-use super::{Heads, NetShape, PolicyValueNet};
+use super::{Aux, Heads, NetShape, PolicyValueNet};
 
 /// `model` (of shape `source`) as a network of `shape`: its shared layers kept, a head
 /// that `source` lacks fresh, a head `shape` lacks dropped.
@@ -31,7 +31,7 @@ pub fn start_from(
     source: &NetShape,
     mut model: PolicyValueNet,
 ) -> anyhow::Result<PolicyValueNet> {
-    let body = |s: &NetShape| s.clone().with_heads(Heads::default());
+    let body = |s: &NetShape| s.clone().with_heads(Heads::NONE);
     if grow::grows(source, shape) {
         model = grow::grow(source, shape, model)?;
     } else if body(source) != body(shape) {
@@ -57,18 +57,11 @@ pub fn start_from(
             describe(shape)
         );
     }
-    let fresh = PolicyValueNet::new(shape, &super::device());
-    if !(shape.ownership && source.ownership) {
-        model.owner = fresh.owner;
-    }
-    if !(shape.margin && source.margin) {
-        model.margin = fresh.margin;
-    }
-    if !(shape.short_value && source.short_value) {
-        model.short_value = fresh.short_value;
-    }
-    if !(shape.soft_policy && source.soft_policy) {
-        model.soft_policy = fresh.soft_policy;
+    let mut fresh = PolicyValueNet::new(shape, &super::device());
+    for aux in Aux::ALL {
+        if !(shape.has(aux) && source.has(aux)) {
+            model.swap_head(aux, &mut fresh);
+        }
     }
     Ok(model)
 }

@@ -1,10 +1,11 @@
 //! The training step's heads: the policy head's loss, the value head from its batch
-//! norm on, the ownership and soft policy heads and the dense auxiliary heads (margin,
-//! short-term value), and the backward of each as far as the trunk's output (the value and dense
-//! heads' as far as the value batch norm).
+//! norm on, the auxiliary heads by their kind (a cross-entropy a cell, a policy's
+//! cross-entropy, a dense layer's squared error), and the backward of each as far as
+//! the trunk's output (the value and dense heads' as far as the value batch norm).
 
 use super::norm::{normalise, relu_back};
 use super::{Backprop, BatchRef, Layer, Shard, Weights};
+use crate::nn::heads::{Aux, Kind};
 use crate::nn::kernels::conv::{Add, Op, add_column_sums, matmul, sized};
 
 /// The cross-entropy of `softmax(logits)` against `target` (weights, not necessarily
@@ -78,15 +79,16 @@ impl Backprop {
             dtrunk,
             false,
         );
-        if self.owner_classes > 0 {
-            self.owner(w, batch, s);
-        }
-        if self.soft_policy {
-            self.soft_policy(w, batch, s);
+        for head in self.heads.present() {
+            match head.kind {
+                Kind::Cells => self.cells_head(head.aux, w, batch, s),
+                Kind::Policy => self.policy_head(head.aux, w, batch, s),
+                Kind::Dense => {} // from the hidden layer, below
+            }
         }
         // Value loss and its backward through tanh and the dense layers.
         let mut dzo = vec![0.0f32; n * np];
-        let scale = 2.0 * self.value_weight as f32 / (total * np as f32);
+        let scale = 2.0 * self.weights.value as f32 / (total * np as f32);
         for ((d, &out), &t) in dzo
             .iter_mut()
             .zip(s.v.iter())
@@ -102,16 +104,11 @@ impl Backprop {
         matmul(&mut dhid, Op::N(&dzo), Op::T(&w.out.w), n, np, hd, false);
         let span = s.first * np..(s.first + n) * np;
         let scale = |weight: f64| (2.0 * weight / (batch.size * np) as f64) as f32;
-        if self.margin {
-            let (targets, scale) = (&batch.margin[span.clone()], scale(self.margin_weight));
-            let (out, g) = (&mut s.marg, &mut s.grads.margin);
-            s.loss[3] += dense_head(&s.hid, &w.margin, targets, scale, out, g, &mut dhid);
-        }
-        if self.short_value {
-            let targets = &batch.short_value[span];
-            let scale = scale(self.short_value_weight);
-            let (out, g) = (&mut s.short, &mut s.grads.short_value);
-            s.loss[4] += dense_head(&s.hid, &w.short_value, targets, scale, out, g, &mut dhid);
+        for head in self.heads.present().filter(|h| h.kind == Kind::Dense) {
+            let a = head.aux;
+            let (targets, scale) = (&batch.aux[a][span.clone()], scale(self.weights.aux[a]));
+            let (out, g) = (&mut s.aux[a], &mut s.grads.aux[a]);
+            s.aux_loss[a] += dense_head(&s.hid, &w.aux[a], targets, scale, out, g, &mut dhid);
         }
         let g = &mut s.grads;
         for (d, &h) in dhid.iter_mut().zip(s.hid.iter()) {
@@ -180,41 +177,34 @@ impl Backprop {
         loss
     }
 
-    /// The soft policy head on one shard: a 1×1 convolution of the trunk's output to
-    /// policy logits, the cross-entropy of their masked softmax against the batch's soft
+    /// A [`Kind::Policy`] head on one shard: a 1×1 convolution of the trunk's output to
+    /// policy logits, the cross-entropy of their masked softmax against the head's
     /// targets (weighted), and its backward: the head's gradients, and its share of the
     /// trunk output's gradient added.
-    fn soft_policy(&self, w: &Weights, batch: &BatchRef, s: &mut Shard) {
+    fn policy_head(&self, a: Aux, w: &Weights, batch: &BatchRef, s: &mut Shard) {
         let last = s.y.len() - 1;
-        let out = head_forward(&s.y[last], &w.soft_policy, &mut s.soft);
-        let scale = (self.soft_policy_weight / batch.size as f64) as f32;
-        s.loss[5] += self.policy_loss(out, batch.soft_policy, batch.mask, s.first, scale);
-        let g = &mut s.grads.soft_policy;
-        head_back(
-            &s.y[last],
-            &w.soft_policy,
-            &s.soft,
-            g,
-            &mut s.dy[last],
-            true,
-        );
+        let out = head_forward(&s.y[last], &w.aux[a], &mut s.aux[a]);
+        let scale = (self.weights.aux[a] / batch.size as f64) as f32;
+        s.aux_loss[a] += self.policy_loss(out, batch.aux[a], batch.mask, s.first, scale);
+        let g = &mut s.grads.aux[a];
+        head_back(&s.y[last], &w.aux[a], &s.aux[a], g, &mut s.dy[last], true);
     }
 
-    /// The ownership head on one shard: a 1×1 convolution of the trunk's output to
-    /// `owner_classes` logits a cell, the cross-entropy of their softmax against the
-    /// batch's one-hot owners (averaged over positions and cells, weighted), and its
+    /// A [`Kind::Cells`] head on one shard: a 1×1 convolution of the trunk's output to
+    /// `players + 1` logits a cell, the cross-entropy of their softmax against the
+    /// batch's one-hot targets (averaged over positions and cells, weighted), and its
     /// backward: the head's gradients, and its share of the trunk output's gradient added.
-    fn owner(&self, w: &Weights, batch: &BatchRef, s: &mut Shard) {
-        let (cells, k) = (self.taps.cells, self.owner_classes);
+    fn cells_head(&self, a: Aux, w: &Weights, batch: &BatchRef, s: &mut Shard) {
+        let (cells, k) = (self.taps.cells, self.players + 1);
         let last = s.y.len() - 1;
-        let out = head_forward(&s.y[last], &w.owner, &mut s.own);
-        let scale = (self.ownership_weight / (batch.size * cells) as f64) as f32;
-        let targets = &batch.owner[s.first * cells * k..(s.first + s.n) * cells * k];
+        let out = head_forward(&s.y[last], &w.aux[a], &mut s.aux[a]);
+        let scale = (self.weights.aux[a] / (batch.size * cells) as f64) as f32;
+        let targets = &batch.aux[a][s.first * cells * k..(s.first + s.n) * cells * k];
         for (row, target) in out.chunks_exact_mut(k).zip(targets.chunks_exact(k)) {
-            s.loss[2] += cross_entropy(row, target, scale);
+            s.aux_loss[a] += cross_entropy(row, target, scale);
         }
-        let g = &mut s.grads.owner;
-        head_back(&s.y[last], &w.owner, &s.own, g, &mut s.dy[last], true);
+        let g = &mut s.grads.aux[a];
+        head_back(&s.y[last], &w.aux[a], &s.aux[a], g, &mut s.dy[last], true);
     }
 }
 
@@ -255,7 +245,7 @@ fn head_back(
     matmul(dtrunk, Op::N(dout), Op::T(&layer.w), r, k, c, add);
 }
 
-/// A dense auxiliary head (margin, short-term value) on one shard's hidden layer `hid`
+/// A [`Kind::Dense`] auxiliary head on one shard's hidden layer `hid`
 /// (`[n, hidden]`): `tanh` of the dense layer `w`, its squared error against `targets`
 /// (`[n, players]`) summed and returned, and its backward with the loss scaled by
 /// `scale`: the layer's gradient added to `g`, its share of the hidden layer's gradient

@@ -17,11 +17,9 @@
 //!   before the ReLU; the backward hands the bias's share of the gradient back to the
 //!   block's input.
 //! - The loss is burn's: policy cross-entropy of the masked log-softmax against the
-//!   targets, plus `value_weight` × the mean squared value error, plus
-//!   `ownership_weight` × the ownership head's cross-entropy, plus `margin_weight` ×
-//!   the margin head's and `short_value_weight` × the short-term value head's mean
-//!   squared errors, plus `soft_policy_weight` × the soft policy head's cross-entropy
-//!   (`heads.rs`).
+//!   targets, plus `value_weight` × the mean squared value error, plus each auxiliary
+//!   head's weight × its loss as its kind has it: a cross-entropy a cell, a mean squared
+//!   error, a policy's cross-entropy (`heads.rs`; the heads are [`crate::nn::heads`]).
 
 mod heads;
 mod norm;
@@ -29,6 +27,7 @@ mod norm;
 use rayon::prelude::*;
 
 use super::super::NetShape;
+use super::super::heads::{Heads, Kind, PerHead};
 use super::super::kernels::conv::{Add, Op, Taps, matmul, sized};
 use super::super::kernels::pool::Pooled;
 use norm::{apply_norm_back, batch_stats, moments, norm_back, normalise, relu_back};
@@ -66,14 +65,9 @@ pub struct Weights {
     pub hidden: Layer,
     /// The value head's output layer.
     pub out: Layer,
-    /// The ownership head's 1×1 convolution (empty without the head).
-    pub owner: Layer,
-    /// The margin head's dense layer (empty without the head).
-    pub margin: Layer,
-    /// The short-term value head's dense layer (empty without the head).
-    pub short_value: Layer,
-    /// The soft policy head's 1×1 convolution (empty without the head).
-    pub soft_policy: Layer,
+    /// Each auxiliary head's layer: a 1×1 convolution or a dense layer by its kind
+    /// (empty without the head).
+    pub aux: PerHead<Layer>,
     /// Each residual block's global pooling bias, a dense layer `[2 × channels,
     /// channels]` (empty where the block has none).
     pub pools: Vec<Layer>,
@@ -101,10 +95,7 @@ impl Weights {
             value_conv: (layer(&self.value_conv.0), norm(&self.value_conv.1)),
             hidden: layer(&self.hidden),
             out: layer(&self.out),
-            owner: layer(&self.owner),
-            margin: layer(&self.margin),
-            short_value: layer(&self.short_value),
-            soft_policy: layer(&self.soft_policy),
+            aux: self.aux.map(|_, l| layer(l)),
             pools: self.pools.iter().map(layer).collect(),
         }
     }
@@ -117,17 +108,10 @@ impl Weights {
         }
         let (vl, vn) = &mut self.value_conv;
         all.extend([&mut vl.w, &mut vl.b, &mut vn.gamma, &mut vn.beta]);
-        for l in [
-            &mut self.policy,
-            &mut self.hidden,
-            &mut self.out,
-            &mut self.owner,
-            &mut self.margin,
-            &mut self.short_value,
-            &mut self.soft_policy,
-        ]
-        .into_iter()
-        .chain(&mut self.pools)
+        let heads = [&mut self.policy, &mut self.hidden, &mut self.out];
+        for l in (heads.into_iter())
+            .chain(&mut self.aux.0)
+            .chain(&mut self.pools)
         {
             all.extend([&mut l.w, &mut l.b]);
         }
@@ -135,21 +119,14 @@ impl Weights {
     }
 }
 
-/// The loss's weights (`train.value_weight`, `ownership_weight`, `margin_weight`,
-/// `short_value_weight`, `soft_policy_weight`): each term's against the policy
-/// cross-entropy.
+/// The loss's weights (`train.value_weight` and each auxiliary head's
+/// [`crate::nn::heads::Head::weight`]): each term's against the policy cross-entropy.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LossWeights {
     /// The value head's mean squared error.
     pub value: f64,
-    /// The ownership head's cross-entropy.
-    pub ownership: f64,
-    /// The margin head's mean squared error.
-    pub margin: f64,
-    /// The short-term value head's mean squared error.
-    pub short_value: f64,
-    /// The soft policy head's cross-entropy.
-    pub soft_policy: f64,
+    /// Each auxiliary head's loss.
+    pub aux: PerHead<f64>,
 }
 
 /// A batch norm's batch statistics: mean and biased variance per channel.
@@ -173,16 +150,9 @@ pub struct BatchRef<'a> {
     pub mask: &'a [f32],
     /// `[size, players]` value targets.
     pub value: &'a [f32],
-    /// `[size, cells, classes]` one-hot owners at the game's end (empty without the
-    /// ownership head).
-    pub owner: &'a [f32],
-    /// `[size, players]` final score vectors (empty without the margin head).
-    pub margin: &'a [f32],
-    /// `[size, players]` score vectors a few plies ahead (empty without the short-term
-    /// value head).
-    pub short_value: &'a [f32],
-    /// `[size, actions]` soft policy targets (empty without the soft policy head).
-    pub soft_policy: &'a [f32],
+    /// Each auxiliary head's targets: `[size, cells, classes]`, `[size, players]` or
+    /// `[size, actions]` by its kind (empty without the head).
+    pub aux: PerHead<&'a [f32]>,
 }
 
 /// What one step computed.
@@ -195,15 +165,9 @@ pub struct StepResult {
     pub policy_loss: f64,
     /// The value loss's mean over the batch.
     pub value_loss: f64,
-    /// The ownership loss's mean over the batch's cells (0 without the head).
-    pub owner_loss: f64,
-    /// The margin loss's mean over the batch's positions and players (0 without the head).
-    pub margin_loss: f64,
-    /// The short-term value loss's mean over the batch's positions and players (0
-    /// without the head).
-    pub short_value_loss: f64,
-    /// The soft policy loss's mean over the batch (0 without the head).
-    pub soft_policy_loss: f64,
+    /// Each auxiliary head's loss: its mean over the batch's cells, positions and
+    /// players, or positions, by its kind (0 without the head).
+    pub aux_loss: PerHead<f64>,
 }
 
 /// im2col rows per slice of a shard's positions.
@@ -230,22 +194,17 @@ struct Shard {
     pooled: Vec<f32>,
     hid: Vec<f32>,
     v: Vec<f32>,
-    /// The ownership head's logits, then their gradient.
-    own: Vec<f32>,
-    /// The margin head's outputs before `tanh`, then their gradient.
-    marg: Vec<f32>,
-    /// The short-term value head's outputs before `tanh`, then their gradient.
-    short: Vec<f32>,
-    /// The soft policy head's output, then its gradient.
-    soft: Vec<f32>,
+    /// Each auxiliary head's output (before `tanh` for a dense one), then its gradient.
+    aux: PerHead<Vec<f32>>,
     /// Each block's global pooling, kept for the backward (unused where it has none).
     pools: Vec<Pooled>,
     /// Per-channel sums handed between passes.
     sums: Vec<f64>,
     grads: Weights,
-    /// The policy, value, ownership, margin, short-term value and soft policy losses'
-    /// sums.
-    loss: [f64; 6],
+    /// The policy and value losses' sums.
+    loss: [f64; 2],
+    /// Each auxiliary head's loss's sum.
+    aux_loss: PerHead<f64>,
 }
 
 /// The training step for one network shape; keeps its buffers between steps.
@@ -257,19 +216,13 @@ pub struct Backprop {
     value_channels: usize,
     hidden: usize,
     players: usize,
-    owner_classes: usize,
-    margin: bool,
-    short_value: bool,
-    soft_policy: bool,
+    /// Which auxiliary heads the network has.
+    heads: Heads,
     /// Whether each residual block has a global pooling bias.
     pools: Vec<bool>,
     /// `gather[a]`: action `a`'s logit in a position's `[cells, planes]` policy output.
     gather: Vec<u32>,
-    value_weight: f64,
-    ownership_weight: f64,
-    margin_weight: f64,
-    short_value_weight: f64,
-    soft_policy_weight: f64,
+    weights: LossWeights,
     pool: Option<rayon::ThreadPool>,
     shards: Vec<Shard>,
 }
@@ -308,17 +261,10 @@ impl Backprop {
             value_channels: shape.value_channels,
             hidden: shape.value_hidden,
             players: shape.num_players,
-            owner_classes: shape.owner_classes(),
-            margin: shape.margin,
-            short_value: shape.short_value,
-            soft_policy: shape.soft_policy,
+            heads: shape.heads,
             pools: (0..shape.blocks).map(|i| shape.pools(i)).collect(),
             gather: shape.policy_gather(),
-            value_weight: weights.value,
-            ownership_weight: weights.ownership,
-            margin_weight: weights.margin,
-            short_value_weight: weights.short_value,
-            soft_policy_weight: weights.soft_policy,
+            weights,
             pool,
             shards: Vec::new(),
         }
@@ -387,7 +333,8 @@ impl Backprop {
                 }
             }
             s.grads = w.zeros_like();
-            s.loss = [0.0; 6];
+            s.loss = [0.0; 2];
+            s.aux_loss = PerHead::default();
         });
         // The trunk: each convolution, its statistics summed, then batch norm and ReLU.
         let mut stats = Vec::with_capacity(layers + 1);
@@ -513,10 +460,13 @@ impl Backprop {
             let cin = if l == 0 { self.in_planes } else { c };
             self.each(|me, s| me.conv_back(l, layer, cin, &coef, s));
         }
-        let mut loss = [0.0; 6];
+        let (mut loss, mut aux_loss) = ([0.0; 2], PerHead::<f64>::default());
         let mut all = grads.buffers_mut();
         for s in &mut self.shards {
             loss.iter_mut().zip(s.loss).for_each(|(l, s)| *l += s);
+            (aux_loss.0.iter_mut())
+                .zip(s.aux_loss.0)
+                .for_each(|(l, s)| *l += s);
             for (g, part) in all.iter_mut().zip(s.grads.buffers_mut()) {
                 g.iter_mut().zip(part.iter()).for_each(|(g, p)| *g += p);
             }
@@ -527,10 +477,13 @@ impl Backprop {
             stats,
             policy_loss: loss[0] / batch.size as f64,
             value_loss: loss[1] / (batch.size * self.players) as f64,
-            owner_loss: loss[2] / rows as f64,
-            margin_loss: loss[3] / (batch.size * self.players) as f64,
-            short_value_loss: loss[4] / (batch.size * self.players) as f64,
-            soft_policy_loss: loss[5] / batch.size as f64,
+            aux_loss: aux_loss.map(|a, &l| {
+                l / match a.head().kind {
+                    Kind::Cells => rows,
+                    Kind::Dense => batch.size * self.players,
+                    Kind::Policy => batch.size,
+                } as f64
+            }),
         }
     }
 
