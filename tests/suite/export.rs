@@ -214,6 +214,18 @@ fn bad_bundles_are_refused_with_a_clear_error() {
         "{err}"
     );
 
+    // An output no head of this build has.
+    let unknown = edit(
+        "unknown",
+        "\"outputs\": {",
+        "\"outputs\": {\"hunch\": {\"value\": \"hunch\", \"shape\": [1], \"meaning\": \"\"}, ",
+    );
+    let err = load_error(&unknown);
+    assert!(
+        err.contains("the manifest's outputs name 'hunch', which no head of this build is"),
+        "{err}"
+    );
+
     let wide = edit("wide", "\"channels\": 16", "\"channels\": 24");
     assert!(load_error(&wide).contains("layers do not describe"));
 
