@@ -312,7 +312,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let start = limits.start();
         let shape = &self.searchers.net().shape;
         anyhow::ensure!(
-            shape.game == state.name() && shape.input_len() == state.encoding_shape().len(),
+            shape.plays(state),
             "{}: a network for '{}' cannot play '{}'",
             self.name,
             shape.game,

@@ -263,8 +263,8 @@ pub fn nn<G: Game>(start: &G, o: &NnOptions, rounds: usize) -> anyhow::Result<Ve
         )),
     };
     anyhow::ensure!(
-        net.shape.game == start.name(),
-        "the model is for '{}'; pass --game {}",
+        net.shape.plays(start),
+        "the model is for '{}' (or another form of its board); pass --game {}",
         net.shape.game,
         net.shape.game
     );
