@@ -24,7 +24,7 @@ use crate::games::{Action, Game};
 use crate::nn::formats::models::resolve_evaluator;
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
-use crate::search::pvs::{EVAL_SCALE, Pvs, PvsLimits};
+use crate::search::pvs::{EVAL_SCALE, Pruning, Pvs, PvsLimits};
 
 /// The search depth when the spec and the `go` line give no limit.
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -48,7 +48,7 @@ pub struct NnueAgent<G: Game> {
     /// The search on bitboards, made when an Ataxx-family board of side 8 or less comes.
     bits: Option<Pvs<Bits>>,
     hash_mib: u64,
-    reductions: bool,
+    pruning: Pruning,
     solver: Option<Solver<G>>,
     ms: Option<u64>,
     depth: Option<u32>,
@@ -90,7 +90,7 @@ impl<G: Game> NnueAgent<G> {
             search: None,
             bits: None,
             hash_mib: DEFAULT_HASH_MIB,
-            reductions: false,
+            pruning: Pruning::default(),
             solver: None,
             ms,
             depth,
@@ -99,14 +99,14 @@ impl<G: Game> NnueAgent<G> {
         }
     }
 
-    /// Turns late-move reductions on or off (off by default).
-    pub fn set_reductions(&mut self, on: bool) {
-        self.reductions = on;
+    /// What the search prunes (nothing by default).
+    pub fn set_pruning(&mut self, pruning: Pruning) {
+        self.pruning = pruning;
         for pvs in self.search.iter_mut() {
-            pvs.reductions = on;
+            pvs.pruning = pruning;
         }
         for pvs in self.bits.iter_mut() {
-            pvs.reductions = on;
+            pvs.pruning = pruning;
         }
     }
 
@@ -135,10 +135,10 @@ impl<G: Game> NnueAgent<G> {
     }
 }
 
-/// A searcher with a table of `hash_mib` MiB, reductions on or off.
-fn searcher<P: crate::search::pvs::Node>(hash_mib: u64, reductions: bool) -> Pvs<P> {
+/// A searcher with a table of `hash_mib` MiB that prunes as `pruning` says.
+fn searcher<P: crate::search::pvs::Node>(hash_mib: u64, pruning: Pruning) -> Pvs<P> {
     let mut pvs = Pvs::new(hash_mib);
-    pvs.reductions = reductions;
+    pvs.pruning = pruning;
     pvs
 }
 
@@ -179,10 +179,10 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
             .and_then(Bits::new);
         let r = match board {
             Some(board) => (self.bits)
-                .get_or_insert_with(|| searcher(self.hash_mib, self.reductions))
+                .get_or_insert_with(|| searcher(self.hash_mib, self.pruning))
                 .search(&board, &mut self.eval, pvs_limits),
             None => (self.search)
-                .get_or_insert_with(|| searcher(self.hash_mib, self.reductions))
+                .get_or_insert_with(|| searcher(self.hash_mib, self.pruning))
                 .search(state, &mut self.eval, pvs_limits),
         }
         .ok_or_else(|| anyhow::anyhow!("no legal move"))?;

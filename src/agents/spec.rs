@@ -64,8 +64,8 @@ pub enum AgentSpec {
         depth: Option<u32>,
         /// Nodes per move.
         nodes: Option<u64>,
-        /// Late-move reductions.
-        reductions: bool,
+        /// What the search prunes.
+        pruning: crate::search::pvs::Pruning,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -175,8 +175,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 1, Some(0))],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions on (R = 1) or off (0, the default: no gain measured)",
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(0)), param("nmp", "P", 0, 1, Some(0))],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0, the default), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0, the default)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -353,7 +353,10 @@ impl FromStr for AgentSpec {
                 ms,
                 depth: get("depth").map(|d| d as u32),
                 nodes,
-                reductions: get("lmr").unwrap_or(default("lmr")) != 0,
+                pruning: crate::search::pvs::Pruning {
+                    reductions: get("lmr").unwrap_or(default("lmr")) as u8,
+                    null_move: get("nmp").unwrap_or(default("nmp")) != 0,
+                },
             },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
@@ -409,7 +412,7 @@ impl fmt::Display for AgentSpec {
                 ms,
                 depth,
                 nodes,
-                reductions,
+                pruning,
             } => {
                 write!(f, "nnue:{}", path.display())?;
                 let limits = [
@@ -422,10 +425,14 @@ impl fmt::Display for AgentSpec {
                         write!(f, ",{k}={v}")?;
                     }
                 }
-                match reductions {
-                    true => write!(f, ",lmr=1"),
-                    false => Ok(()),
+                let knobs = [
+                    ("lmr", u64::from(pruning.reductions)),
+                    ("nmp", u64::from(pruning.null_move)),
+                ];
+                for (k, v) in knobs.into_iter().filter(|&(_, v)| v != 0) {
+                    write!(f, ",{k}={v}")?;
                 }
+                Ok(())
             }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
@@ -508,10 +515,10 @@ impl AgentSpec {
                 ms,
                 depth,
                 nodes,
-                reductions,
+                pruning,
             } => {
                 let mut agent = super::nnue::NnueAgent::load(name, path, start, ms, depth, nodes)?;
-                agent.set_reductions(reductions);
+                agent.set_pruning(pruning);
                 Box::new(agent)
             }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(
@@ -552,6 +559,7 @@ mod tests {
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
             ("nnue:m,lmr=1,depth=3", "nnue:m,depth=3,lmr=1"),
             ("nnue:m,lmr=0", "nnue:m"),
+            ("nnue:m,nmp=1,lmr=2", "nnue:m,lmr=2,nmp=1"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",
                 "model:m,sims=100,cpuct=250,fpu=30,contempt=20",

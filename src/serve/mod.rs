@@ -336,7 +336,7 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
                 ms: None,
                 depth: None,
                 nodes: None,
-                reductions: false,
+                pruning: Default::default(),
             }
         } else {
             AgentSpec::model(model.path.clone(), MODEL_SIMS)

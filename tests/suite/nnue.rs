@@ -18,7 +18,7 @@ use contagion::nn::nnue::{
 };
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
-use contagion::search::pvs::Evaluation;
+use contagion::search::pvs::{Evaluation, Pruning};
 use contagion::selfplay::SelfPlaySettings;
 use contagion::train::distill::{DistillOptions, distill};
 
@@ -365,32 +365,67 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
     );
 }
 
+/// The player on a random evaluator of `start`'s game, to `depth`, pruning as `pruning` says.
+fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
+    let net = random_net(start, 3);
+    let eval = Arc::new(Evaluator::new(&net));
+    let mut agent = NnueAgent::new("nnue".into(), eval, None, Some(depth), None);
+    agent.set_pruning(pruning);
+    agent
+}
+
+/// Every way the search can prune: reductions none, mild or growing, null moves or not.
+fn prunings() -> Vec<Pruning> {
+    let each = |reductions| {
+        [false, true].map(|null_move| Pruning {
+            reductions,
+            null_move,
+        })
+    };
+    (0..=2).flat_map(each).collect()
+}
+
 #[test]
-fn the_search_alone_finds_a_forced_win_at_depth() {
+fn the_search_alone_finds_a_forced_win_at_depth_however_it_prunes() {
     // Without the solver (too many empty squares for it): o takes the last x pieces.
     let s = Ataxx::standard()
         .parse_position("7/7/7/3x3/3o3/7/o6 o 0 1")
         .unwrap();
     assert!(!s.in_solver_reach());
-    let net = random_net(&s, 3);
-    let mut agent: NnueAgent<Ataxx> = NnueAgent::new(
-        "nnue".into(),
-        Arc::new(Evaluator::new(&net)),
-        None,
-        Some(3),
-        None,
-    );
-    let a = agent.select(&s, &Limits::default()).unwrap();
-    let mut after = s;
-    after.apply(a).unwrap();
-    assert_eq!(
-        after.outcome().map(|o| o.result(1)),
-        Some(1),
-        "played {}",
-        s.action_to_string(a)
-    );
-    let info = agent.last_search().unwrap();
-    assert_eq!(info.score, contagion::agents::Score::Mate(1));
+    for pruning in prunings() {
+        let mut agent = player(&s, 3, pruning);
+        let a = agent.select(&s, &Limits::default()).unwrap();
+        let mut after = s;
+        after.apply(a).unwrap();
+        assert_eq!(
+            after.outcome().map(|o| o.result(1)),
+            Some(1),
+            "{pruning:?} played {}",
+            s.action_to_string(a)
+        );
+        let info = agent.last_search().unwrap();
+        assert_eq!(info.score, contagion::agents::Score::Mate(1), "{pruning:?}");
+    }
+}
+
+#[test]
+fn each_pruning_searches_fewer_nodes_to_the_same_depth() {
+    // From the start, to depth 6: every pruning visits fewer nodes than the full-width
+    // search, and each still completes the depth with a legal move.
+    let s = Ataxx::standard();
+    let nodes = |pruning| {
+        let mut agent = player(&s, 6, pruning);
+        let a = agent.select(&s, &Limits::default()).unwrap();
+        assert!(s.is_legal(a), "{pruning:?}");
+        let info = agent.last_search().unwrap();
+        assert_eq!(info.depth, 6, "{pruning:?}");
+        info.nodes
+    };
+    let full = nodes(Pruning::default());
+    for pruning in prunings().into_iter().skip(1) {
+        let n = nodes(pruning);
+        assert!(n < full, "{pruning:?}: {n} nodes, full width {full}");
+    }
 }
 
 #[test]

@@ -282,6 +282,15 @@ impl Bits {
         }
     }
 
+    /// The same position with the other side to move (a null move, for the search;
+    /// not a move of the game where the mover has one).
+    pub fn passed(&self) -> Bits {
+        Bits {
+            to_move: self.to_move ^ 1,
+            ..*self
+        }
+    }
+
     /// Plays a legal action (as [`Ataxx::apply_unchecked`]: the caller checked it).
     pub fn apply_unchecked(&mut self, action: Action) {
         let me = self.to_move();

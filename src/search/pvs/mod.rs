@@ -58,6 +58,11 @@ pub trait Node: Position + Send {
     /// entries of the game's encoding that are at least one half (`scratch` holds the
     /// encoding where it is made).
     fn features(&self, scratch: &mut Vec<f32>, out: &mut Vec<u32>);
+    /// The position with the turn passed, for null-move pruning; `None` (the default)
+    /// where the search should not try one.
+    fn null_move(&self) -> Option<Self> {
+        None
+    }
 }
 
 impl<G: Game> Node for G {
@@ -91,6 +96,10 @@ impl Node for Bits {
 
     fn features(&self, _scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
         Bits::features(self, out)
+    }
+
+    fn null_move(&self) -> Option<Bits> {
+        Some(self.passed())
     }
 }
 
@@ -141,17 +150,35 @@ impl PvsResult {
     }
 }
 
+/// What the search may skip or search shallower (none of it by default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruning {
+    /// Late-move reductions: 0 none; 1 a ply (two for the latest moves at depth 5 and
+    /// more) from the fourth move at depth 3 and more; 2 growing with the logarithms of
+    /// the depth and of the move's place, from the third move.
+    pub reductions: u8,
+    /// Null-move pruning: where the position's own value is at least beta, the mover
+    /// passes and a search [`NULL_REDUCTION`] plies shallower (and more with depth) that
+    /// still reaches beta ends the node. Only in games with a null move
+    /// ([`Node::null_move`]), with two players.
+    pub null_move: bool,
+}
+
+/// Plies a null move's search is shallower than the node's child, at least.
+pub const NULL_REDUCTION: i32 = 2;
+
 /// A searcher with its table and ordering statistics, kept from move to move.
 pub struct Pvs<G: Node> {
-    /// Late-move reductions (off by default: 20-0-20 against none, in
-    /// `experiments/nnue`).
-    pub reductions: bool,
+    /// What the search prunes.
+    pub pruning: Pruning,
     table: Table,
     history: Vec<i32>,
     killers: Vec<[Action; 2]>,
     children: Vec<Vec<(i64, Action, Option<G>)>>,
     moves: Vec<Vec<Action>>,
     pv: Vec<Vec<Action>>,
+    /// Whether the move into ply `p + 1` was a null move.
+    nulled: Vec<bool>,
     root_player: usize,
     players: usize,
     nodes: u64,
@@ -164,8 +191,9 @@ impl<G: Node> Pvs<G> {
     /// A searcher with a table of `hash_mib` MiB.
     pub fn new(hash_mib: u64) -> Pvs<G> {
         Pvs {
-            reductions: false,
+            pruning: Pruning::default(),
             table: Table::new(hash_mib),
+            nulled: vec![false; MAX_PLY + 2],
             history: Vec::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
             children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -291,12 +319,15 @@ impl<G: Node> Pvs<G> {
     /// The plies a late move's first search is reduced by: the `i`-th move (from 0) at
     /// `depth`, none for the first moves (the table's, the killers, the best gains).
     fn reduction(&self, depth: i32, i: usize) -> i32 {
-        if !self.reductions || depth < 3 || i < 3 {
-            0
-        } else if depth >= 5 && i >= 8 {
-            2
-        } else {
-            1
+        match self.pruning.reductions {
+            _ if depth < 3 => 0,
+            1 if i >= 3 && depth >= 5 && i >= 8 => 2,
+            1 if i >= 3 => 1,
+            2 if i >= 2 => {
+                let r = 0.5 + (depth as f64).ln() * (i as f64).ln() / 2.0;
+                (r as i32).clamp(1, depth - 2)
+            }
+            _ => 0,
         }
     }
 
@@ -365,6 +396,36 @@ impl<G: Node> Pvs<G> {
                 if cut {
                     return score;
                 }
+            }
+        }
+        // Null-move pruning: a position good enough for the mover even after passing.
+        if self.pruning.null_move
+            && !pv_node
+            && ply > 0
+            && depth >= 3
+            && self.players == 2
+            && !self.nulled[ply - 1]
+            && beta.abs() < WIN_BOUND
+            && let Some(passed) = state.null_move()
+            && self.static_score(state, eval.values(ply)) >= beta
+        {
+            let r = NULL_REDUCTION + depth / 4;
+            self.nulled[ply] = true;
+            let v = -self.node(
+                &passed,
+                eval,
+                depth - 1 - r,
+                -beta,
+                1 - beta,
+                ply + 1,
+                false,
+            );
+            self.nulled[ply] = false;
+            if self.aborted {
+                return 0;
+            }
+            if v >= beta {
+                return v.min(WIN_BOUND - 1);
             }
         }
         let mut children = std::mem::take(&mut self.children[ply]);
