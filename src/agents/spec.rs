@@ -10,6 +10,7 @@ use std::str::FromStr;
 use super::baseline::{AlphaBetaAgent, GreedyAgent, MaxnAgent, RandomAgent};
 use super::knobs::{KNOBS, Knob, KnobValues};
 use super::{Agent, Baselines};
+use crate::search::pvs::Pruning;
 
 /// A parsed, validated agent spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub enum AgentSpec {
         /// Nodes per move.
         nodes: Option<u64>,
         /// What the search prunes.
-        pruning: crate::search::pvs::Pruning,
+        pruning: Pruning,
     },
     /// An external engine: the program and its arguments.
     Engine {
@@ -175,8 +176,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(0)), param("nmp", "P", 0, 1, Some(0))],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0, the default), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0, the default)",
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(Pruning::DEFAULT.reductions as u64)), param("nmp", "P", 0, 1, Some(Pruning::DEFAULT.null_move as u64))],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -353,7 +354,7 @@ impl FromStr for AgentSpec {
                 ms,
                 depth: get("depth").map(|d| d as u32),
                 nodes,
-                pruning: crate::search::pvs::Pruning {
+                pruning: Pruning {
                     reductions: get("lmr").unwrap_or(default("lmr")) as u8,
                     null_move: get("nmp").unwrap_or(default("nmp")) != 0,
                 },
@@ -425,12 +426,17 @@ impl fmt::Display for AgentSpec {
                         write!(f, ",{k}={v}")?;
                     }
                 }
-                let knobs = [
-                    ("lmr", u64::from(pruning.reductions)),
-                    ("nmp", u64::from(pruning.null_move)),
-                ];
-                for (k, v) in knobs.into_iter().filter(|&(_, v)| v != 0) {
-                    write!(f, ",{k}={v}")?;
+                // Each knob where it is not the default.
+                let knobs = |p: &Pruning| {
+                    [
+                        ("lmr", u64::from(p.reductions)),
+                        ("nmp", u64::from(p.null_move)),
+                    ]
+                };
+                for ((k, v), (_, d)) in knobs(pruning).into_iter().zip(knobs(&Pruning::DEFAULT)) {
+                    if v != d {
+                        write!(f, ",{k}={v}")?;
+                    }
                 }
                 Ok(())
             }
@@ -557,8 +563,8 @@ mod tests {
             ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
             ("nnue:m", "nnue:m"),
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
-            ("nnue:m,lmr=1,depth=3", "nnue:m,depth=3,lmr=1"),
-            ("nnue:m,lmr=0", "nnue:m"),
+            ("nnue:m,lmr=0,depth=3", "nnue:m,depth=3,lmr=0"),
+            ("nnue:m,lmr=1", "nnue:m"),
             ("nnue:m,nmp=1,lmr=2", "nnue:m,lmr=2,nmp=1"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",

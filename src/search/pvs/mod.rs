@@ -6,8 +6,9 @@
 //! table's move, then the killer moves of the ply, then what the move gains by the
 //! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
 //! cut-offs. Late moves can be searched a ply or two shallower first, and at full
-//! depth only where they beat the best so far (late-move reductions; off unless
-//! asked: no gain measured). The leaf evaluation is an [`Evaluation`]: entered at
+//! depth only where they beat the best so far (late-move reductions, on by default:
+//! measured in `experiments/nnue`), and a position good enough after passing can end
+//! its node (null-move pruning, off: no gain measured). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
 //! search.
 //!
@@ -150,8 +151,8 @@ impl PvsResult {
     }
 }
 
-/// What the search may skip or search shallower (none of it by default).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the search may skip or search shallower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pruning {
     /// Late-move reductions: 0 none; 1 a ply (two for the latest moves at depth 5 and
     /// more) from the fourth move at depth 3 and more; 2 growing with the logarithms of
@@ -162,6 +163,27 @@ pub struct Pruning {
     /// still reaches beta ends the node. Only in games with a null move
     /// ([`Node::null_move`]), with two players.
     pub null_move: bool,
+}
+
+impl Pruning {
+    /// Full width: nothing pruned.
+    pub const NONE: Pruning = Pruning {
+        reductions: 0,
+        null_move: false,
+    };
+    /// The player's default: the mild reductions, which measured stronger than none at
+    /// equal nodes and at 100 ms, and no null moves (no gain measured), as
+    /// `experiments/nnue` records.
+    pub const DEFAULT: Pruning = Pruning {
+        reductions: 1,
+        null_move: false,
+    };
+}
+
+impl Default for Pruning {
+    fn default() -> Pruning {
+        Pruning::DEFAULT
+    }
 }
 
 /// Plies a null move's search is shallower than the node's child, at least.
