@@ -21,7 +21,8 @@ pub struct ReportArgs {
     /// The run directory (e.g. checkpoints/infexion).
     #[arg(long)]
     pub run: PathBuf,
-    /// Where to write the SVG (a PNG is written beside it); default: RUN/curves.svg.
+    /// Where to write the SVG (a PNG is written beside it; a `.png` name gets the SVG
+    /// beside it); default: RUN/curves.svg.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Also measure the run's Elo over training against these agents (comma-separated
@@ -69,6 +70,11 @@ pub fn run(args: ReportArgs, games: &Games) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| args.run.join("curves.svg"));
+    // Asked for the PNG by name: the SVG goes beside it rather than into it.
+    let out = match out.extension() {
+        Some(e) if e.eq_ignore_ascii_case("png") => out.with_extension("svg"),
+        _ => out,
+    };
     let name = run_name(&args.run);
     let title = format!("{name} — learning curves");
     let drawn = report::plot(&m, &title, &out)?;

@@ -381,6 +381,19 @@ fn report_writes_svg_and_png_curves() {
         "a PNG of {} bytes has no curves or text",
         png.len()
     );
+    // Asked for by the PNG's name, the SVG goes beside it, not into it.
+    let named = dir.join("named.png");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(["report", "--run"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&named)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(std::fs::read(&named).unwrap().starts_with(b"\x89PNG"));
+    let svg = std::fs::read_to_string(dir.join("named.svg")).unwrap();
+    assert!(svg.contains("<svg"), "the SVG beside the PNG");
     std::fs::remove_dir_all(&dir).ok();
 }
 
