@@ -99,7 +99,7 @@ impl<G: Game> NnueAgent<G> {
         }
     }
 
-    /// What the search prunes (nothing by default).
+    /// What the search prunes ([`Pruning::DEFAULT`] unless set).
     pub fn set_pruning(&mut self, pruning: Pruning) {
         self.pruning = pruning;
         for pvs in self.search.iter_mut() {

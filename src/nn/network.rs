@@ -128,16 +128,6 @@ impl NetShape {
         self.heads[aux]
     }
 
-    /// The ownership head's classes per cell: nobody, then each player relative to the
-    /// mover (the mover, the next player, …); 0 without the head.
-    pub fn owner_classes(&self) -> usize {
-        if self.has(Aux::Ownership) {
-            self.num_players + 1
-        } else {
-            0
-        }
-    }
-
     /// The outputs a position of the auxiliary head `aux`'s layer: classes a cell, one
     /// a player, or policy planes a cell, by its kind.
     pub fn head_width(&self, aux: Aux) -> usize {

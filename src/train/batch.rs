@@ -105,8 +105,8 @@ fn batch_with<G: Game>(
 
 /// Sample `s`'s target for the auxiliary head `aux` under symmetry `sym` (`state` is
 /// its position under it), into `out` (zeros, [`target_len`] long), relative to the
-/// mover; `policy` is its policy target under `sym`. A sample without its game's end leaves the ownership and margin targets
-/// at zero.
+/// mover; `policy` is its policy target under `sym`. A sample without its game's end
+/// leaves the ownership and margin targets at zero.
 pub fn aux_target<G: Game>(
     aux: Aux,
     s: &Sample<G>,

@@ -372,7 +372,11 @@ fn check_ownership_follows_the_input<G: Game>(state: G) {
     let ownership = Heads::only(&[Aux::Ownership]);
     let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(ownership);
     let batch = make_batch(&samples, &shape, &mut Rng::new(5));
-    let (cells, k, np) = (shape.cells(), shape.owner_classes(), state.num_players());
+    let (cells, k, np) = (
+        shape.cells(),
+        shape.head_width(Aux::Ownership),
+        state.num_players(),
+    );
     assert_eq!(k, np + 1);
     for (input, owner) in
         (batch.input.chunks(shape.input_len())).zip(batch.aux[Aux::Ownership].chunks(cells * k))

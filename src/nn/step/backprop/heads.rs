@@ -191,11 +191,11 @@ impl Backprop {
     }
 
     /// A [`Kind::Cells`] head on one shard: a 1×1 convolution of the trunk's output to
-    /// `players + 1` logits a cell, the cross-entropy of their softmax against the
+    /// its classes' logits a cell (as many as the layer's biases), the cross-entropy of their softmax against the
     /// batch's one-hot targets (averaged over positions and cells, weighted), and its
     /// backward: the head's gradients, and its share of the trunk output's gradient added.
     fn cells_head(&self, a: Aux, w: &Weights, batch: &BatchRef, s: &mut Shard) {
-        let (cells, k) = (self.taps.cells, self.players + 1);
+        let (cells, k) = (self.taps.cells, w.aux[a].b.len());
         let last = s.y.len() - 1;
         let out = head_forward(&s.y[last], &w.aux[a], &mut s.aux[a]);
         let scale = (self.weights.aux[a] / (batch.size * cells) as f64) as f32;
