@@ -31,7 +31,9 @@ pub const DEFAULT_DEPTH: u32 = 4;
 /// The transposition table's default size, MiB (the engine's `Hash`): a million
 /// entries, more than a second's search at a million nodes a second stores.
 pub const DEFAULT_HASH_MIB: u64 = 16;
-/// The share of a move's time after which no new iteration starts.
+/// Under a clock, the share of a move's time after which no new iteration starts (the
+/// rest is banked); under a fixed time a move nothing is banked, and the search runs to
+/// the deadline.
 const SOFT_SHARE: f64 = 0.5;
 /// The endgame solver's table, `2^bits` entries.
 const SOLVER_TABLE_BITS: u32 = 18;
@@ -170,7 +172,10 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
         let pvs_limits = PvsLimits {
             depth,
             nodes,
-            soft: budget.map(|b| start + b.mul_f64(SOFT_SHARE)),
+            soft: match limits.time_left {
+                Some(_) => budget.map(|b| start + b.mul_f64(SOFT_SHARE)),
+                None => hard,
+            },
             hard,
             stop: limits.stop.clone(),
         };

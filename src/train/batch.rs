@@ -123,8 +123,9 @@ pub fn aux_target<G: Game>(
             let Some(end) = &s.end else { return };
             let owners = end.transform(sym).owners().unwrap_or_default();
             let mover = state.to_move();
-            let classes = np + 1;
-            for (cell, &code) in owners.iter().enumerate().take(out.len() / classes) {
+            // The class count is the target's own ([`target_len`]: the head's width).
+            let classes = out.len() / owners.len().max(1);
+            for (cell, &code) in owners.iter().enumerate() {
                 let class = match code as usize {
                     0 => 0,
                     p => 1 + (p - 1 + np - mover) % np,

@@ -374,15 +374,23 @@ fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
     agent
 }
 
-/// Every way the search can prune: reductions none, mild or growing, null moves or not.
+/// Every way the search can prune: reductions none, mild or growing, null moves or not,
+/// reverse futility and late-move pruning or not.
 fn prunings() -> Vec<Pruning> {
-    let each = |reductions| {
-        [false, true].map(|null_move| Pruning {
-            reductions,
-            null_move,
-        })
-    };
-    (0..=2).flat_map(each).collect()
+    let mut all = Vec::new();
+    for reductions in 0..=2 {
+        for null_move in [false, true] {
+            for (futility, late_moves) in [(0, false), (100, false), (0, true), (100, true)] {
+                all.push(Pruning {
+                    reductions,
+                    null_move,
+                    futility,
+                    late_moves,
+                });
+            }
+        }
+    }
+    all
 }
 
 #[test]

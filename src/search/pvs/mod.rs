@@ -5,10 +5,13 @@
 //! score, a transposition table of a size in MiB ([`Table`]), and moves ordered by the
 //! table's move, then the killer moves of the ply, then what the move gains by the
 //! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
-//! cut-offs. Late moves can be searched a ply or two shallower first, and at full
-//! depth only where they beat the best so far (late-move reductions, on by default:
-//! measured in `experiments/nnue`), and a position good enough after passing can end
-//! its node (null-move pruning, off: no gain measured). The leaf evaluation is an [`Evaluation`]: entered at
+//! cut-offs. Near the leaves and off the principal variation, a position whose own value
+//! beats beta by a margin a ply ends its node (reverse futility pruning) and the latest
+//! moves are not searched (late-move pruning); late moves elsewhere can be searched a
+//! ply or two shallower first, and at full depth only where they beat the best so far
+//! (late-move reductions); and a position good enough after passing can end its node
+//! (null-move pruning). [`Pruning::DEFAULT`] keeps what measured stronger
+//! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
 //! search.
 //!
@@ -163,6 +166,13 @@ pub struct Pruning {
     /// still reaches beta ends the node. Only in games with a null move
     /// ([`Node::null_move`]), with two players.
     pub null_move: bool,
+    /// Reverse futility pruning's margin a ply, in the search's integers (0 off): off the
+    /// principal variation, within [`FUTILITY_DEPTH`] plies of the leaves, a position
+    /// whose own value beats beta by this much for each ply left ends its node.
+    pub futility: u16,
+    /// Late-move pruning: off the principal variation, within [`LATE_MOVE_DEPTH`] plies of
+    /// the leaves, the moves after the first [`late_moves`]`(depth)` are not searched.
+    pub late_moves: bool,
 }
 
 impl Pruning {
@@ -170,13 +180,18 @@ impl Pruning {
     pub const NONE: Pruning = Pruning {
         reductions: 0,
         null_move: false,
+        futility: 0,
+        late_moves: false,
     };
-    /// The player's default: the mild reductions, which measured stronger than none at
-    /// equal nodes and at 100 ms, and no null moves (no gain measured), as
-    /// `experiments/nnue` records.
+    /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
+    /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
+    /// pruning (together stronger than neither at equal nodes and at 100 ms), and no null
+    /// moves (no gain measured).
     pub const DEFAULT: Pruning = Pruning {
         reductions: 1,
         null_move: false,
+        futility: 40,
+        late_moves: true,
     };
 }
 
@@ -188,6 +203,16 @@ impl Default for Pruning {
 
 /// Plies a null move's search is shallower than the node's child, at least.
 pub const NULL_REDUCTION: i32 = 2;
+/// The deepest remaining depth at which reverse futility pruning ends a node.
+pub const FUTILITY_DEPTH: i32 = 4;
+/// The deepest remaining depth at which late moves are pruned.
+pub const LATE_MOVE_DEPTH: i32 = 3;
+
+/// The moves searched at `depth` (at most [`LATE_MOVE_DEPTH`]) before late-move pruning
+/// skips the rest: 6, 12 and 22 from the leaves up.
+pub const fn late_moves(depth: i32) -> usize {
+    (4 + 2 * depth * depth) as usize
+}
 
 /// A searcher with its table and ordering statistics, kept from move to move.
 pub struct Pvs<G: Node> {
@@ -420,6 +445,18 @@ impl<G: Node> Pvs<G> {
                 }
             }
         }
+        // Reverse futility: a position so good near the leaves that no move is searched.
+        if self.pruning.futility > 0
+            && !pv_node
+            && ply > 0
+            && depth <= FUTILITY_DEPTH
+            && beta.abs() < WIN_BOUND
+        {
+            let own = self.static_score(state, eval.values(ply));
+            if own - i32::from(self.pruning.futility) * depth >= beta {
+                return own;
+            }
+        }
         // Null-move pruning: a position good enough for the mover even after passing.
         if self.pruning.null_move
             && !pv_node
@@ -455,7 +492,11 @@ impl<G: Node> Pvs<G> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = children[0].1;
+        let prune_late = self.pruning.late_moves && !pv_node && depth <= LATE_MOVE_DEPTH;
         for (i, (_, action, made)) in children.iter_mut().enumerate() {
+            if prune_late && i >= late_moves(depth) && best > -WIN_BOUND {
+                break;
+            }
             let action = *action;
             let child = match made.take() {
                 Some(c) => c,
