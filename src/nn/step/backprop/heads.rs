@@ -191,9 +191,10 @@ impl Backprop {
     }
 
     /// A [`Kind::Cells`] head on one shard: a 1×1 convolution of the trunk's output to
-    /// its classes' logits a cell (as many as the layer's biases), the cross-entropy of their softmax against the
-    /// batch's one-hot targets (averaged over positions and cells, weighted), and its
-    /// backward: the head's gradients, and its share of the trunk output's gradient added.
+    /// its classes' logits a cell (as many as the layer's biases), the cross-entropy of
+    /// their softmax against the batch's one-hot targets (averaged over positions and
+    /// cells, weighted), and its backward: the head's gradients, and its share of the
+    /// trunk output's gradient added.
     fn cells_head(&self, a: Aux, w: &Weights, batch: &BatchRef, s: &mut Shard) {
         let (cells, k) = (self.taps.cells, w.aux[a].b.len());
         let last = s.y.len() - 1;
