@@ -176,8 +176,8 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(Pruning::DEFAULT.reductions as u64)), param("nmp", "P", 0, 1, Some(Pruning::DEFAULT.null_move as u64)), param("rfp", "F", 0, 1000, Some(Pruning::DEFAULT.futility as u64)), param("lmp", "L", 0, 1, Some(Pruning::DEFAULT.late_moves as u64))],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0)",
+        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(Pruning::DEFAULT.reductions as u64)), param("nmp", "P", 0, 1, Some(Pruning::DEFAULT.null_move as u64)), param("rfp", "F", 0, 1000, Some(Pruning::DEFAULT.futility as u64)), param("lmp", "L", 0, 1, Some(Pruning::DEFAULT.late_moves as u64)), param("iir", "I", 0, 2, Some(Pruning::DEFAULT.iterative as u64))],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -359,6 +359,7 @@ impl FromStr for AgentSpec {
                     null_move: get("nmp").unwrap_or(default("nmp")) != 0,
                     futility: get("rfp").unwrap_or(default("rfp")) as u16,
                     late_moves: get("lmp").unwrap_or(default("lmp")) != 0,
+                    iterative: get("iir").unwrap_or(default("iir")) as u8,
                 },
             },
             "minimax" => AgentSpec::Minimax {
@@ -435,6 +436,7 @@ impl fmt::Display for AgentSpec {
                         ("nmp", u64::from(p.null_move)),
                         ("rfp", u64::from(p.futility)),
                         ("lmp", u64::from(p.late_moves)),
+                        ("iir", u64::from(p.iterative)),
                     ]
                 };
                 for ((k, v), (_, d)) in knobs(pruning).into_iter().zip(knobs(&Pruning::DEFAULT)) {

@@ -9,8 +9,9 @@
 //! beats beta by a margin a ply ends its node (reverse futility pruning) and the latest
 //! moves are not searched (late-move pruning); late moves elsewhere can be searched a
 //! ply or two shallower first, and at full depth only where they beat the best so far
-//! (late-move reductions); and a position good enough after passing can end its node
-//! (null-move pruning). [`Pruning::DEFAULT`] keeps what measured stronger
+//! (late-move reductions); a position the table knows nothing of is searched shallower
+//! (internal iterative reductions); and a position good enough after passing can end its
+//! node (null-move pruning). [`Pruning::DEFAULT`] keeps what measured stronger
 //! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
 //! search.
@@ -173,6 +174,10 @@ pub struct Pruning {
     /// Late-move pruning: off the principal variation, within [`LATE_MOVE_DEPTH`] plies of
     /// the leaves, the moves after the first [`late_moves`]`(depth)` are not searched.
     pub late_moves: bool,
+    /// Internal iterative reductions: where the table holds nothing for a position at
+    /// depth 4 and more (no move to search first), it is searched shallower: 0 not; 1 a
+    /// ply; 2 two plies (three from depth 7).
+    pub iterative: u8,
 }
 
 impl Pruning {
@@ -182,16 +187,19 @@ impl Pruning {
         null_move: false,
         futility: 0,
         late_moves: false,
+        iterative: 0,
     };
     /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
     /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
-    /// pruning (together stronger than neither at equal nodes and at 100 ms), and no null
-    /// moves (no gain measured).
+    /// pruning (together stronger than neither at equal nodes and at 100 ms), internal
+    /// iterative reductions of two plies (stronger than none at equal nodes and at
+    /// 100 ms), and no null moves (no gain measured).
     pub const DEFAULT: Pruning = Pruning {
         reductions: 1,
         null_move: false,
         futility: 40,
         late_moves: true,
+        iterative: 2,
     };
 }
 
@@ -431,7 +439,16 @@ impl<G: Node> Pvs<G> {
         let key = state.key();
         let pv_node = beta - alpha > 1;
         let mut tt_move = Action::MAX;
-        if let Some(e) = self.table.probe(key) {
+        let mut depth = depth;
+        let entry = self.table.probe(key);
+        if entry.is_none() && depth > 3 {
+            depth -= match self.pruning.iterative {
+                0 => 0,
+                1 => 1,
+                _ => 2 + i32::from(depth > 6),
+            };
+        }
+        if let Some(e) = entry {
             tt_move = e.action;
             let score = from_table(e.score, ply);
             if ply > 0 && !pv_node && e.depth as i32 >= depth {
