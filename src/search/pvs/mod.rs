@@ -409,7 +409,7 @@ impl<G: Node> Pvs<G> {
         &mut self,
         state: &G,
         eval: &mut dyn Evaluation<G>,
-        depth: i32,
+        mut depth: i32,
         mut alpha: i32,
         beta: i32,
         ply: usize,
@@ -439,7 +439,6 @@ impl<G: Node> Pvs<G> {
         let key = state.key();
         let pv_node = beta - alpha > 1;
         let mut tt_move = Action::MAX;
-        let mut depth = depth;
         let entry = self.table.probe(key);
         if entry.is_none() && depth > 3 {
             depth -= match self.pruning.iterative {
