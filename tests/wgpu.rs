@@ -104,7 +104,7 @@ fn wgpu_gradients_match_the_cpu_reference() {
     let mut rng = Rng::new(3);
     let data = samples(sample_positions(&Board::new(), 32, 12, 7), &mut rng);
     let refs: Vec<_> = data.iter().collect();
-    let batch = make_batch(&refs, &shape, &mut rng);
+    let batch = make_batch(&refs, &shape, &TrainConfig::default(), &mut rng);
     let (lc, gc) = cpu.gradients(&batch);
     let (lg, gg) = gpu.gradients(&batch);
     eprintln!("loss {:.6} (cpu) {:.6} (wgpu)", lc.total, lg.total);

@@ -21,8 +21,8 @@ pub fn train_step<G: Game>(
     dir: &Path,
 ) -> anyhow::Result<()> {
     let data = super::learning::train_samples(start, 256);
-    let b = super::learning::train_batches(&data, shape, batch, 1).remove(0);
     let config = crate::config::TrainConfig::default();
+    let b = super::learning::train_batches(&data, shape, &config, (batch, 1)).remove(0);
     crate::nn::device().seed(1); // the same weights every time
     let mut trainer = crate::train::Trainer::new(shape.clone(), &config)?;
     let (tensors, dims) = named_tensors_with_dims(trainer.model());

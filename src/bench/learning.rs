@@ -170,7 +170,8 @@ pub struct TrainFigure {
 }
 
 /// `count` training samples from sampled positions: one random legal action each as the
-/// policy target, a fixed result.
+/// policy target, a fixed result, each its own game's end in a long game whose every
+/// position scores ½ against −½ (what a look-ahead target reads).
 pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::Sample<G>> {
     let mut rng = crate::rng::Rng::new(9);
     let mut legal = Vec::new();
@@ -179,23 +180,29 @@ pub fn train_samples<G: Game>(start: &G, count: usize) -> Vec<crate::selfplay::S
         .map(|state| {
             state.legal_actions(&mut legal);
             let a = legal[rng.below(legal.len())];
+            let outcome = [1.0, -1.0, 0.0];
+            let trace = crate::selfplay::Trace {
+                end: state.clone(),
+                outcome,
+                scores: vec![Some([0.5, -0.5, 0.0]); 1024],
+            };
             crate::selfplay::Sample {
-                state: state.clone(),
+                state,
                 policy: vec![(a, 1.0)],
-                outcome: [1.0, -1.0, 0.0],
-                short_value: [0.5, -0.5, 0.0],
-                end: Some(std::sync::Arc::new(state.clone())),
+                outcome,
+                game: Some((std::sync::Arc::new(trace), 0)),
             }
         })
         .collect()
 }
 
-/// `steps` batches of `batch` samples each, cycling through `data`.
+/// `steps` batches of `batch` samples each, cycling through `data`, with the targets
+/// `train` asks for.
 pub fn train_batches<G: Game>(
     data: &[crate::selfplay::Sample<G>],
     shape: &NetShape,
-    batch: usize,
-    steps: usize,
+    train: &crate::config::TrainConfig,
+    (batch, steps): (usize, usize),
 ) -> Vec<crate::train::Batch> {
     let mut rng = crate::rng::Rng::new(9);
     (0..steps)
@@ -203,7 +210,7 @@ pub fn train_batches<G: Game>(
             let refs: Vec<_> = (0..batch)
                 .map(|k| &data[(i * batch + k) % data.len()])
                 .collect();
-            crate::train::make_batch(&refs, shape, &mut rng)
+            crate::train::make_batch(&refs, shape, train, &mut rng)
         })
         .collect()
 }
@@ -222,11 +229,11 @@ pub fn train<G: Game>(
     device: crate::nn::DeviceKind,
 ) -> anyhow::Result<TrainFigure> {
     let data = train_samples(start, 256);
-    let batches = train_batches(&data, shape, batch, steps);
     let config = crate::config::TrainConfig {
         threads,
         ..Default::default()
     };
+    let batches = train_batches(&data, shape, &config, (batch, steps));
     let time = |trainer: &mut crate::train::Trainer| {
         trainer.step(&batches[0]); // warm-up
         measure("training", "samples", rounds, |_| {

@@ -6,10 +6,12 @@
 //! `tests/suite/docs.rs` holds the file to it).
 
 use std::fmt::Write as _;
+use std::sync::LazyLock;
 
 use super::Config;
 use crate::games::GameKind;
 use crate::nn::DeviceKind;
+use crate::nn::heads::HEADS;
 
 /// One end of a numeric range: a number, or another field's value.
 #[derive(Debug, Clone, Copy)]
@@ -75,9 +77,29 @@ const MANY: f64 = 1e6;
 /// The spec of an agent: see `docs/evaluate.md`.
 const SPEC: &str = "an agent spec";
 
-/// Every config field, section by section, in the order of [`Config`]'s sections.
+/// Every config field, section by section, in the order of [`Config`]'s sections: the
+/// table below with each auxiliary head's weight and settings after the value's weight
+/// (from [`crate::nn::heads::HEADS`]).
+pub static FIELDS: LazyLock<Vec<Field>> = LazyLock::new(|| {
+    let mut fields = TABLE.to_vec();
+    let at = 1 + fields
+        .iter()
+        .position(|f| f.key == "train.value_weight")
+        .expect("the value weight");
+    let heads = HEADS.iter().flat_map(|h| {
+        let weight = num(h.weight, 0.0, MAX_WEIGHT, h.weight_doc);
+        std::iter::once(weight).chain(h.settings.iter().map(|s| num(s.key, s.lo, s.hi, s.doc)))
+    });
+    fields.splice(at..at, heads);
+    fields
+});
+
+/// The greatest weight of a loss.
+const MAX_WEIGHT: f64 = 100.0;
+
+/// The fields but the auxiliary heads', section by section.
 #[rustfmt::skip]
-pub const FIELDS: &[Field] = &[
+const TABLE: &[Field] = &[
     text("run.name", "letters, digits, '-', '_', '.'", "the run directory: `checkpoints/<name>`"),
     Field { key: "run.game", doc: "the game to train", allowed: Allowed::Game },
     text("run.init", "a model path: a bundle, a checkpoint or a run directory; empty: none", "a new run's first network: this model's layers (heads it lacks start fresh; a network with more blocks or channels starts as the model grown; the shapes must agree otherwise), not burn's initialisers"),
@@ -144,12 +166,7 @@ pub const FIELDS: &[Field] = &[
     num("train.lr_decay_steps", 0.0, 1e12, "steps of cosine decay from `learning_rate` to `lr_min` (0: a constant rate)"),
     num("train.momentum", 0.0, 0.999, "sgd's momentum"),
     num("train.weight_decay", 0.0, 1.0, "L2 on every parameter"),
-    num("train.value_weight", 0.0, 100.0, "the value loss's weight against the policy cross-entropy"),
-    num("train.ownership_weight", 0.0, 100.0, "the ownership head's weight: its cross-entropy against who holds each cell at the game's end, averaged over cells (0: no ownership head; KataGo's 1.5)"),
-    num("train.margin_weight", 0.0, 100.0, "the margin head's weight: its squared error against the game's final score vector (pieces, power, race; 0: no margin head)"),
-    num("train.short_value_weight", 0.0, 100.0, "the short-term value head's weight: its squared error against the score vector `short_value_plies` plies later (the result if the game ends sooner; 0: no short-term value head; KataGo's short-horizon value targets)"),
-    num("train.short_value_plies", 1.0, 100_000.0, "... how many plies ahead the short-term value head looks"),
-    num("train.soft_policy_weight", 0.0, 100.0, "the soft policy head's weight: its cross-entropy against the policy target raised to 1/4 and normalised (0: no soft policy head; KataGo's 8)"),
+    num("train.value_weight", 0.0, MAX_WEIGHT, "the value loss's weight against the policy cross-entropy"),
     num("train.policy_target_power", 0.05, 1.0, "the policy target is the visit distribution raised to this power and normalised (1: as it is; below 1 softer, KataGo's soft policy 0.25)"),
     num("train.policy_surprise_weight", 0.0, 1.0, "positions are drawn with probability ∝ (1 - w) + w · their policy surprise over the window's mean (KL of the target from the network's prior, capped at 5; 0: uniformly; KataGo's 0.5)"),
     num("train.value_target_mix", 0.0, 1.0, "value target = (1 - m) · the target from the game + m · the search's root value (0: the game alone, AlphaZero)"),
@@ -264,7 +281,7 @@ fn shown(v: &toml::Value) -> String {
 /// The sections in order, each with its fields.
 fn sections() -> Vec<(&'static str, Vec<&'static Field>)> {
     let mut out: Vec<(&str, Vec<&Field>)> = Vec::new();
-    for f in FIELDS {
+    for f in FIELDS.iter() {
         let section = f.key.split_once('.').expect("section.key").0;
         match out.last_mut() {
             Some((s, fields)) if *s == section => fields.push(f),
@@ -361,7 +378,7 @@ mod tests {
         let mut code = code;
         code.sort();
         assert_eq!(table, code);
-        for f in FIELDS {
+        for f in FIELDS.iter() {
             if let Allowed::Range(lo, hi) = f.allowed {
                 let v = values(&Config::default());
                 assert!(lo.value(&v) <= hi.value(&v), "{}", f.key);
@@ -372,7 +389,7 @@ mod tests {
     #[test]
     fn every_range_is_checked_at_both_ends() {
         let mut checked = 0;
-        for f in FIELDS {
+        for f in FIELDS.iter() {
             let Allowed::Range(lo, hi) = f.allowed else {
                 continue;
             };

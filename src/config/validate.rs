@@ -46,7 +46,7 @@ impl Config {
             );
         }
         let values = values(self);
-        for f in FIELDS {
+        for f in FIELDS.iter() {
             let Allowed::Range(lo, hi) = f.allowed else {
                 continue;
             };

@@ -83,6 +83,11 @@ pub struct Head {
     pub kind: Kind,
     /// The `train` field weighting its loss (0: the network has no such head).
     pub weight: &'static str,
+    /// What the weight does, for the config reference.
+    pub weight_doc: &'static str,
+    /// Its own `train` fields beyond the weight, for the config reference (the config
+    /// holds their values).
+    pub settings: &'static [Setting],
     /// Its loss's key in `metrics.jsonl`.
     pub metric: &'static str,
     /// Its loss's short name in the trainer's progress line.
@@ -95,6 +100,19 @@ pub struct Head {
     pub meaning: &'static str,
 }
 
+/// A head's own config field beyond its weight: a number in `lo ..= hi`.
+#[derive(Debug)]
+pub struct Setting {
+    /// `train.key`, as in `--set`.
+    pub key: &'static str,
+    /// The least value.
+    pub lo: f64,
+    /// The greatest value.
+    pub hi: f64,
+    /// What it does, in a line.
+    pub doc: &'static str,
+}
+
 /// Every auxiliary head, in [`Aux`]'s order.
 pub const HEADS: [Head; COUNT] = [
     Head {
@@ -103,6 +121,8 @@ pub const HEADS: [Head; COUNT] = [
         layer: "ownership",
         kind: Kind::Cells,
         weight: "train.ownership_weight",
+        weight_doc: "the ownership head's weight: its cross-entropy against who holds each cell at the game's end, averaged over cells (0: no ownership head; KataGo's 1.5)",
+        settings: &[],
         metric: "loss_owner",
         abbrev: "o",
         label: "ownership",
@@ -115,6 +135,8 @@ pub const HEADS: [Head; COUNT] = [
         layer: "margin",
         kind: Kind::Dense,
         weight: "train.margin_weight",
+        weight_doc: "the margin head's weight: its squared error against the game's final score vector (pieces, power, race; 0: no margin head)",
+        settings: &[],
         metric: "loss_margin",
         abbrev: "m",
         label: "margin",
@@ -127,6 +149,13 @@ pub const HEADS: [Head; COUNT] = [
         layer: "value.short",
         kind: Kind::Dense,
         weight: "train.short_value_weight",
+        weight_doc: "the short-term value head's weight: its squared error against the score vector `short_value_plies` plies later (the result if the game ends sooner; 0: no short-term value head; KataGo's short-horizon value targets)",
+        settings: &[Setting {
+            key: "train.short_value_plies",
+            lo: 1.0,
+            hi: 100_000.0,
+            doc: "... how many plies ahead the short-term value head looks",
+        }],
         metric: "loss_short_value",
         abbrev: "s",
         label: "short-term value",
@@ -140,6 +169,8 @@ pub const HEADS: [Head; COUNT] = [
         layer: "policy.soft",
         kind: Kind::Policy,
         weight: "train.soft_policy_weight",
+        weight_doc: "the soft policy head's weight: its cross-entropy against the policy target raised to 1/4 and normalised (0: no soft policy head; KataGo's 8)",
+        settings: &[],
         metric: "loss_soft_policy",
         abbrev: "sp",
         label: "soft policy",

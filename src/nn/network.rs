@@ -17,19 +17,10 @@
 //! - Value head: a 1×1 convolution to `value_channels`, global average pooling, a hidden
 //!   layer and one `tanh` output per player, **relative to the player to move** (output
 //!   0 is the mover, 1 the next player, …). Two-player games are the special case.
-//! - Ownership head (optional, for training only): a 1×1 convolution to one logit per
-//!   cell for nobody and for each player relative to the mover: who holds the cell at
-//!   the end of the game (KataGo's ownership target).
-//! - Margin head (optional, for training only): a dense layer from the value head's
-//!   hidden layer to one `tanh` per player relative to the mover: the game's final
-//!   score vector (KataGo's score target).
-//! - Short-term value head (optional, for training only): the same from the hidden layer
-//!   to one `tanh` per player: the score vector a few plies ahead (`train.short_value_plies`;
-//!   KataGo's short-horizon value targets).
-//! - Soft policy head (optional, for training only): a second 1×1 convolution to policy
-//!   logits like the policy head's, trained on the policy target raised to 1/4 and
-//!   normalised (KataGo's soft policy head): it learns the moves the search ranks below
-//!   the best.
+//! - Auxiliary heads (optional, for training only; [`super::heads::HEADS`] lists them):
+//!   each of its kind's layer ([`super::heads::Kind`]): a 1×1 convolution of the trunk's
+//!   output to logits a cell or a second policy, or a dense layer from the value head's
+//!   hidden layer to one `tanh` a player relative to the mover.
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};

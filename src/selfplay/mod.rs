@@ -76,6 +76,30 @@ impl SelfPlayGame {
     }
 }
 
+/// What a training position's targets read of its game beyond the position itself,
+/// shared by the game's samples.
+#[derive(Debug, Clone)]
+pub struct Trace<G> {
+    /// The game's last position (its [`Game::owners`] and [`Game::score_vector`] are
+    /// the ownership and margin targets).
+    pub end: G,
+    /// The game's recorded outcome for each player (absolute seats).
+    pub outcome: [f32; MAX_PLAYERS],
+    /// `scores[i]`: the [`Game::score_vector`] of the position before move `i` (`None`
+    /// where the game has no score).
+    pub scores: Vec<Option<[f32; MAX_PLAYERS]>>,
+}
+
+impl<G> Trace<G> {
+    /// The score vector of the position `plies` moves after move `i`'s, or the
+    /// recorded outcome where the game ends within `plies`, has no score there, or
+    /// `plies` is 0 (a truncated return).
+    pub fn ahead(&self, i: usize, plies: usize) -> [f32; MAX_PLAYERS] {
+        let later = (plies > 0).then(|| self.scores.get(i + plies)).flatten();
+        later.copied().flatten().unwrap_or(self.outcome)
+    }
+}
+
 /// A training position: the state, the visit distribution and the value target.
 #[derive(Debug, Clone)]
 pub struct Sample<G> {
@@ -85,13 +109,24 @@ pub struct Sample<G> {
     pub policy: Vec<(Action, f32)>,
     /// The value target for each player (absolute seats): see [`replay::Targets`].
     pub outcome: [f32; MAX_PLAYERS],
-    /// The short-term value head's target for each player (absolute seats): the
-    /// [`Game::score_vector`] [`replay::Targets::short_plies`] plies later, or the game's
-    /// recorded outcome where it ends sooner.
-    pub short_value: [f32; MAX_PLAYERS],
-    /// The game's last position (shared by all its samples), whose [`Game::owners`]
-    /// are the ownership target; `None` where the sample has no game behind it.
-    pub end: Option<Arc<G>>,
+    /// The game behind it and the number of its move there; `None` where the sample
+    /// has no game behind it (the auxiliary heads' targets read it).
+    pub game: Option<(Arc<Trace<G>>, usize)>,
+}
+
+impl<G> Sample<G> {
+    /// The game's last position, where the sample has a game behind it.
+    pub fn end(&self) -> Option<&G> {
+        self.game.as_ref().map(|(trace, _)| &trace.end)
+    }
+
+    /// [`Trace::ahead`] from this position; [`Sample::outcome`] without a game behind it.
+    pub fn ahead(&self, plies: usize) -> [f32; MAX_PLAYERS] {
+        match &self.game {
+            Some((trace, i)) => trace.ahead(*i, plies),
+            None => self.outcome,
+        }
+    }
 }
 
 /// How self-play games are played.

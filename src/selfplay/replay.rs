@@ -18,9 +18,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 
-use super::Sample;
 use super::SelfPlayGame;
 use super::surprise::Surprise;
+use super::{Sample, Trace};
 use crate::framing;
 use crate::games::{Action, Game, MAX_PLAYERS};
 use crate::nn::Net;
@@ -202,7 +202,7 @@ pub struct ReplayBuffer<G> {
 }
 
 /// How training targets are made from a stored game (`train.value_target_mix`,
-/// `train.value_horizon`, `train.short_value_plies`, `train.policy_target_power`).
+/// `train.value_horizon`, `train.policy_target_power`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Targets {
     /// The weight of the search's root value: `(1 - m) · target + m · root value`.
@@ -212,9 +212,6 @@ pub struct Targets {
     /// only where the game ends within `N` plies (a truncated return: progress soon is
     /// credited to the moves that made it, not blurred over a whole long game).
     pub horizon: u32,
-    /// How many plies ahead the short-term value head's target lies ([`Sample::short_value`];
-    /// 0: the recorded outcome, as for the value head).
-    pub short_plies: u32,
     /// The policy target is the visit distribution raised to this power and normalised:
     /// 1 takes it as it is, less than 1 softens it (KataGo's soft policy target, 1/4).
     pub policy_power: f32,
@@ -225,7 +222,6 @@ impl Default for Targets {
         Targets {
             root_mix: 0.0,
             horizon: 0,
-            short_plies: 0,
             policy_power: 1.0,
         }
     }
@@ -281,8 +277,15 @@ pub fn positions<G: Game>(
             .map_err(|e| anyhow::anyhow!("a stored move does not replay: {e}"))?;
         states.push(next);
     }
-    let (n, h) = (game.moves.len(), targets.horizon as usize);
-    let end = Arc::new(states[n].clone());
+    let n = game.moves.len();
+    let trace = Arc::new(Trace {
+        end: states[n].clone(),
+        outcome: game.outcome,
+        scores: states[..n]
+            .iter()
+            .map(|s| s.score_vector().map(|v| v.0))
+            .collect(),
+    });
     let mut out = Vec::with_capacity(n);
     for (i, (state, visits)) in states.iter().zip(&game.targets).enumerate() {
         if visits.is_empty() {
@@ -293,12 +296,7 @@ pub fn positions<G: Game>(
             bail!("a policy target names an illegal action or no visits");
         }
         let policy = policy_target(visits, targets.policy_power);
-        // A horizon target where the game goes on past it (and the game has a score).
-        let ahead = |h: usize| {
-            let later = (h > 0 && i + h < n).then(|| states[i + h].score_vector());
-            later.flatten().map_or(game.outcome, |s| s.0)
-        };
-        let target = ahead(h);
+        let target = trace.ahead(i, targets.horizon as usize);
         let proven = game.proven.binary_search(&(i as u32)).is_ok();
         let outcome = match game.values.get(i) {
             Some(&exact) if proven => exact,
@@ -309,8 +307,7 @@ pub fn positions<G: Game>(
             state: state.clone(),
             policy,
             outcome,
-            short_value: ahead(targets.short_plies as usize),
-            end: Some(end.clone()),
+            game: Some((trace.clone(), i)),
         });
     }
     Ok(out)

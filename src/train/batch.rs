@@ -2,6 +2,7 @@
 //! game's augmentation symmetries, encoded from the mover's view, with every head's
 //! target (the policy's and the value's, and each auxiliary head's the network has).
 
+use crate::config::TrainConfig;
 use crate::games::Game;
 use crate::nn::NetShape;
 use crate::nn::heads::{Aux, Kind, PerHead};
@@ -28,16 +29,26 @@ pub struct Batch {
 
 const ILLEGAL: f32 = -1.0e9;
 
-/// A batch of the samples, each under a random one of its game's augmentation symmetries.
-pub fn make_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape, rng: &mut Rng) -> Batch {
-    batch_with(samples, shape, |s| {
+/// A batch of the samples, each under a random one of its game's augmentation
+/// symmetries, with the targets `train` asks for.
+pub fn make_batch<G: Game>(
+    samples: &[&Sample<G>],
+    shape: &NetShape,
+    train: &TrainConfig,
+    rng: &mut Rng,
+) -> Batch {
+    batch_with(samples, shape, train, |s| {
         rng.below(s.state.augmentation_symmetries().max(1))
     })
 }
 
 /// The batch with every sample as it is (symmetry 0), for measuring on fixed data.
-pub fn make_plain_batch<G: Game>(samples: &[&Sample<G>], shape: &NetShape) -> Batch {
-    batch_with(samples, shape, |_| 0)
+pub fn make_plain_batch<G: Game>(
+    samples: &[&Sample<G>],
+    shape: &NetShape,
+    train: &TrainConfig,
+) -> Batch {
+    batch_with(samples, shape, train, |_| 0)
 }
 
 /// The length of one position's targets of the auxiliary head `aux`, by its kind:
@@ -54,6 +65,7 @@ pub fn target_len(shape: &NetShape, aux: Aux) -> usize {
 fn batch_with<G: Game>(
     samples: &[&Sample<G>],
     shape: &NetShape,
+    train: &TrainConfig,
     mut sym_of: impl FnMut(&Sample<G>) -> usize,
 ) -> Batch {
     let (len, na, np) = (shape.input_len(), shape.actions(), shape.num_players);
@@ -97,7 +109,7 @@ fn batch_with<G: Game>(
         for head in shape.heads.present() {
             let n = target_len(shape, head.aux);
             let out = &mut b.aux[head.aux][i * n..(i + 1) * n];
-            aux_target(head.aux, s, (&state, sym), policy, out);
+            aux_target(head.aux, s, (&state, sym), (policy, train), out);
         }
     }
     b
@@ -105,13 +117,13 @@ fn batch_with<G: Game>(
 
 /// Sample `s`'s target for the auxiliary head `aux` under symmetry `sym` (`state` is
 /// its position under it), into `out` (zeros, [`target_len`] long), relative to the
-/// mover; `policy` is its policy target under `sym`. A sample without its game's end
-/// leaves the ownership and margin targets at zero.
+/// mover; `policy` is its policy target under `sym`, `train` the head's settings. A
+/// sample without its game behind it leaves the ownership and margin targets at zero.
 pub fn aux_target<G: Game>(
     aux: Aux,
     s: &Sample<G>,
     (state, sym): (&G, usize),
-    policy: &[f32],
+    (policy, train): (&[f32], &TrainConfig),
     out: &mut [f32],
 ) {
     let np = s.state.num_players();
@@ -120,7 +132,7 @@ pub fn aux_target<G: Game>(
         // Who holds each cell at the end, one-hot over nobody and each player from the
         // mover on (the mover after the symmetry, which may relabel the seats).
         Aux::Ownership => {
-            let Some(end) = &s.end else { return };
+            let Some(end) = s.end() else { return };
             let owners = end.transform(sym).owners().unwrap_or_default();
             let mover = state.to_move();
             // The class count is the target's own ([`target_len`]: the head's width).
@@ -135,16 +147,18 @@ pub fn aux_target<G: Game>(
         }
         // The game's final score vector.
         Aux::Margin => {
-            if let Some(score) = s.end.as_ref().and_then(|end| end.score_vector()) {
+            if let Some(score) = s.end().and_then(|end| end.score_vector()) {
                 for (rel, t) in out.iter_mut().enumerate() {
                     *t = score.0[(mover + rel) % np];
                 }
             }
         }
-        // The score vector a few plies ahead.
+        // The score vector `train.short_value_plies` plies ahead, or the recorded
+        // outcome where the game ends sooner.
         Aux::ShortValue => {
+            let later = s.ahead(train.short_value_plies as usize);
             for (rel, t) in out.iter_mut().enumerate() {
-                *t = s.short_value[(mover + rel) % np];
+                *t = later[(mover + rel) % np];
             }
         }
         // The policy target raised to a power below 1, normalised.

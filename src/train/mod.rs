@@ -227,7 +227,7 @@ impl Trainer {
         rng: &mut Rng,
     ) -> anyhow::Result<()> {
         let samples: Vec<&Sample<G>> = (0..REBASE_POSITIONS).map(|_| buffer.sample(rng)).collect();
-        let b = make_batch(&samples, &self.shape, rng);
+        let b = make_batch(&samples, &self.shape, &self.config, rng);
         let s = &self.shape;
         let x = Tensor::<4>::from_data(
             TensorData::new(b.input, [b.size, s.in_planes, s.height, s.width]),
@@ -421,7 +421,7 @@ impl Trainer {
             let samples: Vec<&Sample<G>> = (0..self.config.batch_size)
                 .map(|_| buffer.sample(rng))
                 .collect();
-            let batch = make_batch(&samples, &self.shape, rng);
+            let batch = make_batch(&samples, &self.shape, &self.config, rng);
             batch_time += t.elapsed();
             sum.add_scaled(self.step(&batch), 1.0 / steps as f64);
             tick();

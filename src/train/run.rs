@@ -140,7 +140,6 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     let targets = Targets {
         root_mix: c.train.value_target_mix as f32,
         horizon: c.train.value_horizon,
-        short_plies: c.train.short_value_plies,
         policy_power: c.train.policy_target_power as f32,
     };
     let mut buffer = ReplayBuffer::open_with(start, store.clone(), c.replay.window, targets)?;

@@ -33,14 +33,18 @@ fn check<G: Game>(start: &G, blocks: usize, channels: usize, global_pool: bool) 
                 state: s.clone(),
                 policy: vec![(legal[rng.below(legal.len())], 1.0)],
                 outcome,
-                short_value: outcome,
-                end: None,
+                game: None,
             }
         })
         .collect();
     let refs: Vec<&Sample<G>> = samples.iter().collect();
     for _ in 0..3 {
-        trainer.step(&make_batch(&refs, &shape, &mut rng));
+        trainer.step(&make_batch(
+            &refs,
+            &shape,
+            &TrainConfig::default(),
+            &mut rng,
+        ));
     }
     let net = trainer.net();
     let n = shape.input_len();

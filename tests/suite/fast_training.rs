@@ -23,7 +23,7 @@ use contagion::games::infexion::Board;
 use contagion::nn::step::train_step::{named_gradients, named_tensors};
 use contagion::nn::{Aux, Heads, NetShape};
 use contagion::rng::Rng;
-use contagion::selfplay::Sample;
+use contagion::selfplay::{Sample, Trace};
 use contagion::train::{Batch, Trainer, make_batch};
 
 use crate::bundle::Seeded;
@@ -55,14 +55,19 @@ fn samples<G: Game>(start: &G, count: usize, seed: u64) -> Vec<Sample<G>> {
                 }
                 end.apply(legal[rng.below(legal.len())]).unwrap();
             }
-            // The short-term target: a random lead for each player, inside (-1, 1).
+            // The short-term target: a random lead for each player, inside (-1, 1), held
+            // by every position of a long game.
             let short_value = [0, 1, 2].map(|_| rng.below(19) as f32 / 10.0 - 0.9);
+            let trace = Trace {
+                end,
+                outcome,
+                scores: vec![Some(short_value); 64],
+            };
             Sample {
                 state,
                 policy,
                 outcome,
-                short_value,
-                end: Some(Arc::new(end)),
+                game: Some((Arc::new(trace), 0)),
             }
         })
         .collect()
@@ -73,7 +78,7 @@ fn batches<G: Game>(data: &[Sample<G>], shape: &NetShape, size: usize, n: usize)
     (0..n)
         .map(|_| {
             let refs: Vec<&Sample<G>> = (0..size).map(|_| &data[rng.below(data.len())]).collect();
-            make_batch(&refs, shape, &mut rng)
+            make_batch(&refs, shape, &TrainConfig::default(), &mut rng)
         })
         .collect()
 }

@@ -12,9 +12,9 @@ use contagion::games::infexion::Board;
 use contagion::nn::formats::checkpoint::{Checkpoint, TrainState};
 use contagion::nn::{Aux, Heads, NetShape};
 use contagion::rng::Rng;
-use contagion::selfplay::Sample;
 use contagion::selfplay::SelfPlayGame;
 use contagion::selfplay::replay::ReplayBuffer;
+use contagion::selfplay::{Sample, Trace};
 use contagion::train::{Trainer, make_batch, make_plain_batch};
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -45,8 +45,7 @@ fn dataset() -> Vec<Sample<Board>> {
                 state,
                 policy: vec![(a, 1.0)],
                 outcome,
-                short_value: outcome,
-                end: None,
+                game: None,
             }
         })
         .collect()
@@ -69,10 +68,15 @@ fn training_overfits_a_small_fixed_dataset() {
     // No augmentation for the measurement: symmetry 0 only (a fixed batch).
     let fixed: Vec<Sample<Board>> = data.clone();
     let fixed_refs: Vec<&Sample<Board>> = fixed.iter().collect();
-    let eval_batch = make_plain_batch(&fixed_refs, &trainer.shape);
+    let eval_batch = make_plain_batch(&fixed_refs, &trainer.shape, &TrainConfig::default());
     let before = trainer.evaluate(&eval_batch);
     for _ in 0..250 {
-        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+        trainer.step(&make_batch(
+            &refs,
+            &trainer.shape,
+            &TrainConfig::default(),
+            &mut rng,
+        ));
     }
     let after = trainer.evaluate(&eval_batch);
     eprintln!("overfit: {before:?} -> {after:?}");
@@ -117,13 +121,18 @@ fn save_then_load_gives_bit_identical_outputs() {
     let mut trainer = Trainer::new(shape(1, 8), &TrainConfig::default()).unwrap();
     let mut rng = Rng::new(2);
     for _ in 0..3 {
-        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+        trainer.step(&make_batch(
+            &refs,
+            &trainer.shape,
+            &TrainConfig::default(),
+            &mut rng,
+        ));
     }
     let path = dir.join("a.ckpt");
     save(&trainer, &path);
     let loaded = Checkpoint::load(&path).unwrap();
     assert_eq!(loaded.state.iteration, 7);
-    let batch = make_batch(&refs, &trainer.shape, &mut rng);
+    let batch = make_batch(&refs, &trainer.shape, &TrainConfig::default(), &mut rng);
     let a = trainer.net().infer(batch.input.clone(), batch.size);
     let b = loaded.net().unwrap().infer(batch.input.clone(), batch.size);
     assert!(
@@ -139,7 +148,7 @@ fn save_then_load_gives_bit_identical_outputs() {
         3,
     )
     .unwrap();
-    let next = make_batch(&refs, &trainer.shape, &mut rng);
+    let next = make_batch(&refs, &trainer.shape, &TrainConfig::default(), &mut rng);
     trainer.step(&next);
     resumed.step(&next);
     let a = trainer.net().infer(batch.input.clone(), batch.size);
@@ -334,7 +343,7 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
     let samples = vec![&sample; 48];
     let short = Heads::only(&[Aux::ShortValue]);
     let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(short);
-    let batch = make_batch(&samples, &shape, &mut Rng::new(5));
+    let batch = make_batch(&samples, &shape, &TrainConfig::default(), &mut Rng::new(5));
     let len = shape.input_len();
     let mut inputs: Vec<&[f32]> = batch.input.chunks(len).collect();
     inputs.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -349,16 +358,22 @@ fn value_targets_follow_the_mover_under_seat_relabelling_symmetries() {
 }
 
 /// A sample at `state`: its first legal move the policy target, the first seat the
-/// winner (and ahead in the short term), and `end` the game's last position.
+/// winner (and ahead in the short term: every position of its game scores
+/// `[0.5, -0.2, -0.3]`), and `end` the game's last position (`state` itself unless given).
 fn first_move_sample<G: Game>(state: &G, end: Option<G>) -> Sample<G> {
     let mut legal = Vec::new();
     state.legal_actions(&mut legal);
+    let outcome = [1.0, -1.0, -1.0];
+    let trace = Trace {
+        end: end.unwrap_or_else(|| state.clone()),
+        outcome,
+        scores: vec![Some([0.5, -0.2, -0.3]); 64],
+    };
     Sample {
         state: state.clone(),
         policy: vec![(legal[0], 1.0)],
-        outcome: [1.0, -1.0, -1.0],
-        short_value: [0.5, -0.2, -0.3],
-        end: end.map(std::sync::Arc::new),
+        outcome,
+        game: Some((std::sync::Arc::new(trace), 0)),
     }
 }
 
@@ -371,7 +386,7 @@ fn check_ownership_follows_the_input<G: Game>(state: G) {
     let samples = vec![&sample; 32];
     let ownership = Heads::only(&[Aux::Ownership]);
     let shape = NetShape::for_game(&state, 1, 8, 16).with_heads(ownership);
-    let batch = make_batch(&samples, &shape, &mut Rng::new(5));
+    let batch = make_batch(&samples, &shape, &TrainConfig::default(), &mut Rng::new(5));
     let (cells, k, np) = (
         shape.cells(),
         shape.head_width(Aux::Ownership),
@@ -416,7 +431,11 @@ fn old_checkpoint(name: &str) -> Checkpoint {
     let refs: Vec<&Sample<Board>> = samples.iter().take(8).collect();
     assert!(
         trainer
-            .step(&make_plain_batch(&refs, &trainer.shape))
+            .step(&make_plain_batch(
+                &refs,
+                &trainer.shape,
+                &TrainConfig::default()
+            ))
             .total
             .is_finite()
     );

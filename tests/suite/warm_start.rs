@@ -32,7 +32,7 @@ fn samples(count: usize, seed: u64) -> Vec<Sample<Board>> {
 /// The largest difference between two nets' outputs on `data`.
 fn max_difference(a: &Net, b: &Net, data: &[Sample<Board>]) -> f32 {
     let refs: Vec<&Sample<Board>> = data.iter().collect();
-    let input = make_plain_batch(&refs, &a.shape).input;
+    let input = make_plain_batch(&refs, &a.shape, &TrainConfig::default()).input;
     let (x, y) = (
         a.infer(input.clone(), data.len()),
         b.infer(input, data.len()),
@@ -61,7 +61,7 @@ fn rebased_batch_norms_keep_the_network_and_train_from_it() {
     let (trained, bundle) = bundle::export_trained(&Board::new(), (2, 16), &data, 40, &dir);
     let (shape, mut model) = load_model(&bundle).unwrap();
     let refs: Vec<&Sample<Board>> = data.iter().collect();
-    let batch = make_plain_batch(&refs, &shape);
+    let batch = make_plain_batch(&refs, &shape, &TrainConfig::default());
     let config = TrainConfig::default();
     let train_mode = |model: &contagion::nn::PolicyValueNet| {
         let bytes = model_bytes(model).unwrap();
@@ -208,7 +208,7 @@ fn a_grown_network_computes_what_it_did_and_its_new_parts_learn_at_once() {
         assert!(diff < 1e-4, "{size}: grown, the network differs by {diff}");
 
         // Under a batch's own statistics too, once the norms are rebased.
-        let batch = make_plain_batch(&refs, &shape);
+        let batch = make_plain_batch(&refs, &shape, &TrainConfig::default());
         rebase_on(&mut grown, &shape, &batch);
         let bytes = model_bytes(&grown).unwrap();
         let mut t = Trainer::restore(shape.clone(), &config, &bytes, &[], 0).unwrap();

@@ -27,8 +27,7 @@ pub fn samples<G: Game>(states: Vec<G>, rng: &mut Rng) -> Vec<Sample<G>> {
                 state,
                 policy,
                 outcome: [first, -first, 0.0],
-                short_value: [first, -first, 0.0],
-                end: None,
+                game: None,
             }
         })
         .collect()
@@ -55,7 +54,7 @@ pub fn export_trained<G: Game>(
     let mut rng = Rng::new(5);
     let refs: Vec<&Sample<G>> = data.iter().collect();
     for _ in 0..steps {
-        trainer.step(&make_batch(&refs, &trainer.shape, &mut rng));
+        trainer.step(&make_batch(&refs, &trainer.shape, &config, &mut rng));
     }
     let (model, optimizer) = trainer.save_bytes().unwrap();
     let ckpt = dir.join("ckpt-000003.ckpt");

@@ -17,12 +17,11 @@ use crate::framing;
 
 /// A checkpoint file's magic bytes.
 pub const MAGIC: &[u8; 8] = b"CZCKPT\0\0";
-/// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], version 3
-/// the ownership head, version 4 the margin head, version 5 the short-term value and
-/// soft policy heads, version 6 [`NetShape::global_pool`] (the heads' flags are stored
-/// in [`crate::nn::heads::Aux`]'s order, so a head added to the end of the table needs
-/// a new version); versions 1 to 5 still load (version 1 as finished
-/// iterations; each without the heads and layers that came later).
+/// Version 2 added [`Checkpoint::stage`] and [`Checkpoint::metrics`], versions 3 to 5
+/// the auxiliary heads' flags (the first head of [`crate::nn::heads::Aux::ALL`]'s order,
+/// then two, then four: a head added to the end of the table needs a new version),
+/// version 6 [`NetShape::global_pool`]; versions 1 to 5 still load (version 1 as
+/// finished iterations; each without the heads and layers that came later).
 pub const VERSION: u32 = 6;
 
 /// Where a training run stands; saved in every checkpoint.
@@ -103,50 +102,21 @@ impl From<ShapeV2> for NetShape {
     }
 }
 
-/// A network shape as checkpoint format 3 stored it (no margin head).
+/// A network shape as checkpoint formats 3 to 5 stored it: the flags of the first `N`
+/// auxiliary heads, in [`Aux::ALL`]'s order (format 3 the first, format 4 two, format 5
+/// four), and no global pooling.
 #[derive(bincode::Decode)]
-struct ShapeV3 {
+struct ShapeWith<const N: usize> {
     base: ShapeV2,
-    ownership: bool,
+    heads: [bool; N],
 }
 
-impl From<ShapeV3> for NetShape {
-    fn from(s: ShapeV3) -> NetShape {
+impl<const N: usize> From<ShapeWith<N>> for NetShape {
+    fn from(s: ShapeWith<N>) -> NetShape {
         let mut shape: NetShape = s.base.into();
-        shape.heads[Aux::Ownership] = s.ownership;
-        shape
-    }
-}
-
-/// A network shape as checkpoint format 4 stored it (no short-term value or soft policy
-/// head).
-#[derive(bincode::Decode)]
-struct ShapeV4 {
-    base: ShapeV3,
-    margin: bool,
-}
-
-impl From<ShapeV4> for NetShape {
-    fn from(s: ShapeV4) -> NetShape {
-        let mut shape: NetShape = s.base.into();
-        shape.heads[Aux::Margin] = s.margin;
-        shape
-    }
-}
-
-/// A network shape as checkpoint format 5 stored it (no global pooling).
-#[derive(bincode::Decode)]
-struct ShapeV5 {
-    base: ShapeV4,
-    short_value: bool,
-    soft_policy: bool,
-}
-
-impl From<ShapeV5> for NetShape {
-    fn from(s: ShapeV5) -> NetShape {
-        let mut shape: NetShape = s.base.into();
-        shape.heads[Aux::ShortValue] = s.short_value;
-        shape.heads[Aux::SoftPolicy] = s.soft_policy;
+        for (aux, on) in Aux::ALL.into_iter().zip(s.heads) {
+            shape.heads[aux] = on;
+        }
         shape
     }
 }
@@ -283,9 +253,9 @@ impl Checkpoint {
                 }
             }
             (2, payload) => framing::decode::<CheckpointOf<ShapeV2>>(payload, what)?.into(),
-            (3, payload) => framing::decode::<CheckpointOf<ShapeV3>>(payload, what)?.into(),
-            (4, payload) => framing::decode::<CheckpointOf<ShapeV4>>(payload, what)?.into(),
-            (5, payload) => framing::decode::<CheckpointOf<ShapeV5>>(payload, what)?.into(),
+            (3, payload) => framing::decode::<CheckpointOf<ShapeWith<1>>>(payload, what)?.into(),
+            (4, payload) => framing::decode::<CheckpointOf<ShapeWith<2>>>(payload, what)?.into(),
+            (5, payload) => framing::decode::<CheckpointOf<ShapeWith<4>>>(payload, what)?.into(),
             (_, payload) => framing::decode(payload, what)?,
         };
         if ckpt.shape.action_order.is_empty() || ckpt.shape.input_len() == 0 {
