@@ -36,9 +36,9 @@ pub const DEFAULT_HASH_MIB: u64 = 16;
 /// the deadline.
 const SOFT_SHARE: f64 = 0.5;
 /// The endgame solver's table, `2^bits` entries.
-const SOLVER_TABLE_BITS: u32 = 18;
+pub const SOLVER_TABLE_BITS: u32 = 18;
 /// Without a time limit, the solver's nodes per node of the search's budget.
-const SOLVER_NODES: u64 = 200_000;
+pub const SOLVER_NODES: u64 = 200_000;
 
 /// The alpha-beta player on the fast evaluator.
 pub struct NnueAgent<G: Game> {

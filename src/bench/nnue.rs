@@ -70,7 +70,7 @@ pub fn nnue<G: Baselines>(
     // The update and output alone, from the position two plies before (same mover).
     let mut accs: Vec<Accumulator> = (states.iter())
         .map(|s| Accumulator {
-            features: features::of(s),
+            features: features::set_of(s),
             ..Accumulator::default()
         })
         .collect();

@@ -29,6 +29,7 @@ use crate::agents::Baselines;
 use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::bundle::{self, Agreement};
+use crate::nn::nnue::features::Features;
 use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
 use crate::nn::values;
 use crate::progress::Progress;
@@ -244,13 +245,13 @@ fn tensors<G: Game>(
     let n = shape.inputs;
     let mut x = vec![0.0f32; batch.len() * n];
     let mut y = Vec::with_capacity(batch.len() * shape.outputs);
-    let mut active = Vec::new();
+    let mut active = Features::default();
     for (i, p) in batch.iter().enumerate() {
         match sym(i) {
             0 => p.state.features(scratch, &mut active),
             s => p.state.transform(s).features(scratch, &mut active),
         }
-        for &f in &active {
+        for f in active.iter() {
             x[i * n + f as usize] = 1.0;
         }
         y.extend_from_slice(&p.target[..shape.outputs]);
@@ -283,13 +284,14 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
     let mut scratch = Default::default();
     let (mut n, mut diff, mut same) = (0usize, 0.0f64, 0usize);
     for state in positions.take(10_000) {
+        let features = crate::nn::nnue::features::of(&state);
         let mut acc = Accumulator {
-            features: crate::nn::nnue::features::of(&state),
+            features: features.iter().copied().collect(),
             ..Accumulator::default()
         };
         eval.refresh(&mut acc);
         let int = eval.evaluate(&acc, &mut scratch)[0];
-        let float = net.evaluate(&acc.features)[0];
+        let float = net.evaluate(&features)[0];
         diff += (int - float).abs() as f64;
         same += usize::from((int >= 0.0) == (float >= 0.0));
         n += 1;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use contagion::agents::nnue::NnueAgent;
+use contagion::agents::nnue::{NnueAgent, SOLVER_NODES, SOLVER_TABLE_BITS};
 use contagion::agents::{Agent, Limits};
 use contagion::config::{Config, DistillConfig};
 use contagion::games::ataxx::Ataxx;
@@ -69,7 +69,7 @@ fn incremental_equals_fresh<G: Game>(start: &G) {
             inc.enter(ply, &next);
             path.push(next);
             let mut fresh = Accumulator {
-                features: features::of(path.last().unwrap()),
+                features: features::set_of(path.last().unwrap()),
                 ..Accumulator::default()
             };
             eval.refresh(&mut fresh);
@@ -318,13 +318,15 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
     let start = Ataxx::standard();
     let net = random_net(&start, 11);
     let eval = Arc::new(Evaluator::new(&net));
-    let mut solver: Solver<Ataxx> = Solver::new(16);
-    // The solver's result for the mover, where it proves one within a second.
-    let mut solve = |s: &Ataxx| {
+    // The solver's result for the mover, where it proves one with the player's own
+    // solver and budget without a clock (a node count, so the same on every machine):
+    // what the player must then play by.
+    let solve = |s: &Ataxx| {
         let limits = SolveLimits {
-            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(1)),
+            nodes: Some(SOLVER_NODES),
             ..SolveLimits::default()
         };
+        let mut solver: Solver<Ataxx> = Solver::new(SOLVER_TABLE_BITS);
         solver.solve(s, &[], limits).map(|r| r.result)
     };
     let mut moves = Vec::new();
@@ -464,9 +466,9 @@ fn bitboard_features_equal_the_encoding_s() {
             let mut s = start;
             while s.outcome().is_none() {
                 let bits = contagion::games::ataxx::bits::Bits::new(&s).unwrap();
-                let mut got = Vec::new();
-                bits.features(&mut got);
-                assert_eq!(got, features::of(&s), "{}", s.to_notation());
+                let mut got = features::Features::default();
+                contagion::search::pvs::Node::features(&bits, &mut Vec::new(), &mut got);
+                assert_eq!(got, features::set_of(&s), "{}", s.to_notation());
                 checked += 1;
                 s.legal_actions(&mut moves);
                 s.apply(moves[rng.below(moves.len())]).unwrap();

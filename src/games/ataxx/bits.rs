@@ -133,6 +133,11 @@ impl Bits {
         Move::Pass.index(self.side as usize) as usize + 1
     }
 
+    /// The board's side.
+    pub fn side(&self) -> usize {
+        self.side as usize
+    }
+
     /// The player to move (0: x, 1: o).
     pub fn to_move(&self) -> usize {
         self.to_move as usize
@@ -251,13 +256,12 @@ impl Bits {
         2 * taken.count_ones() as i32 + from.is_none() as i32
     }
 
-    /// The fast evaluator's features of this position: the entries of [`Ataxx`]'s
-    /// encoding of it that are at least one half (plane `p`, board cell `c` at
-    /// `p · n² + c`), ascending. `tests/suite/nnue.rs` holds them to the encoding's.
-    pub fn features(&self, out: &mut Vec<u32>) {
-        out.clear();
+    /// The fast evaluator's features of this position, a mask a plane of [`Ataxx`]'s
+    /// encoding (`n²` bits, board cell `c` at bit `c`; plane `p`'s features are the
+    /// encoding's entries `p · n² + c` that are at least one half).
+    /// `tests/suite/nnue.rs` holds them to the encoding's.
+    pub fn feature_planes(&self) -> [u64; 6] {
         let n = self.side as u32;
-        let cells = n * n;
         let row = (1u64 << n) - 1;
         let board = (0..n).fold(0u64, |b, r| b | row << (8 * r));
         let me = self.to_move();
@@ -273,13 +277,8 @@ impl Bits {
                 0
             },
         ];
-        for (p, mut bits) in planes.into_iter().enumerate() {
-            while bits != 0 {
-                let sq = bits.trailing_zeros();
-                bits &= bits - 1;
-                out.push(p as u32 * cells + (sq / 8) * n + sq % 8);
-            }
-        }
+        // From rows of 8 bits to rows of `n`.
+        planes.map(|mask| (0..n).fold(0, |c, r| c | ((mask >> (8 * r)) & row) << (n * r)))
     }
 
     /// The same position with the other side to move (a null move, for the search;

@@ -101,23 +101,83 @@ impl Kernel {
         }
     }
 
-    /// `out[j] = b[j] + Σ_i x[i] · w[j · n + i]` (wrapping `i32`), `n = x.len()`.
+    /// The dense weights `w` (`[outputs, inputs]`, a row an output) laid out for this
+    /// form's [`Kernel::dense`]: as they are for the scalar form; for the vector forms,
+    /// by pairs of inputs, each pair's weights for every output side by side (outputs
+    /// padded to a register's width, inputs to an even count, with zeros), so that a
+    /// pair of nonzero inputs adds to a register of outputs in one multiply-add.
+    pub fn dense_layout(self, w: &[i16], inputs: usize, outputs: usize) -> Vec<i16> {
+        assert_eq!(w.len(), inputs * outputs, "kernel dense layout: weights");
+        let Some(width) = self.outputs_a_register() else {
+            return w.to_vec();
+        };
+        let padded = outputs.div_ceil(width) * width;
+        let mut out = vec![0; inputs.div_ceil(2) * padded * 2];
+        for j in 0..outputs {
+            for i in 0..inputs {
+                out[((i / 2) * padded + j) * 2 + i % 2] = w[j * inputs + i];
+            }
+        }
+        out
+    }
+
+    /// The `i32` outputs a register of the form holds (`None` for the scalar form).
+    fn outputs_a_register(self) -> Option<usize> {
+        match self {
+            Kernel::Scalar => None,
+            Kernel::Avx2 => Some(8),
+            Kernel::Avx512 => Some(16),
+        }
+    }
+
+    /// `out[j] = b[j] + Σ_i x[i] · w[j · n + i]` (wrapping `i32`), `n = x.len()`, with
+    /// `w` in [`Kernel::dense_layout`]'s form for this kernel. The vector forms skip the
+    /// pairs of inputs that are both zero (most, after the clipped activation).
     pub fn dense(self, x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        assert_eq!(w.len(), x.len() * out.len(), "kernel dense: weights");
+        let width = self.outputs_a_register().unwrap_or(1);
+        let padded = out.len().div_ceil(width) * width;
+        let want = match self {
+            Kernel::Scalar => x.len() * out.len(),
+            _ => x.len().div_ceil(2) * padded * 2,
+        };
+        assert_eq!(w.len(), want, "kernel dense: weights");
         assert_eq!(b.len(), out.len(), "kernel dense: biases");
         match self {
             Kernel::Scalar => scalar::dense(x, w, b, out),
-            // SAFETY: see `add`.
+            // SAFETY: see `add`; the weights' length was checked against the layout.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::dense_avx2(x, w, b, out) },
-            // SAFETY: see `add`.
+            // SAFETY: as above.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { x86::dense_avx512(x, w, b, out) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::dense(x, w, b, out),
+            _ => unreachable!("no vector forms here"),
         }
     }
 }
+
+/// The pairs of inputs `pairs` of `x` with a nonzero input, written from `count` on as
+/// their index and the pair packed in an `i32` (low half the even input): what the
+/// vector forms of [`Kernel::dense`] multiply; returns the new count.
+fn nonzero_pairs(
+    x: &[i16],
+    pairs: std::ops::Range<usize>,
+    index: &mut [u32; PAIRS],
+    pair: &mut [i32; PAIRS],
+    mut count: usize,
+) -> usize {
+    for p in pairs {
+        let lo = x[2 * p] as u16 as u32;
+        let hi = x.get(2 * p + 1).map_or(0, |&v| v as u16 as u32);
+        index[count] = p as u32;
+        pair[count] = (lo | hi << 16) as i32;
+        count += usize::from(lo | hi != 0);
+    }
+    count
+}
+
+/// Pairs of inputs [`nonzero_pairs`] looks at a time.
+const PAIRS: usize = 64;
 
 /// The reference forms.
 mod scalar {
@@ -157,7 +217,7 @@ mod scalar {
 mod x86 {
     use std::arch::x86_64::*;
 
-    use super::{QA, scalar};
+    use super::{PAIRS, QA, nonzero_pairs, scalar};
 
     /// # Safety
     /// The CPU must have AVX2.
@@ -209,33 +269,6 @@ mod x86 {
     }
 
     /// # Safety
-    /// The CPU must have AVX2; `w.len() == x.len() * out.len()`, `b.len() == out.len()`.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn dense_avx2(x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        let len = x.len();
-        let n = len / 16 * 16;
-        for (j, o) in out.iter_mut().enumerate() {
-            let row = &w[j * len..(j + 1) * len];
-            let mut sum = _mm256_setzero_si256();
-            for i in (0..n).step_by(16) {
-                // SAFETY: `i + 16 <= n <= len` for `x` and `row`; unaligned loads.
-                unsafe {
-                    let a = _mm256_loadu_si256(x.as_ptr().add(i).cast());
-                    let c = _mm256_loadu_si256(row.as_ptr().add(i).cast());
-                    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, c));
-                }
-            }
-            let mut lanes = [0i32; 8];
-            // SAFETY: `lanes` holds 8 `i32`, 32 bytes.
-            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
-            let s = lanes.iter().fold(0i32, |s, v| s.wrapping_add(*v));
-            *o = b[j]
-                .wrapping_add(s)
-                .wrapping_add(scalar::dot(&x[n..], &row[n..]));
-        }
-    }
-
-    /// # Safety
     /// The CPU must have AVX-512 F and BW.
     #[target_feature(enable = "avx512f,avx512bw")]
     pub unsafe fn add_avx512(acc: &mut [i16], row: &[i16]) {
@@ -284,27 +317,112 @@ mod x86 {
         scalar::crelu(&x[n..], &mut out[n..]);
     }
 
+    /// `nonzero_pairs` of the block of pairs from `start`, 16 pairs a step.
+    ///
     /// # Safety
-    /// The CPU must have AVX-512 F and BW; shapes as in `dense_avx2`.
+    /// The CPU must have AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn nonzero_pairs_avx512(
+        x: &[i16],
+        start: usize,
+        index: &mut [u32; PAIRS],
+        pair: &mut [i32; PAIRS],
+    ) -> usize {
+        let end = x.len().div_ceil(2).min(start + PAIRS);
+        // Whole steps of 16 pairs within `x`.
+        let whole = start + (end.min(x.len() / 2) - start) / 16 * 16;
+        let (mut count, mut p) = (0, start);
+        let mut iota = _mm512_add_epi32(
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm512_set1_epi32(start as i32),
+        );
+        while p < whole {
+            // SAFETY: `2p + 32 <= x.len()` (`p + 16 <= whole <= x.len() / 2`); the
+            // stores at `count <= p - start` end by `p + 16 - start <= PAIRS`.
+            unsafe {
+                let v = _mm512_loadu_si512(x.as_ptr().add(2 * p).cast());
+                let m = _mm512_test_epi32_mask(v, v);
+                let packed = _mm512_maskz_compress_epi32(m, v);
+                _mm512_storeu_si512(pair.as_mut_ptr().add(count).cast(), packed);
+                let at = _mm512_maskz_compress_epi32(m, iota);
+                _mm512_storeu_si512(index.as_mut_ptr().add(count).cast(), at);
+                count += m.count_ones() as usize;
+            }
+            iota = _mm512_add_epi32(iota, _mm512_set1_epi32(16));
+            p += 16;
+        }
+        nonzero_pairs(x, p..end, index, pair, count)
+    }
+
+    /// Adds `lanes` (a register's outputs from output `first`) into `out`.
+    fn add_lanes(out: &mut [i32], first: usize, lanes: &[i32]) {
+        for (o, l) in out[first..].iter_mut().zip(lanes) {
+            *o = o.wrapping_add(*l);
+        }
+    }
+
+    /// # Safety
+    /// The CPU must have AVX2; `w` in `Kernel::Avx2`'s dense layout for `x` and `out`
+    /// (its length checked by `Kernel::dense`).
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn dense_avx2(x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
+        const WIDTH: usize = 8;
+        let padded = out.len().div_ceil(WIDTH) * WIDTH;
+        out.copy_from_slice(b);
+        let (mut index, mut pair) = ([0; PAIRS], [0; PAIRS]);
+        let pairs = x.len().div_ceil(2);
+        for start in (0..pairs).step_by(PAIRS) {
+            let block = start..pairs.min(start + PAIRS);
+            let count = nonzero_pairs(x, block, &mut index, &mut pair, 0);
+            for first in (0..out.len()).step_by(WIDTH) {
+                let mut sum = _mm256_setzero_si256();
+                for k in 0..count {
+                    let at = (index[k] as usize * padded + first) * 2;
+                    // SAFETY: `at + 2 · WIDTH <= w.len()`: pair `index[k]` is below
+                    // `x.len().div_ceil(2)` and `first + WIDTH <= padded`.
+                    unsafe {
+                        let c = _mm256_loadu_si256(w.as_ptr().add(at).cast());
+                        let a = _mm256_set1_epi32(pair[k]);
+                        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, c));
+                    }
+                }
+                let mut lanes = [0i32; WIDTH];
+                // SAFETY: `lanes` holds 8 `i32`, 32 bytes.
+                unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
+                add_lanes(out, first, &lanes);
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU must have AVX-512 F and BW; `w` in `Kernel::Avx512`'s dense layout for
+    /// `x` and `out` (its length checked by `Kernel::dense`).
     #[target_feature(enable = "avx512f,avx512bw")]
     pub unsafe fn dense_avx512(x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        let len = x.len();
-        let n = len / 32 * 32;
-        for (j, o) in out.iter_mut().enumerate() {
-            let row = &w[j * len..(j + 1) * len];
-            let mut sum = _mm512_setzero_si512();
-            for i in (0..n).step_by(32) {
-                // SAFETY: `i + 32 <= n <= len` for `x` and `row`; unaligned loads.
-                unsafe {
-                    let a = _mm512_loadu_si512(x.as_ptr().add(i).cast());
-                    let c = _mm512_loadu_si512(row.as_ptr().add(i).cast());
-                    sum = _mm512_add_epi32(sum, _mm512_madd_epi16(a, c));
+        const WIDTH: usize = 16;
+        let padded = out.len().div_ceil(WIDTH) * WIDTH;
+        out.copy_from_slice(b);
+        let (mut index, mut pair) = ([0; PAIRS], [0; PAIRS]);
+        let pairs = x.len().div_ceil(2);
+        for start in (0..pairs).step_by(PAIRS) {
+            // SAFETY: the caller's AVX-512.
+            let count = unsafe { nonzero_pairs_avx512(x, start, &mut index, &mut pair) };
+            for first in (0..out.len()).step_by(WIDTH) {
+                let mut sum = _mm512_setzero_si512();
+                for k in 0..count {
+                    let at = (index[k] as usize * padded + first) * 2;
+                    // SAFETY: as in `dense_avx2`, with 16 outputs a register.
+                    unsafe {
+                        let c = _mm512_loadu_si512(w.as_ptr().add(at).cast());
+                        let a = _mm512_set1_epi32(pair[k]);
+                        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(a, c));
+                    }
                 }
+                let mut lanes = [0i32; WIDTH];
+                // SAFETY: `lanes` holds 16 `i32`, 64 bytes.
+                unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), sum) };
+                add_lanes(out, first, &lanes);
             }
-            let s = _mm512_reduce_add_epi32(sum);
-            *o = b[j]
-                .wrapping_add(s)
-                .wrapping_add(scalar::dot(&x[n..], &row[n..]));
         }
     }
 }
@@ -341,15 +459,20 @@ mod tests {
                 kernel.crelu(&acc0, &mut c);
                 Kernel::Scalar.crelu(&acc0, &mut cs);
                 assert_eq!(c, cs, "{kernel:?} crelu, {len}");
-                for outs in [1, 3, 32] {
+                for outs in [1, 3, 16, 17, 32] {
                     let w = random(&mut rng, len * outs, 32767);
                     let b: Vec<i32> = (0..outs)
                         .map(|_| rng.below(1 << 30) as i32 - (1 << 29))
                         .collect();
                     let (mut o, mut os) = (vec![0; outs], vec![0; outs]);
-                    kernel.dense(&c, &w, &b, &mut o);
+                    let laid = kernel.dense_layout(&w, len, outs);
+                    kernel.dense(&c, &laid, &b, &mut o);
                     Kernel::Scalar.dense(&cs, &w, &b, &mut os);
                     assert_eq!(o, os, "{kernel:?} dense, {len}x{outs}");
+                    // Inputs over the whole range, none zero: every product and sum.
+                    kernel.dense(&acc0, &laid, &b, &mut o);
+                    Kernel::Scalar.dense(&acc0, &w, &b, &mut os);
+                    assert_eq!(o, os, "{kernel:?} dense, {len}x{outs}, any inputs");
                 }
             }
         }

@@ -13,7 +13,9 @@
 //!
 //! [`Incremental`] is the evaluation the search enters at every node: one accumulator a
 //! ply, each moved from the nearest ancestor with the same mover (features are from the
-//! mover's point of view) by the features that differ.
+//! mover's point of view) by the features that differ. Entering a node only reads its
+//! features; its accumulator is made when the search asks for its values or a
+//! descendant's, so nodes the search leaves by the table or a cut-off cost no update.
 
 pub mod bundle;
 pub mod features;
@@ -35,10 +37,18 @@ const LOOK_BACK: usize = 4;
 pub struct Incremental {
     eval: Arc<Evaluator>,
     scratch_encoding: Vec<f32>,
-    stack: Vec<(usize, Accumulator)>,
+    stack: Vec<Slot>,
     scratch: net::Scratch,
     /// Accumulators refreshed from nothing, and moved from an ancestor.
     pub counts: (u64, u64),
+}
+
+/// A ply's accumulator, its position's mover, and whether its values are made.
+#[derive(Default)]
+struct Slot {
+    mover: usize,
+    acc: Accumulator,
+    ready: bool,
 }
 
 impl Incremental {
@@ -53,9 +63,45 @@ impl Incremental {
         }
     }
 
-    /// The accumulator last entered at `ply`.
-    pub fn accumulator(&self, ply: usize) -> &Accumulator {
-        &self.stack[ply].1
+    /// The accumulator last entered at `ply`, made if it was not.
+    pub fn accumulator(&mut self, ply: usize) -> &Accumulator {
+        self.make(ply);
+        &self.stack[ply].acc
+    }
+
+    /// The ply whose accumulator `ply`'s moves from: the nearest within [`LOOK_BACK`]
+    /// with the same mover.
+    fn base(&self, ply: usize) -> Option<usize> {
+        let mover = self.stack[ply].mover;
+        (ply.saturating_sub(LOOK_BACK)..ply)
+            .rev()
+            .find(|&b| self.stack[b].mover == mover)
+    }
+
+    /// Makes `ply`'s accumulator, and first those of the ancestors it moves from.
+    fn make(&mut self, ply: usize) {
+        let mut chain = Vec::new();
+        let mut at = Some(ply);
+        while let Some(p) = at.filter(|&p| !self.stack[p].ready) {
+            chain.push(p);
+            at = self.base(p);
+        }
+        for &p in chain.iter().rev() {
+            let base = self.base(p);
+            let (below, here) = self.stack.split_at_mut(p);
+            match base {
+                Some(b) => {
+                    self.eval
+                        .update(&below[b].acc, &mut here[0].acc, &mut self.scratch);
+                    self.counts.1 += 1;
+                }
+                None => {
+                    self.eval.refresh(&mut here[0].acc);
+                    self.counts.0 += 1;
+                }
+            }
+            here[0].ready = true;
+        }
     }
 }
 
@@ -64,25 +110,14 @@ impl<P: Node> Evaluation<P> for Incremental {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Default::default);
         }
-        let mover = Position::to_move(state);
-        let (below, here) = self.stack.split_at_mut(ply);
-        let (m, acc) = &mut here[0];
-        *m = mover;
-        state.features(&mut self.scratch_encoding, &mut acc.features);
-        let base = (below.iter().rev().take(LOOK_BACK)).find(|(m, _)| *m == mover);
-        match base {
-            Some((_, base)) => {
-                self.eval.update(base, acc, &mut self.scratch);
-                self.counts.1 += 1;
-            }
-            None => {
-                self.eval.refresh(acc);
-                self.counts.0 += 1;
-            }
-        }
+        let slot = &mut self.stack[ply];
+        slot.mover = Position::to_move(state);
+        slot.ready = false;
+        state.features(&mut self.scratch_encoding, &mut slot.acc.features);
     }
 
     fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS] {
-        self.eval.evaluate(&self.stack[ply].1, &mut self.scratch)
+        self.make(ply);
+        self.eval.evaluate(&self.stack[ply].acc, &mut self.scratch)
     }
 }

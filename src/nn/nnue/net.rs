@@ -11,7 +11,7 @@
 //! [`Accumulator`]s are kept one a ply by the search and moved from an ancestor's by the
 //! features that differ ([`super::features::diff`]), or refreshed when too many do.
 
-use super::features;
+use super::features::{self, Features};
 use super::kernels::{Kernel, QA};
 use crate::games::MAX_PLAYERS;
 
@@ -146,8 +146,8 @@ impl FloatNet {
 pub struct Accumulator {
     /// The accumulator units (bias plus the features' rows).
     pub values: Vec<i16>,
-    /// The position's features, ascending.
-    pub features: Vec<u32>,
+    /// The position's features.
+    pub features: Features,
 }
 
 /// Scratch for an incremental update.
@@ -200,7 +200,7 @@ impl Evaluator {
             kernel,
             ft_w: quantize(&net.ft_w, qa),
             ft_b: quantize(&net.ft_b, qa),
-            l1_w: quantize(&net.l1_w, qb),
+            l1_w: kernel.dense_layout(&quantize(&net.l1_w, qb), net.shape.hidden, net.shape.dense),
             l1_b: quantize_i32(&net.l1_b, qa * qb),
             out_w: quantize(&net.out_w, qb),
             out_b: quantize_i32(&net.out_b, qa * qb),
@@ -221,7 +221,7 @@ impl Evaluator {
     pub fn refresh(&self, acc: &mut Accumulator) {
         acc.values.clear();
         acc.values.extend_from_slice(&self.ft_b);
-        for &f in &acc.features {
+        for f in acc.features.iter() {
             self.kernel.add(&mut acc.values, self.row(f));
         }
     }
@@ -300,7 +300,7 @@ mod tests {
         let f = features::of(&start);
         let eval = Evaluator::new(&net);
         let mut acc = Accumulator {
-            features: f.clone(),
+            features: f.iter().copied().collect(),
             ..Accumulator::default()
         };
         eval.refresh(&mut acc);

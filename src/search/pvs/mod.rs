@@ -34,6 +34,7 @@ use super::endgame::Position;
 use super::{Bound, Stop};
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::nn::nnue::features::Features;
 use table::Entry;
 pub use table::Table;
 
@@ -59,10 +60,10 @@ pub trait Node: Position + Send {
     fn players(&self) -> usize;
     /// The size of the action space.
     fn actions(&self) -> usize;
-    /// Clears `out` and fills it with the fast evaluator's features, ascending: the
-    /// entries of the game's encoding that are at least one half (`scratch` holds the
-    /// encoding where it is made).
-    fn features(&self, scratch: &mut Vec<f32>, out: &mut Vec<u32>);
+    /// Clears `out` and fills it with the fast evaluator's features: the entries of the
+    /// game's encoding that are at least one half (`scratch` holds the encoding where
+    /// it is made).
+    fn features(&self, scratch: &mut Vec<f32>, out: &mut Features);
     /// The position with the turn passed, for null-move pruning; `None` (the default)
     /// where the search should not try one.
     fn null_move(&self) -> Option<Self> {
@@ -79,14 +80,13 @@ impl<G: Game> Node for G {
         self.action_space()
     }
 
-    fn features(&self, scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
+    fn features(&self, scratch: &mut Vec<f32>, out: &mut Features) {
         scratch.resize(self.encoding_shape().len(), 0.0);
         self.encode(scratch);
         out.clear();
-        out.extend(
-            (scratch.iter().enumerate())
-                .filter_map(|(i, &v)| (v >= FEATURE_ON).then_some(i as u32)),
-        );
+        (scratch.iter().enumerate())
+            .filter(|&(_, &v)| v >= FEATURE_ON)
+            .for_each(|(i, _)| out.insert(i as u32));
     }
 }
 
@@ -99,8 +99,12 @@ impl Node for Bits {
         self.action_space()
     }
 
-    fn features(&self, _scratch: &mut Vec<f32>, out: &mut Vec<u32>) {
-        Bits::features(self, out)
+    fn features(&self, _scratch: &mut Vec<f32>, out: &mut Features) {
+        out.clear();
+        let cells = (self.side() * self.side()) as u32;
+        for (p, plane) in self.feature_planes().into_iter().enumerate() {
+            out.insert_bits(p as u32 * cells, plane);
+        }
     }
 
     fn null_move(&self) -> Option<Bits> {
@@ -507,13 +511,17 @@ impl<G: Node> Pvs<G> {
         self.order(state, ply, tt_move, &mut children);
         let alpha0 = alpha;
         let mut best = -INF;
-        let mut best_move = children[0].1;
+        let mut best_move = Action::MAX;
         let prune_late = self.pruning.late_moves && !pv_node && depth <= LATE_MOVE_DEPTH;
-        for (i, (_, action, made)) in children.iter_mut().enumerate() {
+        for i in 0..children.len() {
             if prune_late && i >= late_moves(depth) && best > -WIN_BOUND {
                 break;
             }
+            let (_, action, made) = next_best(&mut children, i);
             let action = *action;
+            if i == 0 {
+                best_move = action;
+            }
             let child = match made.take() {
                 Some(c) => c,
                 None => {
@@ -595,8 +603,9 @@ impl<G: Node> Pvs<G> {
         best
     }
 
-    /// Fills `out` with `state`'s moves, best first: the table's move, the killers, then
-    /// by the game's gain and the history.
+    /// Fills `out` with `state`'s moves and their ordering keys (higher first): the
+    /// table's move, the killers, then by the game's gain and the history. The search
+    /// takes them best first by [`next_best`], as far as it gets before a cut-off.
     fn order(
         &mut self,
         state: &G,
@@ -621,13 +630,26 @@ impl<G: Node> Pvs<G> {
             };
             out.push((key, a, child));
         }
-        out.sort_by_key(|x| std::cmp::Reverse(x.0));
         self.moves[ply] = moves;
     }
 
     fn update_pv(&mut self, ply: usize, action: Action) {
         super::update_pv(&mut self.pv, ply, action)
     }
+}
+
+/// Moves the move with the highest key among `moves[i..]` (the first of equals) to `i`,
+/// keeping the others in their order, and returns it: taken for `i = 0, 1, …`, the
+/// moves in the order a stable sort by key, highest first, gives.
+fn next_best<T>(moves: &mut [(i64, Action, T)], i: usize) -> &mut (i64, Action, T) {
+    let mut at = i;
+    for (j, m) in moves.iter().enumerate().skip(i + 1) {
+        if m.0 > moves[at].0 {
+            at = j;
+        }
+    }
+    moves[i..=at].rotate_right(1);
+    &mut moves[i]
 }
 
 /// A forced result's score as the table keeps it: relative to the node, not the root.
