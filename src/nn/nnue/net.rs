@@ -277,7 +277,11 @@ impl Evaluator {
     pub fn evaluate(&self, acc: &Accumulator, scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
         let raw = self.raw(acc, scratch);
         let scale = (QA as i32 * QB) as f32;
-        raw.map(|r| (r as f32 / scale).tanh())
+        let mut out = [0.0; MAX_PLAYERS];
+        for (o, r) in out.iter_mut().zip(&raw).take(self.shape.outputs) {
+            *o = (*r as f32 / scale).tanh();
+        }
+        out
     }
 }
 

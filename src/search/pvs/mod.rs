@@ -433,6 +433,11 @@ impl<G: Node> Pvs<G> {
                 0
             };
         }
+        // The table's slot is fetched while the evaluation reads the position.
+        let key = if depth > 0 { state.key() } else { 0 };
+        if depth > 0 {
+            self.table.prefetch(key);
+        }
         eval.enter(ply, state);
         if depth <= 0 || ply >= MAX_PLY {
             return self.static_score(state, eval.values(ply));
@@ -440,7 +445,6 @@ impl<G: Node> Pvs<G> {
         if !must_finish && self.out_of_budget() {
             return 0;
         }
-        let key = state.key();
         let pv_node = beta - alpha > 1;
         let mut tt_move = Action::MAX;
         let entry = self.table.probe(key);
