@@ -38,6 +38,8 @@ pub struct Incremental {
     eval: Arc<Evaluator>,
     scratch_encoding: Vec<f32>,
     stack: Vec<Slot>,
+    /// The plies [`Incremental::make`] has to make, deepest first.
+    chain: Vec<usize>,
     scratch: net::Scratch,
     /// Accumulators refreshed from nothing, and moved from an ancestor.
     pub counts: (u64, u64),
@@ -58,6 +60,7 @@ impl Incremental {
             eval,
             scratch_encoding: Vec::new(),
             stack: Vec::new(),
+            chain: Vec::new(),
             scratch: net::Scratch::default(),
             counts: (0, 0),
         }
@@ -80,7 +83,8 @@ impl Incremental {
 
     /// Makes `ply`'s accumulator, and first those of the ancestors it moves from.
     fn make(&mut self, ply: usize) {
-        let mut chain = Vec::new();
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
         let mut at = Some(ply);
         while let Some(p) = at.filter(|&p| !self.stack[p].ready) {
             chain.push(p);
@@ -102,6 +106,7 @@ impl Incremental {
             }
             here[0].ready = true;
         }
+        self.chain = chain;
     }
 }
 
