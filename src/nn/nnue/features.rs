@@ -12,87 +12,10 @@
 
 use crate::games::Game;
 use crate::search::pvs::Node;
+pub use crate::search::pvs::features::{Features, diff};
 
 /// An input entry at least this large is a feature.
 pub use crate::search::pvs::FEATURE_ON as ON;
-
-/// A set of input indices, a bit each: a position's features.
-#[derive(Debug, Clone, Default)]
-pub struct Features {
-    words: Vec<u64>,
-}
-
-impl Features {
-    /// Empties the set (keeping its room).
-    pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
-    }
-
-    fn room(&mut self, words: usize) {
-        if self.words.len() < words {
-            self.words.resize(words, 0);
-        }
-    }
-
-    /// Adds input `i`.
-    pub fn insert(&mut self, i: u32) {
-        let w = i as usize / 64;
-        self.room(w + 1);
-        self.words[w] |= 1 << (i % 64);
-    }
-
-    /// Adds the inputs `offset + k` for every bit `k` set in `bits`.
-    pub fn insert_bits(&mut self, offset: u32, bits: u64) {
-        let (w, shift) = (offset as usize / 64, offset % 64);
-        self.room(w + 2);
-        self.words[w] |= bits << shift;
-        if shift > 0 {
-            self.words[w + 1] |= bits >> (64 - shift);
-        }
-    }
-
-    /// How many inputs are in the set.
-    pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-
-    /// The inputs, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (self.words.iter().enumerate()).flat_map(|(k, &w)| bits(w, 64 * k as u32))
-    }
-}
-
-/// The indices `offset + k` of the bits `k` set in `w`, ascending.
-fn bits(mut w: u64, offset: u32) -> impl Iterator<Item = u32> {
-    std::iter::from_fn(move || {
-        (w != 0).then(|| {
-            let k = w.trailing_zeros();
-            w &= w - 1;
-            offset + k
-        })
-    })
-}
-
-impl PartialEq for Features {
-    fn eq(&self, other: &Features) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl Eq for Features {}
-
-impl FromIterator<u32> for Features {
-    fn from_iter<I: IntoIterator<Item = u32>>(inputs: I) -> Features {
-        let mut set = Features::default();
-        inputs.into_iter().for_each(|i| set.insert(i));
-        set
-    }
-}
 
 /// The features of `state`, ascending (allocating; the search reads them through
 /// [`Node::features`], which reuses its buffers and, on Ataxx's bitboards, reads them
@@ -106,21 +29,6 @@ pub fn set_of<G: Game>(state: &G) -> Features {
     let mut out = Features::default();
     state.features(&mut Vec::new(), &mut out);
     out
-}
-
-/// The features in `new` and not in `old` (into `added`) and those in `old` and not in
-/// `new` (into `removed`), both ascending.
-pub fn diff(old: &Features, new: &Features, added: &mut Vec<u32>, removed: &mut Vec<u32>) {
-    added.clear();
-    removed.clear();
-    let words = old.words.len().max(new.words.len());
-    for k in 0..words {
-        let o = old.words.get(k).copied().unwrap_or(0);
-        let n = new.words.get(k).copied().unwrap_or(0);
-        let offset = 64 * k as u32;
-        added.extend(bits(n & !o, offset));
-        removed.extend(bits(o & !n, offset));
-    }
 }
 
 #[cfg(test)]

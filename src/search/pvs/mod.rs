@@ -28,13 +28,14 @@
 
 use std::time::Instant;
 
+pub mod features;
 mod table;
 
 use super::endgame::Position;
 use super::{Bound, Stop};
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game, MAX_PLAYERS};
-use crate::nn::nnue::features::Features;
+pub use features::Features;
 use table::Entry;
 pub use table::Table;
 
