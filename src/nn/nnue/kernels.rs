@@ -108,10 +108,10 @@ impl Kernel {
     /// pair of nonzero inputs adds to a register of outputs in one multiply-add.
     pub fn dense_layout(self, w: &[i16], inputs: usize, outputs: usize) -> Vec<i16> {
         assert_eq!(w.len(), inputs * outputs, "kernel dense layout: weights");
-        let Some(width) = self.outputs_a_register() else {
+        if self == Kernel::Scalar {
             return w.to_vec();
-        };
-        let padded = outputs.div_ceil(width) * width;
+        }
+        let padded = self.padded_outputs(outputs);
         let mut out = vec![0; inputs.div_ceil(2) * padded * 2];
         for j in 0..outputs {
             for i in 0..inputs {
@@ -121,24 +121,24 @@ impl Kernel {
         out
     }
 
-    /// The `i32` outputs a register of the form holds (`None` for the scalar form).
-    fn outputs_a_register(self) -> Option<usize> {
-        match self {
-            Kernel::Scalar => None,
-            Kernel::Avx2 => Some(8),
-            Kernel::Avx512 => Some(16),
-        }
+    /// `outputs` rounded up to whole registers of the form's `i32` outputs (8 for AVX2,
+    /// 16 for AVX-512; the scalar form's "register" is one output).
+    fn padded_outputs(self, outputs: usize) -> usize {
+        let width = match self {
+            Kernel::Scalar => 1,
+            Kernel::Avx2 => 8,
+            Kernel::Avx512 => 16,
+        };
+        outputs.div_ceil(width) * width
     }
 
     /// `out[j] = b[j] + Σ_i x[i] · w[j · n + i]` (wrapping `i32`), `n = x.len()`, with
     /// `w` in [`Kernel::dense_layout`]'s form for this kernel. The vector forms skip the
     /// pairs of inputs that are both zero (most, after the clipped activation).
     pub fn dense(self, x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        let width = self.outputs_a_register().unwrap_or(1);
-        let padded = out.len().div_ceil(width) * width;
         let want = match self {
             Kernel::Scalar => x.len() * out.len(),
-            _ => x.len().div_ceil(2) * padded * 2,
+            _ => x.len().div_ceil(2) * self.padded_outputs(out.len()) * 2,
         };
         assert_eq!(w.len(), want, "kernel dense: weights");
         assert_eq!(b.len(), out.len(), "kernel dense: biases");

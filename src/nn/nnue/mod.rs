@@ -38,8 +38,9 @@ pub struct Incremental {
     eval: Arc<Evaluator>,
     scratch_encoding: Vec<f32>,
     stack: Vec<Slot>,
-    /// The plies [`Incremental::make`] has to make, deepest first.
-    chain: Vec<usize>,
+    /// The plies [`Incremental::make`] has to make, deepest first, with the ply each
+    /// moves from.
+    chain: Vec<(usize, Option<usize>)>,
     scratch: net::Scratch,
     /// Accumulators refreshed from nothing, and moved from an ancestor.
     pub counts: (u64, u64),
@@ -87,11 +88,10 @@ impl Incremental {
         chain.clear();
         let mut at = Some(ply);
         while let Some(p) = at.filter(|&p| !self.stack[p].ready) {
-            chain.push(p);
             at = self.base(p);
+            chain.push((p, at));
         }
-        for &p in chain.iter().rev() {
-            let base = self.base(p);
+        for &(p, base) in chain.iter().rev() {
             let (below, here) = self.stack.split_at_mut(p);
             match base {
                 Some(b) => {
