@@ -157,8 +157,8 @@ pub fn distill_game<G: Baselines>(
         .map(|l| format!("{l:.4}"))
         .collect();
     println!(
-        "{} games: {} positions trained on, {} held out; {} steps in {:.0} s",
-        r.games, r.train_positions, r.validation_positions, r.steps, r.seconds
+        "{} games: {} positions trained on, {} held out ({} of them off the games' lines); {} steps in {:.0} s",
+        r.games, r.train_positions, r.validation_positions, r.branch_positions, r.steps, r.seconds
     );
     println!(
         "validation loss by epoch (mean squared error a seat): {}",

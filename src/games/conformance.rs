@@ -16,7 +16,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::{Action, Game};
+use super::{Action, FEATURE_ON, Game};
 use crate::rng::Rng;
 
 /// A rule of the [`Game`] contract the kit checks.
@@ -44,6 +44,9 @@ pub enum Rule {
     /// The encoding fills its shape with finite values, and a symmetry maps it onto one
     /// with the same values in each plane.
     Encoding,
+    /// `hot_inputs` names each entry of the encoding at least `FEATURE_ON`, once, and
+    /// nothing else.
+    HotInputs,
     /// Random games end within `max_plies`.
     PlyLimit,
     /// A finished game's values lie in `[-1, 1]`, and sum to zero with two players.
@@ -289,6 +292,15 @@ impl Conformance {
             s,
             || "a value left unwritten or not finite".into(),
         )?;
+        let want: Vec<u32> = (0..planes.len() as u32)
+            .filter(|&i| planes[i as usize] >= FEATURE_ON)
+            .collect();
+        let mut named = Vec::new();
+        s.hot_inputs(&mut Vec::new(), &mut |i| named.push(i));
+        named.sort_unstable();
+        ensure(named == want, Rule::HotInputs, s, || {
+            format!("hot_inputs names {named:?}, the encoding sets {want:?}")
+        })?;
         let sym = rng.below(s.num_symmetries());
         self.symmetry(s, legal, sym, &planes, rng)?;
         self.fuzz(s, rng)

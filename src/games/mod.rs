@@ -39,6 +39,10 @@ use std::fmt;
 /// The most players any game here has (Chexers has three).
 pub const MAX_PLAYERS: usize = 3;
 
+/// An entry of a game's encoding at least this large is on: one of the fast evaluator's
+/// features ([`Game::hot_inputs`]).
+pub const FEATURE_ON: f32 = 0.5;
+
 /// An action: an index into the game's fixed action space `0..action_space()`.
 pub type Action = u16;
 
@@ -290,6 +294,18 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// Writes the network input for this state, from the point of view of the player
     /// to move, into `out` (length `encoding_shape().len()`).
     fn encode(&self, out: &mut [f32]);
+
+    /// Calls `on` once with the index of each entry of [`Game::encode`]'s output that is
+    /// at least [`FEATURE_ON`]: the fast evaluator's features. The default makes the
+    /// encoding in `scratch` and scans it; a game may name them directly, faster (the
+    /// conformance kit holds the two equal).
+    fn hot_inputs(&self, scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
+        scratch.resize(self.encoding_shape().len(), 0.0);
+        self.encode(scratch);
+        (scratch.iter().enumerate())
+            .filter(|&(_, &v)| v >= FEATURE_ON)
+            .for_each(|(i, _)| on(i as u32));
+    }
 
     /// What each input plane means, in order (for exported model manifests). The
     /// default numbers them.

@@ -73,6 +73,9 @@ pub struct DistillReport {
     pub train_positions: usize,
     /// Held out.
     pub validation_positions: usize,
+    /// Of those (trained on and held out), the positions off the games' lines
+    /// (`distill.branches`).
+    pub branch_positions: usize,
     /// The validation loss (mean squared error a seat) before training and after each epoch.
     pub validation_loss: Vec<f64>,
     /// The training loss of each epoch (mean over its steps).
@@ -197,6 +200,43 @@ fn read_positions<G: Game>(
         .collect();
     out.sort_by_key(|p| p.state.hash());
     Ok((games, out))
+}
+
+/// The most random plies a branch plays from a game's position (`distill.branches`).
+pub const BRANCH_PLIES: usize = 4;
+
+/// `per` positions from each of `positions`, each 1 to [`BRANCH_PLIES`] random plies
+/// away from it (a game over before then is not taken), none already among them; their
+/// targets are left at 0 for the teacher to fill.
+fn branch<G: Game>(positions: &[Position<G>], per: u32, seed: u64) -> Vec<Position<G>> {
+    let mut rng = Rng::new(seed ^ 0xb4a2_c7e1);
+    let mut seen: std::collections::HashSet<u64> =
+        positions.iter().map(|p| p.state.hash()).collect();
+    let mut out = Vec::new();
+    let mut moves = Vec::new();
+    for p in positions {
+        'walk: for _ in 0..per {
+            let mut state = p.state.clone();
+            for _ in 0..=rng.below(BRANCH_PLIES) {
+                moves.clear();
+                state.legal_actions(&mut moves);
+                if state.outcome().is_some() || moves.is_empty() {
+                    continue 'walk;
+                }
+                let m = moves[rng.below(moves.len())];
+                if state.apply(m).is_err() {
+                    continue 'walk;
+                }
+            }
+            if state.outcome().is_none() && seen.insert(state.hash()) {
+                out.push(Position {
+                    state,
+                    target: [0.0; MAX_PLAYERS],
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Mixes the teacher network's value of each position into its target with weight
@@ -324,7 +364,11 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     let shape = shape_of(start, c)?;
     // The teacher is checked before the data is read.
     let teacher = match &opts.teacher {
-        _ if c.teacher_value <= 0.0 => None,
+        _ if c.teacher_value <= 0.0 && c.branches == 0 => None,
+        None if c.branches > 0 => bail!(
+            "distill.branches = {}: needs a teacher network (--teacher) to label them",
+            c.branches
+        ),
         None => bail!(
             "distill.teacher_value = {}: needs a teacher network (--teacher)",
             c.teacher_value
@@ -337,9 +381,20 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         Some(t) => Some(t),
     };
     let (games, mut positions) = read_positions(start, opts)?;
+    let mut branch_positions = 0;
     if let Some(teacher) = teacher {
-        let share = c.teacher_value as f32;
-        teach(teacher, &mut positions, share, opts.progress);
+        if c.teacher_value > 0.0 {
+            teach(
+                teacher,
+                &mut positions,
+                c.teacher_value as f32,
+                opts.progress,
+            );
+        }
+        let mut branches = branch(&positions, c.branches, opts.seed);
+        teach(teacher, &mut branches, 1.0, opts.progress);
+        branch_positions = branches.len();
+        positions.extend(branches);
     }
     let cut = (c.validation * u64::MAX as f64) as u64;
     let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())
@@ -361,6 +416,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         games,
         train_positions: train.len(),
         validation_positions: held.len(),
+        branch_positions,
         validation_loss: vec![loss_on(&model, &held, &shape)],
         train_loss: Vec::new(),
         agreement: Agreement {
@@ -415,6 +471,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         "games": report.games,
         "train_positions": report.train_positions,
         "validation_positions": report.validation_positions,
+        "branch_positions": report.branch_positions,
         "validation_loss": report.validation_loss,
         "steps": report.steps,
         "seconds": report.seconds.round(),

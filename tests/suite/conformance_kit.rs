@@ -32,6 +32,8 @@ enum Bug {
     Symmetry,
     /// The encoding leaves its last plane unwritten.
     Encoding,
+    /// The features named directly miss the mover's first piece.
+    HotInputs,
     /// A game may last 20 plies.
     PlyLimit,
     /// A win is worth 2.
@@ -149,6 +151,15 @@ impl Game for Planted {
             _ => self.game.encode(out),
         }
     }
+    fn hot_inputs(&self, scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
+        let mut first = self.bug == Bug::HotInputs;
+        self.game.hot_inputs(scratch, &mut |i| {
+            if std::mem::take(&mut first) {
+                return;
+            }
+            on(i)
+        })
+    }
     fn plane_meanings(&self) -> Vec<String> {
         self.game.plane_meanings()
     }
@@ -237,6 +248,7 @@ fn each_planted_bug_is_found_and_named() {
         (Bug::Hash, Rule::Hash),
         (Bug::Symmetry, Rule::Symmetry),
         (Bug::Encoding, Rule::Encoding),
+        (Bug::HotInputs, Rule::HotInputs),
         (Bug::PlyLimit, Rule::PlyLimit),
         (Bug::Outcome, Rule::Outcome),
         (Bug::ParserPanic, Rule::ParserPanic),

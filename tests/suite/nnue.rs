@@ -102,6 +102,43 @@ fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
     incremental_equals_fresh(&Chexers::new());
 }
 
+/// The entries of `state`'s encoding at least one half, by a scan of the planes.
+fn scanned<G: Game>(state: &G) -> Vec<u32> {
+    let mut planes = vec![0.0; state.encoding_shape().len()];
+    state.encode(&mut planes);
+    (0..planes.len() as u32)
+        .filter(|&i| planes[i as usize] >= contagion::games::FEATURE_ON)
+        .collect()
+}
+
+#[test]
+fn features_named_directly_are_the_encodings_where_a_clock_plane_turns_on() {
+    fn check<G: Game>(start: &G, notations: &[&str]) -> Vec<usize> {
+        let mut counts = Vec::new();
+        for text in notations {
+            let state = start.parse_position(text).unwrap();
+            let mut named = Vec::new();
+            state.hot_inputs(&mut Vec::new(), &mut |i| named.push(i));
+            named.sort_unstable();
+            assert_eq!(named, scanned(&state), "{text}");
+            assert_eq!(features::of(&state), named, "{text}");
+            counts.push(named.len());
+        }
+        counts
+    }
+    // Ataxx's half-move clock at 49 and 50 of its 100; Infexion's actions played at 171
+    // and 172 of its 343; Virus's larger board.
+    let ataxx = ["x5o/7/7/7/7/7/o5x x 49 30", "x5o/7/7/7/7/7/o5x o 50 30"];
+    assert_eq!(check(&Ataxx::standard(), &ataxx), [2 * 49, 3 * 49]);
+    let virus = Ataxx::virus();
+    check(&virus, &[&virus.to_notation()]);
+    let infexion = [
+        "r3b1r24/7/7/3b63/7/7/6r1 b 171",
+        "r3b1r24/7/7/3b63/7/7/6r1 r 172",
+    ];
+    assert_eq!(check(&Board::new(), &infexion), [5 + 49, 5 + 2 * 49]);
+}
+
 /// A few real games of the shipped Ataxx network at few simulations, as shards in `dir`.
 fn teacher_games(dir: &std::path::Path, games: u32) {
     let net = contagion::agents::mcts::cached_net(std::path::Path::new("models/ataxx")).unwrap();
@@ -189,6 +226,35 @@ fn the_teachers_value_as_the_target_is_learnt_and_needs_a_teacher() {
         diff / (n as f32) < 0.35,
         "mean |evaluator - teacher| {}",
         diff / n as f32
+    );
+}
+
+#[test]
+fn branches_off_the_games_are_labelled_by_the_teacher_and_need_one() {
+    let dir = temp("distill-branches");
+    teacher_games(&dir.join("data"), 8);
+    let mut opts = distill_options(&dir);
+    opts.settings.epochs = 2;
+    let plain = distill(&Ataxx::standard(), &opts).unwrap();
+    assert_eq!(plain.branch_positions, 0);
+    opts.settings.branches = 3;
+    let msg = format!("{:#}", distill(&Ataxx::standard(), &opts).unwrap_err());
+    assert!(
+        msg.contains("distill.branches = 3") && msg.contains("--teacher"),
+        "{msg}"
+    );
+    opts.teacher =
+        Some(contagion::agents::mcts::cached_net(std::path::Path::new("models/ataxx")).unwrap());
+    let r = distill(&Ataxx::standard(), &opts).unwrap();
+    let games = plain.train_positions + plain.validation_positions;
+    let all = r.train_positions + r.validation_positions;
+    // Nearly every walk from a game's position ends somewhere new (a few repeat, or
+    // end the game).
+    assert_eq!(all, games + r.branch_positions);
+    assert!(
+        r.branch_positions > 2 * games && r.branch_positions <= 3 * games,
+        "{} branches from {games} positions",
+        r.branch_positions
     );
 }
 

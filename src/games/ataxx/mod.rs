@@ -23,7 +23,7 @@ pub mod notation;
 pub use board::{Ataxx, Move, Rules};
 
 use crate::games::view::{BoardView, CellView};
-use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
+use crate::games::{Action, EncodingShape, FEATURE_ON, Game, GameError, Outcome};
 use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
 /// Standard Ataxx's start position (FEN).
@@ -92,6 +92,29 @@ impl Ataxx {
             }
         });
         Ok(s)
+    }
+
+    /// The index in the encoding of each square's one-hot entry (planes 0–3: the mover's
+    /// piece, the opponent's, empty, blocked).
+    fn squares(&self) -> impl Iterator<Item = usize> + '_ {
+        let (cells, mine) = (self.cells(), piece(self.to_move()));
+        (0..cells).map(move |c| {
+            let plane = match self.cells[c] {
+                EMPTY => 2,
+                BLOCKED => 3,
+                code if code == mine => 0,
+                _ => 1,
+            };
+            plane * cells + c
+        })
+    }
+
+    /// Plane 5's value: the half-move clock's share of its limit (0 with none).
+    fn clock(&self) -> f32 {
+        match self.rules.halfmove_limit {
+            0 => 0.0,
+            limit => self.halfmove as f32 / limit as f32,
+        }
     }
 
     /// The symmetry indices (into the 8 of the square) this game uses, identity first.
@@ -204,20 +227,18 @@ impl Game for Ataxx {
         let cells = self.cells();
         assert_eq!(out.len(), PLANES * cells, "encode: output length");
         out.fill(0.0);
-        let me = self.to_move();
-        for c in 0..cells {
-            let plane = match self.cells[c] {
-                EMPTY => 2,
-                BLOCKED => 3,
-                code if code == piece(me) => 0,
-                _ => 1,
-            };
-            out[plane * cells + c] = 1.0;
-        }
+        self.squares().for_each(|i| out[i] = 1.0);
         out[4 * cells..5 * cells].fill(1.0);
-        if self.rules.halfmove_limit > 0 {
-            let clock = self.halfmove as f32 / self.rules.halfmove_limit as f32;
-            out[5 * cells..6 * cells].fill(clock);
+        out[5 * cells..6 * cells].fill(self.clock());
+    }
+
+    fn hot_inputs(&self, _scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
+        let cells = self.cells();
+        self.squares().for_each(|i| on(i as u32));
+        let mut plane = |p: usize| (p * cells..(p + 1) * cells).for_each(|i| on(i as u32));
+        plane(4);
+        if self.clock() >= FEATURE_ON {
+            plane(5);
         }
     }
 

@@ -11,7 +11,7 @@
 
 use super::board::{Board, cell_owner, cell_power};
 use super::geometry::{CELLS, SIZE};
-use crate::games::EncodingShape;
+use crate::games::{EncodingShape, FEATURE_ON};
 
 /// The shape of Infexion's input: 14 planes of 7×7.
 pub const SHAPE: EncodingShape = EncodingShape {
@@ -33,22 +33,44 @@ pub fn plane_meanings() -> Vec<String> {
         .collect()
 }
 
+/// The index of each stack's entry in the planes, from the mover's view.
+fn stacks(board: &Board) -> impl Iterator<Item = usize> + '_ {
+    let me = board.to_move();
+    (board.cells.iter().enumerate())
+        .filter(|&(_, &code)| code != 0)
+        .map(move |(c, &code)| {
+            let base = if cell_owner(code) == me { 0 } else { 6 };
+            (base + cell_power(code) as usize - 1) * CELLS + c
+        })
+}
+
+/// Plane 13's value: the share of the action limit played.
+fn played(board: &Board) -> f32 {
+    board.ply() as f32 / super::MAX_TURNS as f32
+}
+
 /// Writes the planes into `out` (length `SHAPE.len()`), overwriting all of it.
 pub fn encode(board: &Board, out: &mut [f32]) {
     assert_eq!(out.len(), SHAPE.len(), "encode: output length");
     out.fill(0.0);
-    let me = board.to_move();
-    for (c, &code) in board.cells.iter().enumerate() {
-        if code != 0 {
-            let base = if cell_owner(code) == me { 0 } else { 6 };
-            let plane = base + cell_power(code) as usize - 1;
-            out[plane * CELLS + c] = 1.0;
-        }
-    }
+    stacks(board).for_each(|i| out[i] = 1.0);
     if board.spawn_allowed() {
         out[12 * CELLS..13 * CELLS].fill(1.0);
     }
-    out[13 * CELLS..14 * CELLS].fill(board.ply() as f32 / super::MAX_TURNS as f32);
+    out[13 * CELLS..14 * CELLS].fill(played(board));
+}
+
+/// Calls `on` with each entry [`encode`] sets to at least [`FEATURE_ON`], without
+/// making the planes.
+pub fn hot_inputs(board: &Board, on: &mut dyn FnMut(u32)) {
+    stacks(board).for_each(|i| on(i as u32));
+    let mut plane = |p: usize| (p * CELLS..(p + 1) * CELLS).for_each(|i| on(i as u32));
+    if board.spawn_allowed() {
+        plane(12);
+    }
+    if played(board) >= FEATURE_ON {
+        plane(13);
+    }
 }
 
 #[cfg(test)]

@@ -106,6 +106,10 @@ impl Game for Board {
         encode::encode(self, out)
     }
 
+    fn hot_inputs(&self, _scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
+        encode::hot_inputs(self, on)
+    }
+
     /// Plane 0: SPAWN on the cell; plane `1 + d`: SPREAD from the cell in direction `d`.
     fn policy_planes(&self) -> usize {
         7

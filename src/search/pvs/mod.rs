@@ -50,9 +50,7 @@ const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
 /// The first aspiration window's half-width.
 const ASPIRATION: i32 = 40;
 
-/// An entry of a game's encoding at least this large is one of the fast evaluator's
-/// features ([`Node::features`]).
-pub const FEATURE_ON: f32 = 0.5;
+pub use crate::games::FEATURE_ON;
 
 /// What the search needs of a position beyond [`Position`]: a game's own state, or a
 /// faster form of its rules that names the same actions (Ataxx's [`Bits`]).
@@ -62,8 +60,8 @@ pub trait Node: Position + Send {
     /// The size of the action space.
     fn actions(&self) -> usize;
     /// Clears `out` and fills it with the fast evaluator's features: the entries of the
-    /// game's encoding that are at least one half (`scratch` holds the encoding where
-    /// it is made).
+    /// game's encoding that are at least one half ([`Game::hot_inputs`]; `scratch` holds
+    /// the encoding where it is made).
     fn features(&self, scratch: &mut Vec<f32>, out: &mut Features);
     /// The position with the turn passed, for null-move pruning; `None` (the default)
     /// where the search should not try one.
@@ -82,12 +80,8 @@ impl<G: Game> Node for G {
     }
 
     fn features(&self, scratch: &mut Vec<f32>, out: &mut Features) {
-        scratch.resize(self.encoding_shape().len(), 0.0);
-        self.encode(scratch);
         out.clear();
-        (scratch.iter().enumerate())
-            .filter(|&(_, &v)| v >= FEATURE_ON)
-            .for_each(|(i, _)| out.insert(i as u32));
+        self.hot_inputs(scratch, &mut |i| out.insert(i));
     }
 }
 
