@@ -165,7 +165,7 @@ pub fn distill_game<G: Baselines>(
         loss.join(" → ")
     );
     println!(
-        "integer against float on {} held-out positions: mean |difference| {:.4}, same sign {:.2}%",
+        "integer against float on {} held-out positions of the games: mean |difference| {:.4}, same sign {:.2}%",
         r.agreement.positions,
         r.agreement.mean_abs_diff,
         100.0 * r.agreement.sign_agreement

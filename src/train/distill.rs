@@ -11,8 +11,8 @@
 //! through a random symmetry. The model is the evaluator's float form (a linear layer
 //! over the multi-hot features, clipped, a dense layer, clipped, one tanh a seat); its
 //! mean squared error falls step by step. At the end it is quantised, the integer form
-//! is measured against the float one on the held-out positions, and the bundle is
-//! written ([`crate::nn::nnue::bundle`]).
+//! is measured against the float one on the held-out positions of the games, and the
+//! bundle is written ([`crate::nn::nnue::bundle`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -62,6 +62,8 @@ pub struct DistillOptions {
 struct Position<G> {
     state: G,
     target: [f32; MAX_PLAYERS],
+    /// Made off a game's line (`distill.branches`), not played in one.
+    branch: bool,
 }
 
 /// What a distillation measured.
@@ -182,6 +184,7 @@ fn read_positions<G: Game>(
                     let p = Position {
                         state: s.state.clone(),
                         target: [0.0; MAX_PLAYERS],
+                        branch: false,
                     };
                     (p, 0)
                 });
@@ -232,6 +235,7 @@ fn branch<G: Game>(positions: &[Position<G>], per: u32, seed: u64) -> Vec<Positi
                 out.push(Position {
                     state,
                     target: [0.0; MAX_PLAYERS],
+                    branch: true,
                 });
             }
         }
@@ -455,11 +459,14 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     }
     progress.finish();
     let net = model.valid().float_net(&shape);
-    let check: Vec<G> = if held.is_empty() { &train } else { &held }
-        .iter()
-        .map(|p| p.state.clone())
-        .collect();
-    report.agreement = agreement(&net, check.into_iter());
+    // The integer form is measured on positions of the games (held out where any are).
+    let set = if held.iter().any(|p| !p.branch) {
+        &held
+    } else {
+        &train
+    };
+    let played = set.iter().filter(|p| !p.branch).map(|p| p.state.clone());
+    report.agreement = agreement(&net, played);
     report.seconds = t0.elapsed().as_secs_f64();
     let name = opts.name.clone().unwrap_or_else(|| {
         (opts.out.file_name()).map_or("evaluator".into(), |n| n.to_string_lossy().into_owned())
