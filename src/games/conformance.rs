@@ -16,7 +16,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use super::{Action, FEATURE_ON, Game};
+use super::{Action, Game, hot_entries};
 use crate::rng::Rng;
 
 /// A rule of the [`Game`] contract the kit checks.
@@ -292,9 +292,7 @@ impl Conformance {
             s,
             || "a value left unwritten or not finite".into(),
         )?;
-        let want: Vec<u32> = (0..planes.len() as u32)
-            .filter(|&i| planes[i as usize] >= FEATURE_ON)
-            .collect();
+        let want: Vec<u32> = hot_entries(&planes).collect();
         let mut named = Vec::new();
         s.hot_inputs(&mut Vec::new(), &mut |i| named.push(i));
         named.sort_unstable();

@@ -43,6 +43,14 @@ pub const MAX_PLAYERS: usize = 3;
 /// features ([`Game::hot_inputs`]).
 pub const FEATURE_ON: f32 = 0.5;
 
+/// The indices of the entries of an encoding that are at least [`FEATURE_ON`],
+/// ascending: what [`Game::hot_inputs`] names, found by a scan of the planes.
+pub fn hot_entries(planes: &[f32]) -> impl Iterator<Item = u32> + '_ {
+    (planes.iter().enumerate())
+        .filter(|&(_, &v)| v >= FEATURE_ON)
+        .map(|(i, _)| i as u32)
+}
+
 /// An action: an index into the game's fixed action space `0..action_space()`.
 pub type Action = u16;
 
@@ -302,9 +310,7 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     fn hot_inputs(&self, scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
         scratch.resize(self.encoding_shape().len(), 0.0);
         self.encode(scratch);
-        (scratch.iter().enumerate())
-            .filter(|&(_, &v)| v >= FEATURE_ON)
-            .for_each(|(i, _)| on(i as u32));
+        hot_entries(scratch).for_each(on);
     }
 
     /// What each input plane means, in order (for exported model manifests). The

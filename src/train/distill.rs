@@ -395,10 +395,12 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
                 opts.progress,
             );
         }
-        let mut branches = branch(&positions, c.branches, opts.seed);
-        teach(teacher, &mut branches, 1.0, opts.progress);
-        branch_positions = branches.len();
-        positions.extend(branches);
+        if c.branches > 0 {
+            let mut branches = branch(&positions, c.branches, opts.seed);
+            teach(teacher, &mut branches, 1.0, opts.progress);
+            branch_positions = branches.len();
+            positions.extend(branches);
+        }
     }
     let cut = (c.validation * u64::MAX as f64) as u64;
     let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())

@@ -106,9 +106,7 @@ fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
 fn scanned<G: Game>(state: &G) -> Vec<u32> {
     let mut planes = vec![0.0; state.encoding_shape().len()];
     state.encode(&mut planes);
-    (0..planes.len() as u32)
-        .filter(|&i| planes[i as usize] >= contagion::games::FEATURE_ON)
-        .collect()
+    contagion::games::hot_entries(&planes).collect()
 }
 
 #[test]
