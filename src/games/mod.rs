@@ -29,6 +29,7 @@ pub mod conformance;
 pub mod infexion;
 mod kind;
 pub mod perft;
+pub mod tuples;
 pub mod view;
 
 pub(crate) use kind::with_game;
@@ -311,6 +312,26 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         scratch.resize(self.encoding_shape().len(), 0.0);
         self.encode(scratch);
         hot_entries(scratch).for_each(on);
+    }
+
+    /// Calls `on` with each of the fast evaluator's 2×2 tuple features ([`tuples`]),
+    /// numbered after the encoding's entries, and says whether the game has them: a game
+    /// without an owner map ([`Game::owners`]) calls nothing and returns `false`.
+    fn tuple_inputs(&self, on: &mut dyn FnMut(u32)) -> bool {
+        let Some(owners) = self.owners() else {
+            return false;
+        };
+        let s = self.encoding_shape();
+        let offset = s.len() as u32;
+        tuples::each(
+            &owners,
+            self.to_move(),
+            self.num_players(),
+            s.width,
+            offset,
+            on,
+        );
+        true
     }
 
     /// What each input plane means, in order (for exported model manifests). The

@@ -34,7 +34,6 @@ use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
 use crate::nn::values;
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::search::pvs::Node;
 use crate::selfplay::replay::{self, Shard, Targets};
 
 /// What a distillation is asked to do.
@@ -292,8 +291,8 @@ fn tensors<G: Game>(
     let mut active = Features::default();
     for (i, p) in batch.iter().enumerate() {
         match sym(i) {
-            0 => p.state.features(scratch, &mut active),
-            s => p.state.transform(s).features(scratch, &mut active),
+            0 => shape.features.fill(&p.state, scratch, &mut active),
+            s => (shape.features).fill(&p.state.transform(s), scratch, &mut active),
         }
         for f in active.iter() {
             x[i * n + f as usize] = 1.0;
@@ -328,9 +327,10 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
     let mut scratch = Default::default();
     let (mut n, mut diff, mut same) = (0usize, 0.0f64, 0usize);
     for state in positions.take(10_000) {
-        let features = crate::nn::nnue::features::of(&state);
+        let set = net.shape.features.set_of(&state);
+        let features: Vec<u32> = set.iter().collect();
         let mut acc = Accumulator {
-            features: features.iter().copied().collect(),
+            features: set,
             ..Accumulator::default()
         };
         eval.refresh(&mut acc);
@@ -351,10 +351,11 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
 pub fn shape_of<G: Game>(start: &G, c: &DistillConfig) -> anyhow::Result<EvalShape> {
     let shape = EvalShape {
         game: start.name().into(),
-        inputs: start.encoding_shape().len(),
+        inputs: c.features.inputs(start)?,
         hidden: c.hidden as usize,
         dense: c.dense as usize,
         outputs: start.num_players(),
+        features: c.features,
     };
     shape.check()?;
     Ok(shape)

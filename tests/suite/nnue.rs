@@ -14,7 +14,7 @@ use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
 use contagion::nn::nnue::net::Scratch;
 use contagion::nn::nnue::{
-    Accumulator, EvalShape, Evaluator, FloatNet, Incremental, bundle, features,
+    Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet, Incremental, bundle, features,
 };
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
@@ -31,12 +31,18 @@ fn temp(name: &str) -> PathBuf {
 
 /// An evaluator of random weights for `start`'s game.
 fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
+    random_net_of(start, FeatureSet::Encoding, seed)
+}
+
+/// An evaluator of random weights for `start`'s game reading feature set `set`.
+fn random_net_of<G: Game>(start: &G, set: FeatureSet, seed: u64) -> FloatNet {
     let shape = EvalShape {
         game: start.name().into(),
-        inputs: start.encoding_shape().len(),
+        inputs: set.inputs(start).unwrap(),
         hidden: 64,
         dense: 16,
         outputs: start.num_players(),
+        features: set,
     };
     FloatNet::random(shape, seed)
 }
@@ -44,8 +50,8 @@ fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
 /// Along random games, the accumulator entered at each ply (moved from an ancestor's)
 /// equals one summed afresh; and after going back up (the search's undo) and down
 /// another move, it still does.
-fn incremental_equals_fresh<G: Game>(start: &G) {
-    let net = random_net(start, 5);
+fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
+    let net = random_net_of(start, set, 5);
     let eval = Arc::new(Evaluator::new(&net));
     let mut rng = Rng::new(9);
     let mut moves = Vec::new();
@@ -69,7 +75,7 @@ fn incremental_equals_fresh<G: Game>(start: &G) {
             inc.enter(ply, &next);
             path.push(next);
             let mut fresh = Accumulator {
-                features: features::set_of(path.last().unwrap()),
+                features: set.set_of(path.last().unwrap()),
                 ..Accumulator::default()
             };
             eval.refresh(&mut fresh);
@@ -96,10 +102,12 @@ fn incremental_equals_fresh<G: Game>(start: &G) {
 
 #[test]
 fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
-    incremental_equals_fresh(&Board::new());
-    incremental_equals_fresh(&Ataxx::standard());
-    incremental_equals_fresh(&Ataxx::virus());
-    incremental_equals_fresh(&Chexers::new());
+    for set in [FeatureSet::Encoding, FeatureSet::Tuples] {
+        incremental_equals_fresh(&Board::new(), set);
+        incremental_equals_fresh(&Ataxx::standard(), set);
+        incremental_equals_fresh(&Ataxx::virus(), set);
+        incremental_equals_fresh(&Chexers::new(), set);
+    }
 }
 
 /// The entries of `state`'s encoding at least one half, by a scan of the planes.
@@ -182,6 +190,44 @@ fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) 
     teacher_games(&dir.join("data"), 24);
     let report = distill(&Ataxx::standard(), &distill_options(&dir)).unwrap();
     (dir, report)
+}
+
+#[test]
+fn tuple_features_are_learnt_named_and_held_to_their_bundle() {
+    let dir = temp("distill-tuples");
+    teacher_games(&dir.join("data"), 24);
+    let mut opts = distill_options(&dir);
+    opts.settings.features = FeatureSet::Tuples;
+    let r = distill(&Ataxx::standard(), &opts).unwrap();
+    let loss = &r.validation_loss;
+    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
+    let bundle_dir = dir.join("bundle");
+    let start = Ataxx::standard();
+    let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
+    assert_eq!(m.features, "encoding-set+2x2");
+    assert_eq!(net.shape.features, FeatureSet::Tuples);
+    // The encoding's 6 planes of 49 squares, then 36 windows of 81 patterns.
+    assert_eq!(net.shape.inputs, 6 * 49 + 36 * 81);
+    let mut agent =
+        NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(3), None).unwrap();
+    assert!(start.is_legal(agent.select(&start, &Limits::default()).unwrap()));
+    // The manifest naming another set, or one this build does not make, is refused.
+    let manifest = bundle_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let named = |set: &str| text.replace("\"encoding-set+2x2\"", &format!("\"{set}\""));
+    std::fs::write(&manifest, named("encoding-set")).unwrap();
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
+    assert!(
+        msg.contains("(3210 inputs) and cannot play 'ataxx' (294 inputs)"),
+        "{msg}"
+    );
+    std::fs::write(&manifest, named("encoding-set+3x3")).unwrap();
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
+    assert!(
+        msg.contains("feature set 'encoding-set+3x3'") && msg.contains("encoding-set+2x2"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -533,6 +579,13 @@ fn bitboard_features_equal_the_encoding_s() {
                 let mut got = features::Features::default();
                 contagion::search::pvs::Node::features(&bits, &mut Vec::new(), &mut got);
                 assert_eq!(got, features::set_of(&s), "{}", s.to_notation());
+                let tuples = FeatureSet::Tuples;
+                assert_eq!(
+                    tuples.set_of(&bits),
+                    tuples.set_of(&s),
+                    "{}",
+                    s.to_notation()
+                );
                 checked += 1;
                 s.legal_actions(&mut moves);
                 s.apply(moves[rng.below(moves.len())]).unwrap();

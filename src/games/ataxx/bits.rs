@@ -10,7 +10,7 @@
 //! result to [`Ataxx`]'s over random games, which stay the one definition of the rules.
 
 use super::board::{JUMPS, by_pieces, piece};
-use super::{Ataxx, Move};
+use super::{Ataxx, Move, PLANES};
 use crate::games::{Action, Outcome};
 use crate::rng::splitmix64;
 
@@ -260,7 +260,7 @@ impl Bits {
     /// encoding (`n²` bits, board cell `c` at bit `c`; plane `p`'s features are the
     /// encoding's entries `p · n² + c` that are at least one half).
     /// `tests/suite/nnue.rs` holds them to the encoding's.
-    pub fn feature_planes(&self) -> [u64; 6] {
+    pub fn feature_planes(&self) -> [u64; PLANES] {
         let n = self.side as u32;
         let row = (1u64 << n) - 1;
         let board = (0..n).fold(0u64, |b, r| b | row << (8 * r));
@@ -279,6 +279,23 @@ impl Bits {
         ];
         // From rows of 8 bits to rows of `n`.
         planes.map(|mask| (0..n).fold(0, |c, r| c | ((mask >> (8 * r)) & row) << (n * r)))
+    }
+
+    /// Calls `on(window, pattern)` for every 2×2 window, row-major, its pattern the
+    /// four cells' states (0 empty or blocked, 1 the mover's, 2 the opponent's) read in
+    /// base 3, the top-left cell the lowest digit: [`crate::games::tuples`]' numbers.
+    pub fn tuple_patterns(&self, mut on: impl FnMut(u32, u32)) {
+        let n = self.side as u32;
+        let me = self.to_move();
+        let (mine, theirs) = (self.pieces[me], self.pieces[1 - me]);
+        let state = |b: u32| ((mine >> b) & 1) as u32 + 2 * ((theirs >> b) & 1) as u32;
+        for r in 0..n - 1 {
+            for c in 0..n - 1 {
+                let b = 8 * r + c;
+                let pattern = state(b) + 3 * state(b + 1) + 9 * state(b + 8) + 27 * state(b + 9);
+                on(r * (n - 1) + c, pattern);
+            }
+        }
     }
 
     /// The same position with the other side to move (a null move, for the search;

@@ -30,7 +30,8 @@ use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 /// Generation5's 15×15 Virus start position (FEN).
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
-const PLANES: usize = 6;
+/// The encoding's planes (`Game::plane_meanings` names them).
+pub(crate) const PLANES: usize = 6;
 
 /// The most empty squares at which the exact endgame solver takes a position over on a
 /// board wider than [`bits::MAX_SIDE`] (Virus's 15×15), and on one it holds in bits

@@ -15,6 +15,7 @@ use std::path::Path;
 use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
 
+use super::features::FeatureSet;
 use super::kernels::QA;
 use super::net::{EvalShape, FloatNet, QB};
 use crate::framing::write_atomic;
@@ -26,8 +27,6 @@ use crate::nn::formats::safetensors::{self, Tensor};
 pub const FORMAT: &str = "contagion-evaluator";
 /// The manifest's `version`.
 pub const VERSION: u32 = 1;
-/// The feature set this build makes ([`super::features`]).
-pub const FEATURES: &str = "encoding-set";
 
 /// How the integer form agreed with the float one on real positions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,7 +62,7 @@ pub struct EvalManifest {
     pub name: String,
     /// The game's rule settings ([`Game::settings`]).
     pub settings: serde_json::Value,
-    /// The feature set ([`FEATURES`]).
+    /// The feature set's name ([`FeatureSet::NAMES`]).
     pub features: String,
     /// The network's shape (its game among it).
     pub shape: EvalShape,
@@ -102,7 +101,7 @@ pub fn write(
         version: VERSION,
         name: name.into(),
         settings,
-        features: FEATURES.into(),
+        features: net.shape.features.name().into(),
         shape: net.shape.clone(),
         quantisation: Quantisation {
             qa: QA as i32,
@@ -145,22 +144,18 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
 /// Loads the evaluator bundle at `path` (its directory or manifest) to play `start`'s game.
 pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, FloatNet)> {
     let dir = dir_of(path);
-    let m = read_manifest(dir)?;
+    let mut m = read_manifest(dir)?;
+    m.shape.features =
+        FeatureSet::parse(&m.features).with_context(|| format!("{}", dir.display()))?;
     let shape = &m.shape;
+    let inputs = (shape.features.inputs(start)).with_context(|| format!("{}", dir.display()))?;
     ensure!(
-        m.features == FEATURES,
-        "{}: feature set '{}', this build makes '{FEATURES}'",
-        dir.display(),
-        crate::limits::clip(&m.features)
-    );
-    ensure!(
-        shape.game == start.name() && shape.inputs == start.encoding_shape().len(),
-        "{}: the evaluator was trained for '{}' ({} inputs) and cannot play '{}' ({} inputs)",
+        shape.game == start.name() && shape.inputs == inputs,
+        "{}: the evaluator was trained for '{}' ({} inputs) and cannot play '{}' ({inputs} inputs)",
         dir.display(),
         crate::limits::clip(&shape.game),
         shape.inputs,
         start.name(),
-        start.encoding_shape().len()
     );
     ensure!(
         shape.outputs == start.num_players(),

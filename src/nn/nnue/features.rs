@@ -6,13 +6,83 @@
 //! give one feature a square and piece, through the [`Game`] API alone, for any game.
 //! Planes that are constant give features that never change (a bias); a plane such as
 //! Ataxx's half-move clock turns on all at once, which the accumulator meets with a
-//! refresh. A position's features are a [`Features`] set, a bit an input, so two
-//! positions' sets are compared a word at a time ([`diff`]): what an incremental update
-//! adds and takes away.
+//! refresh. A [`FeatureSet`] may add pattern features after them: every 2×2 window's
+//! pattern of owners ([`crate::games::tuples`]). A position's features are a
+//! [`Features`] set, a bit an input, so two positions' sets are compared a word at a
+//! time ([`diff`]): what an incremental update adds and takes away.
 
-use crate::games::Game;
+use crate::games::{Game, tuples};
 use crate::search::pvs::Node;
 pub use crate::search::pvs::features::{Features, diff};
+
+/// Which features an evaluator reads: the encoding's entries, or those and the 2×2
+/// tuples after them ([`tuples`]). Its name is the bundle manifest's `features`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum FeatureSet {
+    /// The encoding's entries that are on.
+    #[default]
+    #[serde(rename = "encoding-set")]
+    Encoding,
+    /// Those and every 2×2 window's pattern.
+    #[serde(rename = "encoding-set+2x2")]
+    Tuples,
+}
+
+impl FeatureSet {
+    /// Every set's name, as configs and manifests write it.
+    pub const NAMES: &'static [&'static str] = &["encoding-set", "encoding-set+2x2"];
+
+    /// The set's name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Reads a set's name.
+    pub fn parse(name: &str) -> anyhow::Result<FeatureSet> {
+        match Self::NAMES.iter().position(|&n| n == name) {
+            Some(0) => Ok(FeatureSet::Encoding),
+            Some(_) => Ok(FeatureSet::Tuples),
+            None => anyhow::bail!(
+                "feature set '{}': this build makes {}",
+                crate::limits::clip(name),
+                Self::NAMES.join(", ")
+            ),
+        }
+    }
+
+    /// The inputs this set gives `start`'s game, or why the game has not got it.
+    pub fn inputs<G: Game>(self, start: &G) -> anyhow::Result<usize> {
+        let s = start.encoding_shape();
+        match self {
+            FeatureSet::Encoding => Ok(s.len()),
+            FeatureSet::Tuples => {
+                anyhow::ensure!(
+                    start.owners().is_some(),
+                    "{} has no owner map, so no 2×2 tuple features (feature set '{}')",
+                    start.name(),
+                    self.name()
+                );
+                Ok(s.len() + tuples::count(start.num_players(), s.height, s.width))
+            }
+        }
+    }
+
+    /// Clears `out` and fills it with `state`'s features (`scratch` holds the encoding
+    /// where it is made).
+    pub fn fill<N: Node>(self, state: &N, scratch: &mut Vec<f32>, out: &mut Features) {
+        state.features(scratch, out);
+        if self == FeatureSet::Tuples {
+            state.tuples(out);
+        }
+    }
+
+    /// `state`'s features in this set (allocating).
+    pub fn set_of<N: Node>(self, state: &N) -> Features {
+        let mut out = Features::default();
+        self.fill(state, &mut Vec::new(), &mut out);
+        out
+    }
+}
 
 /// An input entry at least this large is a feature.
 pub use crate::search::pvs::FEATURE_ON as ON;
@@ -26,9 +96,7 @@ pub fn of<G: Game>(state: &G) -> Vec<u32> {
 
 /// The features of `state` as a set (allocating).
 pub fn set_of<G: Game>(state: &G) -> Features {
-    let mut out = Features::default();
-    state.features(&mut Vec::new(), &mut out);
-    out
+    FeatureSet::Encoding.set_of(state)
 }
 
 #[cfg(test)]

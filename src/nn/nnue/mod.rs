@@ -24,6 +24,7 @@ pub mod net;
 
 use std::sync::Arc;
 
+pub use features::FeatureSet;
 pub use net::{Accumulator, EvalShape, Evaluator, FloatNet};
 
 use crate::games::MAX_PLAYERS;
@@ -115,10 +116,11 @@ impl<P: Node> Evaluation<P> for Incremental {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Default::default);
         }
+        let set = self.eval.shape.features;
         let slot = &mut self.stack[ply];
         slot.mover = Position::to_move(state);
         slot.ready = false;
-        state.features(&mut self.scratch_encoding, &mut slot.acc.features);
+        set.fill(state, &mut self.scratch_encoding, &mut slot.acc.features);
     }
 
     fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS] {

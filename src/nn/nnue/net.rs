@@ -11,7 +11,7 @@
 //! [`Accumulator`]s are kept one a ply by the search and moved from an ancestor's by the
 //! features that differ ([`super::features::diff`]), or refreshed when too many do.
 
-use super::features::{self, Features};
+use super::features::{self, FeatureSet, Features};
 use super::kernels::{Kernel, QA};
 use crate::games::MAX_PLAYERS;
 
@@ -24,7 +24,8 @@ const QB_SHIFT: u32 = QB.trailing_zeros();
 pub struct EvalShape {
     /// The game's name.
     pub game: String,
-    /// Input features (the length of the game's encoding).
+    /// Input features (the length of the game's encoding, and the tuples' count where
+    /// `features` has them).
     pub inputs: usize,
     /// Accumulator units.
     pub hidden: usize,
@@ -32,6 +33,9 @@ pub struct EvalShape {
     pub dense: usize,
     /// Outputs: one a seat.
     pub outputs: usize,
+    /// The feature set (the manifest names it beside the shape).
+    #[serde(skip)]
+    pub features: FeatureSet,
 }
 
 impl EvalShape {
@@ -288,20 +292,22 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::Game;
 
     #[test]
     fn the_integer_form_follows_the_float_one() {
         let start = crate::games::ataxx::Ataxx::standard();
+        let set = FeatureSet::Tuples;
         let shape = EvalShape {
             game: "ataxx".into(),
-            inputs: start.encoding_shape().len(),
+            inputs: set.inputs(&start).unwrap(),
             hidden: 64,
             dense: 16,
             outputs: 2,
+            features: set,
         };
         let net = FloatNet::random(shape, 3);
-        let f = features::of(&start);
+        let f: Vec<u32> = set.set_of(&start).iter().collect();
+        assert_eq!(f.len(), 4 + 45 + 49 + 36, "a feature a window");
         let eval = Evaluator::new(&net);
         let mut acc = Accumulator {
             features: f.iter().copied().collect(),

@@ -63,6 +63,9 @@ pub trait Node: Position + Send {
     /// game's encoding that are at least one half ([`Game::hot_inputs`]; `scratch` holds
     /// the encoding where it is made).
     fn features(&self, scratch: &mut Vec<f32>, out: &mut Features);
+    /// Adds the 2×2 tuple features to `out` ([`Game::tuple_inputs`]; none where the game
+    /// has no owner map).
+    fn tuples(&self, out: &mut Features);
     /// The position with the turn passed, for null-move pruning; `None` (the default)
     /// where the search should not try one.
     fn null_move(&self) -> Option<Self> {
@@ -83,6 +86,10 @@ impl<G: Game> Node for G {
         out.clear();
         self.hot_inputs(scratch, &mut |i| out.insert(i));
     }
+
+    fn tuples(&self, out: &mut Features) {
+        self.tuple_inputs(&mut |i| out.insert(i));
+    }
 }
 
 impl Node for Bits {
@@ -100,6 +107,12 @@ impl Node for Bits {
         for (p, plane) in self.feature_planes().into_iter().enumerate() {
             out.insert_bits(p as u32 * cells, plane);
         }
+    }
+
+    fn tuples(&self, out: &mut Features) {
+        let offset = (self.side() * self.side() * crate::games::ataxx::PLANES) as u32;
+        let per = crate::games::tuples::patterns(2) as u32;
+        self.tuple_patterns(|window, pattern| out.insert(offset + window * per + pattern));
     }
 
     fn null_move(&self) -> Option<Bits> {
