@@ -90,6 +90,25 @@ pub struct Bits {
     side: u8,
 }
 
+/// A 2×2 window's pattern number from its cells as bits (the mover's four in the low
+/// nibble, the opponent's in the high; top-left, top-right, bottom-left, bottom-right):
+/// each cell's state (0, 1 the mover's, 2 the opponent's) a base-3 digit.
+const PATTERN: [u32; 256] = {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < 256 {
+        let (mut k, mut digit, mut n) = (0, 1, 0);
+        while k < 4 {
+            n += digit * ((i >> k & 1) + 2 * (i >> (k + 4) & 1)) as u32;
+            digit *= 3;
+            k += 1;
+        }
+        table[i] = n;
+        i += 1;
+    }
+    table
+};
+
 impl Bits {
     /// The position of `board`; `None` for a board wider than [`MAX_SIDE`].
     pub fn new(board: &Ataxx) -> Option<Bits> {
@@ -288,12 +307,15 @@ impl Bits {
         let n = self.side as u32;
         let me = self.to_move();
         let (mine, theirs) = (self.pieces[me], self.pieces[1 - me]);
-        let state = |b: u32| ((mine >> b) & 1) as u32 + 2 * ((theirs >> b) & 1) as u32;
+        // A window's four cells as four bits: bits 0, 1, 8, 9 from its top-left cell.
+        let four = |m: u64, b: u32| ((m >> b) & 3 | (m >> (b + 6)) & 12) as usize;
         for r in 0..n - 1 {
             for c in 0..n - 1 {
                 let b = 8 * r + c;
-                let pattern = state(b) + 3 * state(b + 1) + 9 * state(b + 8) + 27 * state(b + 9);
-                on(r * (n - 1) + c, pattern);
+                on(
+                    r * (n - 1) + c,
+                    PATTERN[four(mine, b) | four(theirs, b) << 4],
+                );
             }
         }
     }

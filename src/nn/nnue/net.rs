@@ -244,14 +244,9 @@ impl Evaluator {
         {
             return self.refresh(acc);
         }
-        acc.values.clear();
-        acc.values.extend_from_slice(&base.values);
-        for &f in &scratch.removed {
-            self.kernel.sub(&mut acc.values, self.row(f));
-        }
-        for &f in &scratch.added {
-            self.kernel.add(&mut acc.values, self.row(f));
-        }
+        acc.values.resize(self.shape.hidden, 0);
+        let (added, removed) = (&scratch.added, &scratch.removed);
+        (self.kernel).moved(&mut acc.values, &base.values, &self.ft_w, added, removed);
     }
 
     /// The outputs before tanh, in integers (× `QA · QB`).

@@ -89,11 +89,24 @@ pub fn diff(old: &Features, new: &Features, added: &mut Vec<u32>, removed: &mut 
     added.clear();
     removed.clear();
     let words = old.words.len().max(new.words.len());
-    for k in 0..words {
-        let o = old.words.get(k).copied().unwrap_or(0);
-        let n = new.words.get(k).copied().unwrap_or(0);
-        let offset = 64 * k as u32;
-        added.extend(bits(n & !o, offset));
-        removed.extend(bits(o & !n, offset));
+    let word = |set: &Features, k: usize| set.words.get(k).copied().unwrap_or(0);
+    let common = old.words.len().min(new.words.len());
+    let pairs = (old.words[..common].iter().copied()).zip(new.words[..common].iter().copied());
+    let tail = (common..words).map(|k| (word(old, k), word(new, k)));
+    for (k, (o, n)) in pairs.chain(tail).enumerate() {
+        let changed = o ^ n;
+        if changed != 0 {
+            let offset = 64 * k as u32;
+            push_bits(added, n & changed, offset);
+            push_bits(removed, o & changed, offset);
+        }
+    }
+}
+
+/// Pushes `offset + k` for every bit `k` set in `w`, ascending.
+fn push_bits(out: &mut Vec<u32>, mut w: u64, offset: u32) {
+    while w != 0 {
+        out.push(offset + w.trailing_zeros());
+        w &= w - 1;
     }
 }

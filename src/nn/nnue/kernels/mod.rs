@@ -85,6 +85,37 @@ impl Kernel {
         }
     }
 
+    /// `out = base + Σ table rows of added − Σ table rows of removed` (wrapping), a row
+    /// `out.len()` long (row `f` is `table[f · len ..][.. len]`): an accumulator moved
+    /// from an ancestor's in one pass, held in registers across the rows.
+    pub fn moved(
+        self,
+        out: &mut [i16],
+        base: &[i16],
+        table: &[i16],
+        added: &[u32],
+        removed: &[u32],
+    ) {
+        let h = out.len();
+        assert_eq!(base.len(), h, "kernel moved: lengths");
+        let rows = table.len() / h.max(1);
+        assert!(
+            (added.iter().chain(removed)).all(|&f| (f as usize) < rows),
+            "kernel moved: a row past the table"
+        );
+        match self {
+            Kernel::Scalar => scalar::moved(out, base, table, added, removed),
+            // SAFETY: see `add`; every row lies within `table` (checked above).
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::moved_avx2(out, base, table, added, removed) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::moved_avx512(out, base, table, added, removed) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => scalar::moved(out, base, table, added, removed),
+        }
+    }
+
     /// `out[i] = clamp(x[i], 0, QA)`.
     pub fn crelu(self, x: &[i16], out: &mut [i16]) {
         assert_eq!(x.len(), out.len(), "kernel crelu: lengths");
@@ -195,6 +226,30 @@ mod scalar {
         }
     }
 
+    pub fn moved(out: &mut [i16], base: &[i16], table: &[i16], added: &[u32], removed: &[u32]) {
+        moved_from(0, out, base, table, added, removed);
+    }
+
+    /// [`moved`] on the lanes from `start` only.
+    pub fn moved_from(
+        start: usize,
+        out: &mut [i16],
+        base: &[i16],
+        table: &[i16],
+        added: &[u32],
+        removed: &[u32],
+    ) {
+        let h = out.len();
+        let row = |f: u32| &table[f as usize * h..(f as usize + 1) * h];
+        out[start..].copy_from_slice(&base[start..]);
+        for &f in removed {
+            sub(&mut out[start..], &row(f)[start..]);
+        }
+        for &f in added {
+            add(&mut out[start..], &row(f)[start..]);
+        }
+    }
+
     pub fn crelu(x: &[i16], out: &mut [i16]) {
         for (o, v) in out.iter_mut().zip(x) {
             *o = (*v).clamp(0, QA);
@@ -214,218 +269,7 @@ mod scalar {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    use super::{PAIRS, QA, nonzero_pairs, scalar};
-
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn add_avx2(acc: &mut [i16], row: &[i16]) {
-        let n = acc.len() / 16 * 16;
-        for i in (0..n).step_by(16) {
-            // SAFETY: `i + 16 <= n <= len` for both slices (equal lengths); unaligned loads.
-            unsafe {
-                let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
-                let r = _mm256_loadu_si256(row.as_ptr().add(i).cast());
-                _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_add_epi16(a, r));
-            }
-        }
-        scalar::add(&mut acc[n..], &row[n..]);
-    }
-
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn sub_avx2(acc: &mut [i16], row: &[i16]) {
-        let n = acc.len() / 16 * 16;
-        for i in (0..n).step_by(16) {
-            // SAFETY: as in `add_avx2`.
-            unsafe {
-                let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
-                let r = _mm256_loadu_si256(row.as_ptr().add(i).cast());
-                _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_sub_epi16(a, r));
-            }
-        }
-        scalar::sub(&mut acc[n..], &row[n..]);
-    }
-
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn crelu_avx2(x: &[i16], out: &mut [i16]) {
-        let n = x.len() / 16 * 16;
-        let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA));
-        for i in (0..n).step_by(16) {
-            // SAFETY: as in `add_avx2`.
-            unsafe {
-                let v = _mm256_loadu_si256(x.as_ptr().add(i).cast());
-                let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
-                _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), v);
-            }
-        }
-        scalar::crelu(&x[n..], &mut out[n..]);
-    }
-
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn add_avx512(acc: &mut [i16], row: &[i16]) {
-        let n = acc.len() / 32 * 32;
-        for i in (0..n).step_by(32) {
-            // SAFETY: `i + 32 <= n <= len` for both slices; unaligned loads.
-            unsafe {
-                let a = _mm512_loadu_si512(acc.as_ptr().add(i).cast());
-                let r = _mm512_loadu_si512(row.as_ptr().add(i).cast());
-                _mm512_storeu_si512(acc.as_mut_ptr().add(i).cast(), _mm512_add_epi16(a, r));
-            }
-        }
-        scalar::add(&mut acc[n..], &row[n..]);
-    }
-
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn sub_avx512(acc: &mut [i16], row: &[i16]) {
-        let n = acc.len() / 32 * 32;
-        for i in (0..n).step_by(32) {
-            // SAFETY: as in `add_avx512`.
-            unsafe {
-                let a = _mm512_loadu_si512(acc.as_ptr().add(i).cast());
-                let r = _mm512_loadu_si512(row.as_ptr().add(i).cast());
-                _mm512_storeu_si512(acc.as_mut_ptr().add(i).cast(), _mm512_sub_epi16(a, r));
-            }
-        }
-        scalar::sub(&mut acc[n..], &row[n..]);
-    }
-
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn crelu_avx512(x: &[i16], out: &mut [i16]) {
-        let n = x.len() / 32 * 32;
-        let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA));
-        for i in (0..n).step_by(32) {
-            // SAFETY: as in `add_avx512`.
-            unsafe {
-                let v = _mm512_loadu_si512(x.as_ptr().add(i).cast());
-                let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
-                _mm512_storeu_si512(out.as_mut_ptr().add(i).cast(), v);
-            }
-        }
-        scalar::crelu(&x[n..], &mut out[n..]);
-    }
-
-    /// `nonzero_pairs` of the block of pairs from `start`, 16 pairs a step.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn nonzero_pairs_avx512(
-        x: &[i16],
-        start: usize,
-        index: &mut [u32; PAIRS],
-        pair: &mut [i32; PAIRS],
-    ) -> usize {
-        let end = x.len().div_ceil(2).min(start + PAIRS);
-        // Whole steps of 16 pairs within `x`.
-        let whole = start + (end.min(x.len() / 2) - start) / 16 * 16;
-        let (mut count, mut p) = (0, start);
-        let mut iota = _mm512_add_epi32(
-            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-            _mm512_set1_epi32(start as i32),
-        );
-        while p < whole {
-            // SAFETY: `2p + 32 <= x.len()` (`p + 16 <= whole <= x.len() / 2`); the
-            // stores at `count <= p - start` end by `p + 16 - start <= PAIRS`.
-            unsafe {
-                let v = _mm512_loadu_si512(x.as_ptr().add(2 * p).cast());
-                let m = _mm512_test_epi32_mask(v, v);
-                let packed = _mm512_maskz_compress_epi32(m, v);
-                _mm512_storeu_si512(pair.as_mut_ptr().add(count).cast(), packed);
-                let at = _mm512_maskz_compress_epi32(m, iota);
-                _mm512_storeu_si512(index.as_mut_ptr().add(count).cast(), at);
-                count += m.count_ones() as usize;
-            }
-            iota = _mm512_add_epi32(iota, _mm512_set1_epi32(16));
-            p += 16;
-        }
-        nonzero_pairs(x, p..end, index, pair, count)
-    }
-
-    /// Adds `lanes` (a register's outputs from output `first`) into `out`.
-    fn add_lanes(out: &mut [i32], first: usize, lanes: &[i32]) {
-        for (o, l) in out[first..].iter_mut().zip(lanes) {
-            *o = o.wrapping_add(*l);
-        }
-    }
-
-    /// # Safety
-    /// The CPU must have AVX2; `w` in `Kernel::Avx2`'s dense layout for `x` and `out`
-    /// (its length checked by `Kernel::dense`).
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn dense_avx2(x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        const WIDTH: usize = 8;
-        let padded = out.len().div_ceil(WIDTH) * WIDTH;
-        out.copy_from_slice(b);
-        let (mut index, mut pair) = ([0; PAIRS], [0; PAIRS]);
-        let pairs = x.len().div_ceil(2);
-        for start in (0..pairs).step_by(PAIRS) {
-            let block = start..pairs.min(start + PAIRS);
-            let count = nonzero_pairs(x, block, &mut index, &mut pair, 0);
-            for first in (0..out.len()).step_by(WIDTH) {
-                let mut sum = _mm256_setzero_si256();
-                for k in 0..count {
-                    let at = (index[k] as usize * padded + first) * 2;
-                    // SAFETY: `at + 2 · WIDTH <= w.len()`: pair `index[k]` is below
-                    // `x.len().div_ceil(2)` and `first + WIDTH <= padded`.
-                    unsafe {
-                        let c = _mm256_loadu_si256(w.as_ptr().add(at).cast());
-                        let a = _mm256_set1_epi32(pair[k]);
-                        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(a, c));
-                    }
-                }
-                let mut lanes = [0i32; WIDTH];
-                // SAFETY: `lanes` holds 8 `i32`, 32 bytes.
-                unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sum) };
-                add_lanes(out, first, &lanes);
-            }
-        }
-    }
-
-    /// # Safety
-    /// The CPU must have AVX-512 F and BW; `w` in `Kernel::Avx512`'s dense layout for
-    /// `x` and `out` (its length checked by `Kernel::dense`).
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub unsafe fn dense_avx512(x: &[i16], w: &[i16], b: &[i32], out: &mut [i32]) {
-        const WIDTH: usize = 16;
-        let padded = out.len().div_ceil(WIDTH) * WIDTH;
-        out.copy_from_slice(b);
-        let (mut index, mut pair) = ([0; PAIRS], [0; PAIRS]);
-        let pairs = x.len().div_ceil(2);
-        for start in (0..pairs).step_by(PAIRS) {
-            // SAFETY: the caller's AVX-512.
-            let count = unsafe { nonzero_pairs_avx512(x, start, &mut index, &mut pair) };
-            for first in (0..out.len()).step_by(WIDTH) {
-                let mut sum = _mm512_setzero_si512();
-                for k in 0..count {
-                    let at = (index[k] as usize * padded + first) * 2;
-                    // SAFETY: as in `dense_avx2`, with 16 outputs a register.
-                    unsafe {
-                        let c = _mm512_loadu_si512(w.as_ptr().add(at).cast());
-                        let a = _mm512_set1_epi32(pair[k]);
-                        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(a, c));
-                    }
-                }
-                let mut lanes = [0i32; WIDTH];
-                // SAFETY: `lanes` holds 16 `i32`, 64 bytes.
-                unsafe { _mm512_storeu_si512(lanes.as_mut_ptr().cast(), sum) };
-                add_lanes(out, first, &lanes);
-            }
-        }
-    }
-}
+mod x86;
 
 #[cfg(test)]
 mod tests {
@@ -444,7 +288,7 @@ mod tests {
     fn every_simd_form_equals_the_scalar_form_bit_for_bit() {
         let mut rng = Rng::new(7);
         for kernel in Kernel::available() {
-            for len in [1, 15, 16, 31, 32, 100, 128, 256] {
+            for len in [1, 15, 16, 31, 32, 100, 128, 256, 300, 544] {
                 let acc0 = random(&mut rng, len, 32767);
                 let row = random(&mut rng, len, 32767);
                 let (mut a, mut s) = (acc0.clone(), acc0.clone());
@@ -455,6 +299,13 @@ mod tests {
                 Kernel::Scalar.sub(&mut s, &row);
                 assert_eq!(a, s, "{kernel:?} sub, {len}");
                 assert_eq!(a, acc0);
+                // An accumulator moved by rows of a table, some of them repeated.
+                let table = random(&mut rng, len * 9, 32767);
+                let (added, removed) = ([3, 0, 8, 3], [5, 1]);
+                let (mut m, mut ms) = (vec![0; len], vec![0; len]);
+                kernel.moved(&mut m, &acc0, &table, &added, &removed);
+                Kernel::Scalar.moved(&mut ms, &acc0, &table, &added, &removed);
+                assert_eq!(m, ms, "{kernel:?} moved, {len}");
                 let (mut c, mut cs) = (vec![0; len], vec![0; len]);
                 kernel.crelu(&acc0, &mut c);
                 Kernel::Scalar.crelu(&acc0, &mut cs);
