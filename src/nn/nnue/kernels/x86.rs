@@ -103,139 +103,104 @@ pub unsafe fn crelu_avx512(x: &[i16], out: &mut [i16]) {
     scalar::crelu(&x[n..], &mut out[n..]);
 }
 
-/// `Kernel::moved` on `N` registers of lanes from `start`, held across the rows.
-///
-/// # Safety
-/// The CPU must have AVX-512 F and BW; `start + 32 N <= out.len() == base.len()`,
-/// and every row of `added` and `removed` lies within `table`.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn moved_block_avx512<const N: usize>(
-    start: usize,
-    out: &mut [i16],
-    base: &[i16],
-    table: &[i16],
-    added: &[u32],
-    removed: &[u32],
-) {
-    let h = out.len();
-    // SAFETY: every load and store below lies within `base`, `out` or a row of
-    // `table`, by the caller's bounds.
-    unsafe {
-        let mut r = [_mm512_setzero_si512(); N];
-        for (k, v) in r.iter_mut().enumerate() {
-            *v = _mm512_loadu_si512(base.as_ptr().add(start + 32 * k).cast());
-        }
-        for &f in removed {
-            let row = table.as_ptr().add(f as usize * h + start);
-            for (k, v) in r.iter_mut().enumerate() {
-                *v = _mm512_sub_epi16(*v, _mm512_loadu_si512(row.add(32 * k).cast()));
+/// `Kernel::moved` on one instruction set: `$block::<N>` moves `N` registers of lanes
+/// from `start`, held across the rows; `$moved` covers the accumulator by blocks of 8, 4
+/// and 1 registers, the scalar form the tail.
+macro_rules! moved_form {
+    ($moved:ident, $block:ident, $feature:literal, $lanes:literal, $zero:ident, $load:ident,
+     $store:ident, $add:ident, $sub:ident) => {
+        /// # Safety
+        #[doc = concat!("The CPU must have ", $feature, "; `start + ", $lanes, " N <= out.len() == base.len()`,")]
+        /// and every row of `added` and `removed` lies within `table`.
+        #[target_feature(enable = $feature)]
+        unsafe fn $block<const N: usize>(
+            start: usize,
+            out: &mut [i16],
+            base: &[i16],
+            table: &[i16],
+            added: &[u32],
+            removed: &[u32],
+        ) {
+            let h = out.len();
+            // SAFETY: every load and store below lies within `base`, `out` or a row of
+            // `table`, by the caller's bounds.
+            unsafe {
+                let mut r = [$zero(); N];
+                for (k, v) in r.iter_mut().enumerate() {
+                    *v = $load(base.as_ptr().add(start + $lanes * k).cast());
+                }
+                for &f in removed {
+                    let row = table.as_ptr().add(f as usize * h + start);
+                    for (k, v) in r.iter_mut().enumerate() {
+                        *v = $sub(*v, $load(row.add($lanes * k).cast()));
+                    }
+                }
+                for &f in added {
+                    let row = table.as_ptr().add(f as usize * h + start);
+                    for (k, v) in r.iter_mut().enumerate() {
+                        *v = $add(*v, $load(row.add($lanes * k).cast()));
+                    }
+                }
+                for (k, v) in r.iter().enumerate() {
+                    $store(out.as_mut_ptr().add(start + $lanes * k).cast(), *v);
+                }
             }
         }
-        for &f in added {
-            let row = table.as_ptr().add(f as usize * h + start);
-            for (k, v) in r.iter_mut().enumerate() {
-                *v = _mm512_add_epi16(*v, _mm512_loadu_si512(row.add(32 * k).cast()));
+
+        /// # Safety
+        #[doc = concat!("The CPU must have ", $feature, "; every row of `added` and `removed` lies")]
+        /// within `table`.
+        #[target_feature(enable = $feature)]
+        pub unsafe fn $moved(
+            out: &mut [i16],
+            base: &[i16],
+            table: &[i16],
+            added: &[u32],
+            removed: &[u32],
+        ) {
+            let (h, mut start) = (out.len(), 0);
+            // SAFETY: each block ends within `h`; the rows as the caller says.
+            unsafe {
+                while start + 8 * $lanes <= h {
+                    $block::<8>(start, out, base, table, added, removed);
+                    start += 8 * $lanes;
+                }
+                if start + 4 * $lanes <= h {
+                    $block::<4>(start, out, base, table, added, removed);
+                    start += 4 * $lanes;
+                }
+                while start + $lanes <= h {
+                    $block::<1>(start, out, base, table, added, removed);
+                    start += $lanes;
+                }
             }
+            scalar::moved_from(start, out, base, table, added, removed);
         }
-        for (k, v) in r.iter().enumerate() {
-            _mm512_storeu_si512(out.as_mut_ptr().add(start + 32 * k).cast(), *v);
-        }
-    }
+    };
 }
 
-/// # Safety
-/// The CPU must have AVX-512 F and BW; every row of `added` and `removed` lies
-/// within `table`.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub unsafe fn moved_avx512(
-    out: &mut [i16],
-    base: &[i16],
-    table: &[i16],
-    added: &[u32],
-    removed: &[u32],
-) {
-    let (h, mut start) = (out.len(), 0);
-    // SAFETY: each block ends within `h`; the rows as the caller says.
-    unsafe {
-        while start + 256 <= h {
-            moved_block_avx512::<8>(start, out, base, table, added, removed);
-            start += 256;
-        }
-        if start + 128 <= h {
-            moved_block_avx512::<4>(start, out, base, table, added, removed);
-            start += 128;
-        }
-        while start + 32 <= h {
-            moved_block_avx512::<1>(start, out, base, table, added, removed);
-            start += 32;
-        }
-    }
-    scalar::moved_from(start, out, base, table, added, removed);
-}
-
-/// `Kernel::moved` on `N` registers of lanes from `start`, held across the rows.
-///
-/// # Safety
-/// The CPU must have AVX2; `start + 16 N <= out.len() == base.len()`, and every
-/// row of `added` and `removed` lies within `table`.
-#[target_feature(enable = "avx2")]
-unsafe fn moved_block_avx2<const N: usize>(
-    start: usize,
-    out: &mut [i16],
-    base: &[i16],
-    table: &[i16],
-    added: &[u32],
-    removed: &[u32],
-) {
-    let h = out.len();
-    // SAFETY: as in `moved_block_avx512`.
-    unsafe {
-        let mut r = [_mm256_setzero_si256(); N];
-        for (k, v) in r.iter_mut().enumerate() {
-            *v = _mm256_loadu_si256(base.as_ptr().add(start + 16 * k).cast());
-        }
-        for &f in removed {
-            let row = table.as_ptr().add(f as usize * h + start);
-            for (k, v) in r.iter_mut().enumerate() {
-                *v = _mm256_sub_epi16(*v, _mm256_loadu_si256(row.add(16 * k).cast()));
-            }
-        }
-        for &f in added {
-            let row = table.as_ptr().add(f as usize * h + start);
-            for (k, v) in r.iter_mut().enumerate() {
-                *v = _mm256_add_epi16(*v, _mm256_loadu_si256(row.add(16 * k).cast()));
-            }
-        }
-        for (k, v) in r.iter().enumerate() {
-            _mm256_storeu_si256(out.as_mut_ptr().add(start + 16 * k).cast(), *v);
-        }
-    }
-}
-
-/// # Safety
-/// The CPU must have AVX2; every row of `added` and `removed` lies within `table`.
-#[target_feature(enable = "avx2")]
-pub unsafe fn moved_avx2(
-    out: &mut [i16],
-    base: &[i16],
-    table: &[i16],
-    added: &[u32],
-    removed: &[u32],
-) {
-    let (h, mut start) = (out.len(), 0);
-    // SAFETY: as in `moved_avx512`, 8 registers of 16 lanes a block.
-    unsafe {
-        while start + 128 <= h {
-            moved_block_avx2::<8>(start, out, base, table, added, removed);
-            start += 128;
-        }
-        while start + 16 <= h {
-            moved_block_avx2::<1>(start, out, base, table, added, removed);
-            start += 16;
-        }
-    }
-    scalar::moved_from(start, out, base, table, added, removed);
-}
+moved_form!(
+    moved_avx512,
+    moved_block_avx512,
+    "avx512f,avx512bw",
+    32,
+    _mm512_setzero_si512,
+    _mm512_loadu_si512,
+    _mm512_storeu_si512,
+    _mm512_add_epi16,
+    _mm512_sub_epi16
+);
+moved_form!(
+    moved_avx2,
+    moved_block_avx2,
+    "avx2",
+    16,
+    _mm256_setzero_si256,
+    _mm256_loadu_si256,
+    _mm256_storeu_si256,
+    _mm256_add_epi16,
+    _mm256_sub_epi16
+);
 
 /// `nonzero_pairs` of the block of pairs from `start`, 16 pairs a step.
 ///
