@@ -11,6 +11,8 @@
 //! [`Features`] set, a bit an input, so two positions' sets are compared a word at a
 //! time ([`diff`]): what an incremental update adds and takes away.
 
+use anyhow::Context;
+
 use crate::games::{Game, tuples};
 use crate::search::pvs::Node;
 pub use crate::search::pvs::features::{Features, diff};
@@ -18,17 +20,18 @@ pub use crate::search::pvs::features::{Features, diff};
 /// Which features an evaluator reads: the encoding's entries, or those and the 2×2
 /// tuples after them ([`tuples`]). Its name is the bundle manifest's `features`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum FeatureSet {
     /// The encoding's entries that are on.
     #[default]
-    #[serde(rename = "encoding-set")]
     Encoding,
     /// Those and every 2×2 window's pattern.
-    #[serde(rename = "encoding-set+2x2")]
     Tuples,
 }
 
 impl FeatureSet {
+    /// Every set, in [`FeatureSet::NAMES`]' order.
+    pub const ALL: [FeatureSet; 2] = [FeatureSet::Encoding, FeatureSet::Tuples];
     /// Every set's name, as configs and manifests write it.
     pub const NAMES: &'static [&'static str] = &["encoding-set", "encoding-set+2x2"];
 
@@ -39,15 +42,14 @@ impl FeatureSet {
 
     /// Reads a set's name.
     pub fn parse(name: &str) -> anyhow::Result<FeatureSet> {
-        match Self::NAMES.iter().position(|&n| n == name) {
-            Some(0) => Ok(FeatureSet::Encoding),
-            Some(_) => Ok(FeatureSet::Tuples),
-            None => anyhow::bail!(
+        let known = Self::ALL.into_iter().find(|set| set.name() == name);
+        known.with_context(|| {
+            format!(
                 "feature set '{}': this build makes {}",
                 crate::limits::clip(name),
                 Self::NAMES.join(", ")
-            ),
-        }
+            )
+        })
     }
 
     /// The inputs this set gives `start`'s game, or why the game has not got it.
@@ -81,6 +83,20 @@ impl FeatureSet {
         let mut out = Features::default();
         self.fill(state, &mut Vec::new(), &mut out);
         out
+    }
+}
+
+impl TryFrom<String> for FeatureSet {
+    type Error = anyhow::Error;
+
+    fn try_from(name: String) -> anyhow::Result<FeatureSet> {
+        FeatureSet::parse(&name)
+    }
+}
+
+impl From<FeatureSet> for String {
+    fn from(set: FeatureSet) -> String {
+        set.name().into()
     }
 }
 
