@@ -74,10 +74,10 @@ pub fn nnue<G: Baselines>(
             ..Accumulator::default()
         })
         .collect();
-    for a in accs.iter_mut().take(2) {
-        eval.refresh(a);
-    }
     let mut scratch = Scratch::default();
+    for a in accs.iter_mut().take(2) {
+        eval.refresh(a, &mut scratch);
+    }
     out.push(measure(
         &format!("evaluator: update and output ({kernel})"),
         "positions",

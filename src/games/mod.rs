@@ -315,11 +315,11 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     }
 
     /// Calls `on` with each of the fast evaluator's 2×2 tuple features ([`tuples`]),
-    /// numbered after the encoding's entries, and says whether the game has them: a game
-    /// without an owner map ([`Game::owners`]) calls nothing and returns `false`.
-    fn tuple_inputs(&self, on: &mut dyn FnMut(u32)) -> bool {
+    /// numbered after the encoding's entries; a game without an owner map
+    /// ([`Game::owners`]) has none and calls nothing.
+    fn tuple_inputs(&self, on: &mut dyn FnMut(u32)) {
         let Some(owners) = self.owners() else {
-            return false;
+            return;
         };
         let s = self.encoding_shape();
         let offset = s.len() as u32;
@@ -331,7 +331,6 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
             offset,
             on,
         );
-        true
     }
 
     /// What each input plane means, in order (for exported model manifests). The

@@ -333,7 +333,7 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
             features: set,
             ..Accumulator::default()
         };
-        eval.refresh(&mut acc);
+        eval.refresh(&mut acc, &mut scratch);
         let int = eval.evaluate(&acc, &mut scratch)[0];
         let float = net.evaluate(&features)[0];
         diff += (int - float).abs() as f64;

@@ -78,11 +78,11 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
                 features: set.set_of(path.last().unwrap()),
                 ..Accumulator::default()
             };
-            eval.refresh(&mut fresh);
+            let mut scratch = Scratch::default();
+            eval.refresh(&mut fresh, &mut scratch);
             let got = inc.accumulator(ply);
             assert_eq!(got.features, fresh.features, "{} ply {ply}", start.name());
             assert_eq!(got.values, fresh.values, "{} ply {ply}", start.name());
-            let mut scratch = Scratch::default();
             assert_eq!(
                 eval.raw(got, &mut scratch),
                 eval.raw(&fresh, &mut scratch),

@@ -117,7 +117,7 @@ pub fn write(
     Ok(manifest)
 }
 
-/// The manifest of evaluator bundle `dir`.
+/// The manifest of evaluator bundle `dir`, its shape reading the feature set it names.
 pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
     let path = dir.join(MANIFEST);
     let text = crate::limits::read_text(&path, crate::limits::MAX_TEXT_BYTES)
@@ -130,8 +130,10 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
             path.display()
         );
     }
-    let m: EvalManifest = serde_json::from_value(value)
+    let mut m: EvalManifest = serde_json::from_value(value)
         .with_context(|| format!("{}: not a valid evaluator manifest", path.display()))?;
+    m.shape.features =
+        FeatureSet::parse(&m.features).with_context(|| format!("{}", path.display()))?;
     ensure!(
         m.version == VERSION,
         "{}: evaluator format version {}, this build reads {VERSION}",
@@ -144,9 +146,7 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
 /// Loads the evaluator bundle at `path` (its directory or manifest) to play `start`'s game.
 pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, FloatNet)> {
     let dir = dir_of(path);
-    let mut m = read_manifest(dir)?;
-    m.shape.features =
-        FeatureSet::parse(&m.features).with_context(|| format!("{}", dir.display()))?;
+    let m = read_manifest(dir)?;
     let shape = &m.shape;
     let inputs = (shape.features.inputs(start)).with_context(|| format!("{}", dir.display()))?;
     ensure!(

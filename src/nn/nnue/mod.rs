@@ -101,7 +101,7 @@ impl Incremental {
                     self.counts.1 += 1;
                 }
                 None => {
-                    self.eval.refresh(&mut here[0].acc);
+                    self.eval.refresh(&mut here[0].acc, &mut self.scratch);
                     self.counts.0 += 1;
                 }
             }

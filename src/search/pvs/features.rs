@@ -88,12 +88,9 @@ impl FromIterator<u32> for Features {
 pub fn diff(old: &Features, new: &Features, added: &mut Vec<u32>, removed: &mut Vec<u32>) {
     added.clear();
     removed.clear();
-    let words = old.words.len().max(new.words.len());
     let word = |set: &Features, k: usize| set.words.get(k).copied().unwrap_or(0);
-    let common = old.words.len().min(new.words.len());
-    let pairs = (old.words[..common].iter().copied()).zip(new.words[..common].iter().copied());
-    let tail = (common..words).map(|k| (word(old, k), word(new, k)));
-    for (k, (o, n)) in pairs.chain(tail).enumerate() {
+    for k in 0..old.words.len().max(new.words.len()) {
+        let (o, n) = (word(old, k), word(new, k));
         let changed = o ^ n;
         if changed != 0 {
             let offset = 64 * k as u32;

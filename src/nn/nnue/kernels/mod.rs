@@ -52,39 +52,6 @@ impl Kernel {
         }
     }
 
-    /// `acc[i] += row[i]` (wrapping), for equal lengths.
-    pub fn add(self, acc: &mut [i16], row: &[i16]) {
-        assert_eq!(acc.len(), row.len(), "kernel add: lengths");
-        match self {
-            Kernel::Scalar => scalar::add(acc, row),
-            // SAFETY: `Avx2` and `Avx512` come only from `available`, which checked the
-            // CPU for them (or from a caller who did, as the tests do).
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::add_avx2(acc, row) },
-            // SAFETY: as above.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { x86::add_avx512(acc, row) },
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::add(acc, row),
-        }
-    }
-
-    /// `acc[i] -= row[i]` (wrapping), for equal lengths.
-    pub fn sub(self, acc: &mut [i16], row: &[i16]) {
-        assert_eq!(acc.len(), row.len(), "kernel sub: lengths");
-        match self {
-            Kernel::Scalar => scalar::sub(acc, row),
-            // SAFETY: see `add`.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::sub_avx2(acc, row) },
-            // SAFETY: see `add`.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { x86::sub_avx512(acc, row) },
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::sub(acc, row),
-        }
-    }
-
     /// `out = base + Σ table rows of added − Σ table rows of removed` (wrapping), a row
     /// `out.len()` long (row `f` is `table[f · len ..][.. len]`): an accumulator moved
     /// from an ancestor's in one pass, held in registers across the rows.
@@ -105,7 +72,9 @@ impl Kernel {
         );
         match self {
             Kernel::Scalar => scalar::moved(out, base, table, added, removed),
-            // SAFETY: see `add`; every row lies within `table` (checked above).
+            // SAFETY: `Avx2` and `Avx512` come only from `available`, which checked the
+            // CPU for them (or from a caller who did, as the tests do); every row lies
+            // within `table` (checked above).
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::moved_avx2(out, base, table, added, removed) },
             // SAFETY: as above.
@@ -121,10 +90,10 @@ impl Kernel {
         assert_eq!(x.len(), out.len(), "kernel crelu: lengths");
         match self {
             Kernel::Scalar => scalar::crelu(x, out),
-            // SAFETY: see `add`.
+            // SAFETY: see `moved`.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::crelu_avx2(x, out) },
-            // SAFETY: see `add`.
+            // SAFETY: see `moved`.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { x86::crelu_avx512(x, out) },
             #[cfg(not(target_arch = "x86_64"))]
@@ -175,7 +144,7 @@ impl Kernel {
         assert_eq!(b.len(), out.len(), "kernel dense: biases");
         match self {
             Kernel::Scalar => scalar::dense(x, w, b, out),
-            // SAFETY: see `add`; the weights' length was checked against the layout.
+            // SAFETY: see `moved`; the weights' length was checked against the layout.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::dense_avx2(x, w, b, out) },
             // SAFETY: as above.
@@ -214,13 +183,13 @@ const PAIRS: usize = 64;
 mod scalar {
     use super::QA;
 
-    pub fn add(acc: &mut [i16], row: &[i16]) {
+    fn add(acc: &mut [i16], row: &[i16]) {
         for (a, r) in acc.iter_mut().zip(row) {
             *a = a.wrapping_add(*r);
         }
     }
 
-    pub fn sub(acc: &mut [i16], row: &[i16]) {
+    fn sub(acc: &mut [i16], row: &[i16]) {
         for (a, r) in acc.iter_mut().zip(row) {
             *a = a.wrapping_sub(*r);
         }
@@ -291,12 +260,14 @@ mod tests {
             for len in [1, 15, 16, 31, 32, 100, 128, 256, 300, 544] {
                 let acc0 = random(&mut rng, len, 32767);
                 let row = random(&mut rng, len, 32767);
+                // One row added, then taken away again.
                 let (mut a, mut s) = (acc0.clone(), acc0.clone());
-                kernel.add(&mut a, &row);
-                Kernel::Scalar.add(&mut s, &row);
+                kernel.moved(&mut a, &acc0, &row, &[0], &[]);
+                Kernel::Scalar.moved(&mut s, &acc0, &row, &[0], &[]);
                 assert_eq!(a, s, "{kernel:?} add, {len}");
-                kernel.sub(&mut a, &row);
-                Kernel::Scalar.sub(&mut s, &row);
+                let added = a.clone();
+                kernel.moved(&mut a, &added, &row, &[], &[0]);
+                Kernel::Scalar.moved(&mut s, &added, &row, &[], &[0]);
                 assert_eq!(a, s, "{kernel:?} sub, {len}");
                 assert_eq!(a, acc0);
                 // An accumulator moved by rows of a table, some of them repeated.

@@ -8,43 +8,11 @@ use super::{PAIRS, QA, nonzero_pairs, scalar};
 /// # Safety
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-pub unsafe fn add_avx2(acc: &mut [i16], row: &[i16]) {
-    let n = acc.len() / 16 * 16;
-    for i in (0..n).step_by(16) {
-        // SAFETY: `i + 16 <= n <= len` for both slices (equal lengths); unaligned loads.
-        unsafe {
-            let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
-            let r = _mm256_loadu_si256(row.as_ptr().add(i).cast());
-            _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_add_epi16(a, r));
-        }
-    }
-    scalar::add(&mut acc[n..], &row[n..]);
-}
-
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
-pub unsafe fn sub_avx2(acc: &mut [i16], row: &[i16]) {
-    let n = acc.len() / 16 * 16;
-    for i in (0..n).step_by(16) {
-        // SAFETY: as in `add_avx2`.
-        unsafe {
-            let a = _mm256_loadu_si256(acc.as_ptr().add(i).cast());
-            let r = _mm256_loadu_si256(row.as_ptr().add(i).cast());
-            _mm256_storeu_si256(acc.as_mut_ptr().add(i).cast(), _mm256_sub_epi16(a, r));
-        }
-    }
-    scalar::sub(&mut acc[n..], &row[n..]);
-}
-
-/// # Safety
-/// The CPU must have AVX2.
-#[target_feature(enable = "avx2")]
 pub unsafe fn crelu_avx2(x: &[i16], out: &mut [i16]) {
     let n = x.len() / 16 * 16;
     let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA));
     for i in (0..n).step_by(16) {
-        // SAFETY: as in `add_avx2`.
+        // SAFETY: `i + 16 <= n <= len` for both slices (equal lengths); unaligned loads.
         unsafe {
             let v = _mm256_loadu_si256(x.as_ptr().add(i).cast());
             let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
@@ -57,43 +25,11 @@ pub unsafe fn crelu_avx2(x: &[i16], out: &mut [i16]) {
 /// # Safety
 /// The CPU must have AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub unsafe fn add_avx512(acc: &mut [i16], row: &[i16]) {
-    let n = acc.len() / 32 * 32;
-    for i in (0..n).step_by(32) {
-        // SAFETY: `i + 32 <= n <= len` for both slices; unaligned loads.
-        unsafe {
-            let a = _mm512_loadu_si512(acc.as_ptr().add(i).cast());
-            let r = _mm512_loadu_si512(row.as_ptr().add(i).cast());
-            _mm512_storeu_si512(acc.as_mut_ptr().add(i).cast(), _mm512_add_epi16(a, r));
-        }
-    }
-    scalar::add(&mut acc[n..], &row[n..]);
-}
-
-/// # Safety
-/// The CPU must have AVX-512 F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-pub unsafe fn sub_avx512(acc: &mut [i16], row: &[i16]) {
-    let n = acc.len() / 32 * 32;
-    for i in (0..n).step_by(32) {
-        // SAFETY: as in `add_avx512`.
-        unsafe {
-            let a = _mm512_loadu_si512(acc.as_ptr().add(i).cast());
-            let r = _mm512_loadu_si512(row.as_ptr().add(i).cast());
-            _mm512_storeu_si512(acc.as_mut_ptr().add(i).cast(), _mm512_sub_epi16(a, r));
-        }
-    }
-    scalar::sub(&mut acc[n..], &row[n..]);
-}
-
-/// # Safety
-/// The CPU must have AVX-512 F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
 pub unsafe fn crelu_avx512(x: &[i16], out: &mut [i16]) {
     let n = x.len() / 32 * 32;
     let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA));
     for i in (0..n).step_by(32) {
-        // SAFETY: as in `add_avx512`.
+        // SAFETY: `i + 32 <= n <= len` for both slices (equal lengths); unaligned loads.
         unsafe {
             let v = _mm512_loadu_si512(x.as_ptr().add(i).cast());
             let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
