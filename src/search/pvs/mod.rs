@@ -29,13 +29,16 @@
 use std::time::Instant;
 
 pub mod features;
+mod node;
+mod pruning;
 mod table;
 
 use super::endgame::Position;
 use super::{Bound, Stop};
-use crate::games::ataxx::bits::Bits;
-use crate::games::{Action, Game, MAX_PLAYERS};
+use crate::games::{Action, MAX_PLAYERS};
 pub use features::Features;
+pub use node::{Evaluation, Node};
+pub use pruning::{FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, Pruning, late_moves};
 use table::Entry;
 pub use table::Table;
 
@@ -51,84 +54,6 @@ const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
 const ASPIRATION: i32 = 40;
 
 pub use crate::games::FEATURE_ON;
-
-/// What the search needs of a position beyond [`Position`]: a game's own state, or a
-/// faster form of its rules that names the same actions (Ataxx's [`Bits`]).
-pub trait Node: Position + Send {
-    /// The number of players.
-    fn players(&self) -> usize;
-    /// The size of the action space.
-    fn actions(&self) -> usize;
-    /// Clears `out` and fills it with the fast evaluator's features: the entries of the
-    /// game's encoding that are at least one half ([`Game::hot_inputs`]; `scratch` holds
-    /// the encoding where it is made).
-    fn features(&self, scratch: &mut Vec<f32>, out: &mut Features);
-    /// Adds the 2×2 tuple features to `out` ([`Game::tuple_inputs`]; none where the game
-    /// has no owner map).
-    fn tuples(&self, out: &mut Features);
-    /// The position with the turn passed, for null-move pruning; `None` (the default)
-    /// where the search should not try one.
-    fn null_move(&self) -> Option<Self> {
-        None
-    }
-}
-
-impl<G: Game> Node for G {
-    fn players(&self) -> usize {
-        self.num_players()
-    }
-
-    fn actions(&self) -> usize {
-        self.action_space()
-    }
-
-    fn features(&self, scratch: &mut Vec<f32>, out: &mut Features) {
-        out.clear();
-        self.hot_inputs(scratch, &mut |i| out.insert(i));
-    }
-
-    fn tuples(&self, out: &mut Features) {
-        self.tuple_inputs(&mut |i| out.insert(i));
-    }
-}
-
-impl Node for Bits {
-    fn players(&self) -> usize {
-        2
-    }
-
-    fn actions(&self) -> usize {
-        self.action_space()
-    }
-
-    fn features(&self, _scratch: &mut Vec<f32>, out: &mut Features) {
-        out.clear();
-        let cells = (self.side() * self.side()) as u32;
-        for (p, plane) in self.feature_planes().into_iter().enumerate() {
-            out.insert_bits(p as u32 * cells, plane);
-        }
-    }
-
-    fn tuples(&self, out: &mut Features) {
-        let offset = (self.side() * self.side() * crate::games::ataxx::PLANES) as u32;
-        let per = crate::games::tuples::patterns(2) as u32;
-        self.tuple_patterns(|window, pattern| out.insert(offset + window * per + pattern));
-    }
-
-    fn null_move(&self) -> Option<Bits> {
-        Some(self.passed())
-    }
-}
-
-/// The leaf evaluation: entered at every node the search visits, in path order.
-pub trait Evaluation<G>: Send {
-    /// The search is at `ply` in `state` (ply 0 the root); every ply below it on the
-    /// path was entered before it, and nothing deeper since.
-    fn enter(&mut self, ply: usize, state: &G);
-    /// The values of the position last entered at `ply`, relative to its mover (0 the
-    /// mover, 1 the next seat …), each in [-1, 1].
-    fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS];
-}
 
 /// When to stop. At least depth 1 always completes.
 #[derive(Debug, Clone, Default)]
@@ -165,73 +90,6 @@ impl PvsResult {
     pub fn mate_plies(&self) -> Option<i32> {
         (self.score.abs() >= WIN_BOUND).then(|| (WIN - self.score.abs()) * self.score.signum())
     }
-}
-
-/// What the search may skip or search shallower.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pruning {
-    /// Late-move reductions: 0 none; 1 a ply (two for the latest moves at depth 5 and
-    /// more) from the fourth move at depth 3 and more; 2 growing with the logarithms of
-    /// the depth and of the move's place, from the third move.
-    pub reductions: u8,
-    /// Null-move pruning: where the position's own value is at least beta, the mover
-    /// passes and a search [`NULL_REDUCTION`] plies shallower (and more with depth) that
-    /// still reaches beta ends the node. Only in games with a null move
-    /// ([`Node::null_move`]), with two players.
-    pub null_move: bool,
-    /// Reverse futility pruning's margin a ply, in the search's integers (0 off): off the
-    /// principal variation, within [`FUTILITY_DEPTH`] plies of the leaves, a position
-    /// whose own value beats beta by this much for each ply left ends its node.
-    pub futility: u16,
-    /// Late-move pruning: off the principal variation, within [`LATE_MOVE_DEPTH`] plies of
-    /// the leaves, the moves after the first [`late_moves`]`(depth)` are not searched.
-    pub late_moves: bool,
-    /// Internal iterative reductions: where the table holds nothing for a position at
-    /// depth 4 and more (no move to search first), it is searched shallower: 0 not; 1 a
-    /// ply; 2 two plies (three from depth 7).
-    pub iterative: u8,
-}
-
-impl Pruning {
-    /// Full width: nothing pruned.
-    pub const NONE: Pruning = Pruning {
-        reductions: 0,
-        null_move: false,
-        futility: 0,
-        late_moves: false,
-        iterative: 0,
-    };
-    /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
-    /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
-    /// pruning (together stronger than neither at equal nodes and at 100 ms), internal
-    /// iterative reductions of two plies (stronger than none at equal nodes and at
-    /// 100 ms), and no null moves (no gain measured).
-    pub const DEFAULT: Pruning = Pruning {
-        reductions: 1,
-        null_move: false,
-        futility: 40,
-        late_moves: true,
-        iterative: 2,
-    };
-}
-
-impl Default for Pruning {
-    fn default() -> Pruning {
-        Pruning::DEFAULT
-    }
-}
-
-/// Plies a null move's search is shallower than the node's child, at least.
-pub const NULL_REDUCTION: i32 = 2;
-/// The deepest remaining depth at which reverse futility pruning ends a node.
-pub const FUTILITY_DEPTH: i32 = 4;
-/// The deepest remaining depth at which late moves are pruned.
-pub const LATE_MOVE_DEPTH: i32 = 3;
-
-/// The moves searched at `depth` (at most [`LATE_MOVE_DEPTH`]) before late-move pruning
-/// skips the rest: 6, 12 and 22 from the leaves up.
-pub const fn late_moves(depth: i32) -> usize {
-    (4 + 2 * depth * depth) as usize
 }
 
 /// A searcher with its table and ordering statistics, kept from move to move.
