@@ -68,14 +68,8 @@ impl<G: Game> NnueAgent<G> {
         depth: Option<u32>,
         nodes: Option<u64>,
     ) -> anyhow::Result<NnueAgent<G>> {
-        let (_, net) = bundle::load(&resolve_evaluator(path, start.name()), start)?;
-        Ok(NnueAgent::new(
-            name,
-            Arc::new(Evaluator::new(&net)),
-            ms,
-            depth,
-            nodes,
-        ))
+        let eval = bundle::load_evaluator(&resolve_evaluator(path, start.name()), start)?;
+        Ok(NnueAgent::new(name, Arc::new(eval), ms, depth, nodes))
     }
 
     /// The player on `eval`.

@@ -243,8 +243,8 @@ pub fn search<G: Baselines>(
 /// The fast evaluator and its player.
 pub fn nnue<G: Baselines>(start: &G, o: &NnueOptions, rounds: usize) -> anyhow::Result<Vec<Line>> {
     let path = crate::nn::formats::models::resolve_evaluator(&o.evaluator, start.name());
-    let (_, net) = crate::nn::nnue::bundle::load(&path, start)?;
-    let eval = std::sync::Arc::new(crate::nn::nnue::Evaluator::new(&net));
+    let eval = crate::nn::nnue::bundle::load_evaluator(&path, start)?;
+    let eval = std::sync::Arc::new(eval);
     let rates = nnue::nnue(start, eval, o.model.as_deref(), o.ms, rounds)?;
     rates.iter().map(Line::of).collect()
 }

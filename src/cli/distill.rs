@@ -19,7 +19,7 @@ use crate::train::distill_loop::{Generation, LoopOptions, run_loop};
 /// `contagion distill`'s arguments.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  contagion distill --config configs/ataxx-nnue.toml --generate --teacher models/ataxx --out data/ataxx\n  contagion distill --config configs/ataxx-nnue.toml --data data/ataxx --out models/ataxx-nnue\n  contagion distill --config configs/ataxx-nnue-loop.toml --loop --out experiments/ataxx-loop\nThe evaluator plays as nnue:PATH (docs/nnue.md)."
+    after_help = "Examples:\n  contagion distill --config configs/ataxx-nnue.toml --generate --teacher models/ataxx --out data/ataxx\n  contagion distill --config configs/ataxx-nnue.toml --data data/ataxx --teacher models/ataxx --out models/ataxx-nnue\n  contagion distill --config configs/ataxx-nnue-loop.toml --loop --out experiments/ataxx-loop\nThe evaluator plays as nnue:PATH (docs/nnue.md)."
 )]
 pub struct DistillArgs {
     /// The TOML config: `run.game`, the `[distill]` section, and `[mcts]`/`[selfplay]`

@@ -16,8 +16,8 @@ use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use super::features::FeatureSet;
-use super::kernels::QA;
-use super::net::{EvalShape, FloatNet, QB};
+use super::kernels::{Kernel, QA};
+use super::net::{EvalShape, Evaluator, FloatNet, QB};
 use crate::framing::write_atomic;
 use crate::games::Game;
 use crate::nn::formats::bundle::{MANIFEST, WEIGHTS, dir_of, sha256_hex};
@@ -143,6 +143,14 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
     Ok(m)
 }
 
+/// The integer evaluator of the bundle at `path` (its directory or manifest) for `start`'s
+/// game, at the scale its manifest names, on the widest kernel this CPU runs.
+pub fn load_evaluator<G: Game>(path: &Path, start: &G) -> anyhow::Result<Evaluator> {
+    let (m, net) = load(path, start)?;
+    let qa = m.quantisation.qa as i16; // within 1..=QA: `load` checked it
+    Ok(Evaluator::at_scale(&net, qa, Kernel::detect()))
+}
+
 /// Loads the evaluator bundle at `path` (its directory or manifest) to play `start`'s game.
 pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, FloatNet)> {
     let dir = dir_of(path);
@@ -165,8 +173,8 @@ pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, Fl
         start.num_players()
     );
     ensure!(
-        m.quantisation.qa == QA as i32 && m.quantisation.qb == QB,
-        "{}: quantised at {}/{}, this build runs {QA}/{QB}",
+        (1..=QA as i32).contains(&m.quantisation.qa) && m.quantisation.qb == QB,
+        "{}: quantised at {}/{}, this build runs 1 to {QA} over {QB}",
         dir.display(),
         m.quantisation.qa,
         m.quantisation.qb

@@ -5,9 +5,10 @@
 //! to [0, 1] → one output a seat → tanh`, the outputs relative to the mover as the
 //! policy-value network's value head is (output 0 the mover, 1 the next seat, …).
 //!
-//! Integers: the accumulator row of a feature and its bias are the float weights × [`QA`]
-//! in `i16`; a clipped unit is `0..=QA`; the dense weights are × [`QB`] in `i16`, their
-//! biases × `QA · QB` in `i32`; a dense sum is shifted down by `log2 QB` before clipping.
+//! Integers, at the evaluator's scale `qa` (new evaluators [`QA`]; a bundle names its
+//! own): the accumulator row of a feature and its bias are the float weights × `qa` in
+//! `i16`; a clipped unit is `0..=qa`; the dense weights are × [`QB`] in `i16`, their
+//! biases × `qa · QB` in `i32`; a dense sum is shifted down by `log2 QB` before clipping.
 //! [`Accumulator`]s are kept one a ply by the search and moved from an ancestor's by the
 //! features that differ ([`super::features::diff`]), or refreshed when too many do.
 
@@ -170,6 +171,8 @@ pub struct Evaluator {
     /// The shape.
     pub shape: EvalShape,
     kernel: Kernel,
+    /// A unit's value 1.0 in integers.
+    qa: i16,
     ft_w: Vec<i16>,
     ft_b: Vec<i16>,
     l1_w: Vec<i16>,
@@ -191,29 +194,43 @@ fn quantize_i32(values: &[f32], scale: f32) -> Vec<i32> {
 }
 
 impl Evaluator {
-    /// The integer form of `net` on the widest kernel this CPU runs.
+    /// The integer form of `net` at the scale [`QA`], on the widest kernel this CPU runs.
     pub fn new(net: &FloatNet) -> Evaluator {
-        Evaluator::with_kernel(net, Kernel::detect())
+        Evaluator::at_scale(net, QA, Kernel::detect())
     }
 
-    /// The integer form of `net` on `kernel` (one [`Kernel::available`] lists).
+    /// The integer form of `net` at the scale [`QA`] on `kernel` (one
+    /// [`Kernel::available`] lists).
     pub fn with_kernel(net: &FloatNet, kernel: Kernel) -> Evaluator {
-        let (qa, qb) = (QA as f32, QB as f32);
+        Evaluator::at_scale(net, QA, kernel)
+    }
+
+    /// The integer form of `net` with a unit's value 1.0 at `qa` (`1..=`[`QA`]), on
+    /// `kernel`.
+    pub fn at_scale(net: &FloatNet, qa: i16, kernel: Kernel) -> Evaluator {
+        assert!((1..=QA).contains(&qa), "an evaluator's scale is 1 to {QA}");
+        let (a, b) = (qa as f32, QB as f32);
         Evaluator {
             shape: net.shape.clone(),
             kernel,
-            ft_w: quantize(&net.ft_w, qa),
-            ft_b: quantize(&net.ft_b, qa),
-            l1_w: kernel.dense_layout(&quantize(&net.l1_w, qb), net.shape.hidden, net.shape.dense),
-            l1_b: quantize_i32(&net.l1_b, qa * qb),
-            out_w: quantize(&net.out_w, qb),
-            out_b: quantize_i32(&net.out_b, qa * qb),
+            qa,
+            ft_w: quantize(&net.ft_w, a),
+            ft_b: quantize(&net.ft_b, a),
+            l1_w: kernel.dense_layout(&quantize(&net.l1_w, b), net.shape.hidden, net.shape.dense),
+            l1_b: quantize_i32(&net.l1_b, a * b),
+            out_w: quantize(&net.out_w, b),
+            out_b: quantize_i32(&net.out_b, a * b),
         }
     }
 
     /// The kernel it runs on.
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// Its scale: a unit's value 1.0 in integers.
+    pub fn scale(&self) -> i16 {
+        self.qa
     }
 
     /// Sums `acc.features`' rows afresh (moved from the bias by every feature's row).
@@ -243,17 +260,17 @@ impl Evaluator {
         (self.kernel).moved(&mut acc.values, &base.values, &self.ft_w, added, removed);
     }
 
-    /// The outputs before tanh, in integers (× `QA · QB`).
+    /// The outputs before tanh, in integers (× `qa · QB`).
     pub fn raw(&self, acc: &Accumulator, scratch: &mut Scratch) -> [i32; MAX_PLAYERS] {
         let s = &self.shape;
         scratch.h1.resize(s.hidden, 0);
         scratch.z.resize(s.dense, 0);
         scratch.h2.resize(s.dense, 0);
-        self.kernel.crelu(&acc.values, &mut scratch.h1);
+        self.kernel.crelu(&acc.values, self.qa, &mut scratch.h1);
         self.kernel
             .dense(&scratch.h1, &self.l1_w, &self.l1_b, &mut scratch.z);
         for (h, z) in scratch.h2.iter_mut().zip(&scratch.z) {
-            *h = (z >> QB_SHIFT).clamp(0, QA as i32) as i16;
+            *h = (z >> QB_SHIFT).clamp(0, self.qa as i32) as i16;
         }
         let mut out = [0; MAX_PLAYERS];
         let (d, h2) = (s.dense, &scratch.h2);
@@ -269,7 +286,7 @@ impl Evaluator {
     /// The values (tanh, relative to the mover) of the position `acc` holds.
     pub fn evaluate(&self, acc: &Accumulator, scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
         let raw = self.raw(acc, scratch);
-        let scale = (QA as i32 * QB) as f32;
+        let scale = (self.qa as i32 * QB) as f32;
         let mut out = [0.0; MAX_PLAYERS];
         for (o, r) in out.iter_mut().zip(&raw).take(self.shape.outputs) {
             *o = (*r as f32 / scale).tanh();
@@ -297,19 +314,28 @@ mod tests {
         let net = FloatNet::random(shape, 3);
         let f: Vec<u32> = set.set_of(&start).iter().collect();
         assert_eq!(f.len(), 4 + 45 + 49 + 36, "a feature a window");
-        let eval = Evaluator::new(&net);
-        let mut acc = Accumulator {
-            features: f.iter().copied().collect(),
-            ..Accumulator::default()
-        };
-        let mut scratch = Scratch::default();
-        eval.refresh(&mut acc, &mut scratch);
-        let got = eval.evaluate(&acc, &mut scratch);
         let want = net.evaluate(&f);
-        // Random weights spread wider than trained ones (which agree to 0.007 on real
-        // positions, experiments/nnue): a loose bound.
-        for k in 0..2 {
-            assert!((got[k] - want[k]).abs() < 0.05, "{got:?} vs {want:?}");
+        let mut errors = Vec::new();
+        // The scale bundles written before `QA` name, and `QA`.
+        for qa in [127, QA] {
+            let eval = Evaluator::at_scale(&net, qa, Kernel::detect());
+            let mut acc = Accumulator {
+                features: f.iter().copied().collect(),
+                ..Accumulator::default()
+            };
+            let mut scratch = Scratch::default();
+            eval.refresh(&mut acc, &mut scratch);
+            let got = eval.evaluate(&acc, &mut scratch);
+            // Random weights spread wider than trained ones (which agree to 0.007 on real
+            // positions, experiments/nnue): a loose bound.
+            for k in 0..2 {
+                assert!((got[k] - want[k]).abs() < 0.05, "{qa}: {got:?} vs {want:?}");
+            }
+            errors.push((got[0] - want[0]).abs() + (got[1] - want[1]).abs());
         }
+        assert!(
+            errors[1] <= errors[0],
+            "a finer scale, a smaller error: {errors:?}"
+        );
     }
 }

@@ -4,11 +4,15 @@
 //!
 //! Integer sums are exact and wrap the same way in every form, so every form returns the
 //! scalar form's result bit for bit (`tests` hold them to it on random data). Values:
-//! the accumulator is `i16` (wrapping), the activation clips it to `0..=QA`, the dense
-//! layer multiplies `i16` activations by `i16` weights into `i32` sums.
+//! the accumulator is `i16` (wrapping), the activation clips it to `0..=qa` (a unit's
+//! value 1.0, the evaluator's scale), the dense layer multiplies `i16` activations by
+//! `i16` weights into `i32` sums.
 
-/// The activation's top: a unit's value 1.0 is `QA` in integers.
-pub const QA: i16 = 127;
+/// The activation's top new evaluators are quantised at: a unit's value 1.0 is `QA` in
+/// integers. It is also the largest scale a bundle may name: the accumulator then holds
+/// unit values of magnitude up to 128 before its `i16` wraps, and a dense sum stays far
+/// within `i32`. (Bundles written before it name 127, and run at 127.)
+pub const QA: i16 = 255;
 
 /// One form of the arithmetic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,19 +89,19 @@ impl Kernel {
         }
     }
 
-    /// `out[i] = clamp(x[i], 0, QA)`.
-    pub fn crelu(self, x: &[i16], out: &mut [i16]) {
+    /// `out[i] = clamp(x[i], 0, top)`.
+    pub fn crelu(self, x: &[i16], top: i16, out: &mut [i16]) {
         assert_eq!(x.len(), out.len(), "kernel crelu: lengths");
         match self {
-            Kernel::Scalar => scalar::crelu(x, out),
+            Kernel::Scalar => scalar::crelu(x, top, out),
             // SAFETY: see `moved`.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::crelu_avx2(x, out) },
+            Kernel::Avx2 => unsafe { x86::crelu_avx2(x, top, out) },
             // SAFETY: see `moved`.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { x86::crelu_avx512(x, out) },
+            Kernel::Avx512 => unsafe { x86::crelu_avx512(x, top, out) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => scalar::crelu(x, out),
+            _ => scalar::crelu(x, top, out),
         }
     }
 
@@ -181,8 +185,6 @@ const PAIRS: usize = 64;
 
 /// The reference forms.
 mod scalar {
-    use super::QA;
-
     fn add(acc: &mut [i16], row: &[i16]) {
         for (a, r) in acc.iter_mut().zip(row) {
             *a = a.wrapping_add(*r);
@@ -219,9 +221,9 @@ mod scalar {
         }
     }
 
-    pub fn crelu(x: &[i16], out: &mut [i16]) {
+    pub fn crelu(x: &[i16], top: i16, out: &mut [i16]) {
         for (o, v) in out.iter_mut().zip(x) {
-            *o = (*v).clamp(0, QA);
+            *o = (*v).clamp(0, top);
         }
     }
 
@@ -278,9 +280,12 @@ mod tests {
                 Kernel::Scalar.moved(&mut ms, &acc0, &table, &added, &removed);
                 assert_eq!(m, ms, "{kernel:?} moved, {len}");
                 let (mut c, mut cs) = (vec![0; len], vec![0; len]);
-                kernel.crelu(&acc0, &mut c);
-                Kernel::Scalar.crelu(&acc0, &mut cs);
-                assert_eq!(c, cs, "{kernel:?} crelu, {len}");
+                for top in [127, QA] {
+                    kernel.crelu(&acc0, top, &mut c);
+                    Kernel::Scalar.crelu(&acc0, top, &mut cs);
+                    assert_eq!(c, cs, "{kernel:?} crelu, {len}, top {top}");
+                    assert!(c.iter().all(|v| (0..=top).contains(v)));
+                }
                 for outs in [1, 3, 16, 17, 32] {
                     let w = random(&mut rng, len * outs, 32767);
                     let b: Vec<i32> = (0..outs)

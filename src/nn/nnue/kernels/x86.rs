@@ -3,40 +3,40 @@
 
 use std::arch::x86_64::*;
 
-use super::{PAIRS, QA, nonzero_pairs, scalar};
+use super::{PAIRS, nonzero_pairs, scalar};
 
 /// # Safety
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-pub unsafe fn crelu_avx2(x: &[i16], out: &mut [i16]) {
+pub unsafe fn crelu_avx2(x: &[i16], top: i16, out: &mut [i16]) {
     let n = x.len() / 16 * 16;
-    let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(QA));
+    let (zero, hi) = (_mm256_setzero_si256(), _mm256_set1_epi16(top));
     for i in (0..n).step_by(16) {
         // SAFETY: `i + 16 <= n <= len` for both slices (equal lengths); unaligned loads.
         unsafe {
             let v = _mm256_loadu_si256(x.as_ptr().add(i).cast());
-            let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+            let v = _mm256_min_epi16(_mm256_max_epi16(v, zero), hi);
             _mm256_storeu_si256(out.as_mut_ptr().add(i).cast(), v);
         }
     }
-    scalar::crelu(&x[n..], &mut out[n..]);
+    scalar::crelu(&x[n..], top, &mut out[n..]);
 }
 
 /// # Safety
 /// The CPU must have AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub unsafe fn crelu_avx512(x: &[i16], out: &mut [i16]) {
+pub unsafe fn crelu_avx512(x: &[i16], top: i16, out: &mut [i16]) {
     let n = x.len() / 32 * 32;
-    let (zero, top) = (_mm512_setzero_si512(), _mm512_set1_epi16(QA));
+    let (zero, hi) = (_mm512_setzero_si512(), _mm512_set1_epi16(top));
     for i in (0..n).step_by(32) {
         // SAFETY: `i + 32 <= n <= len` for both slices (equal lengths); unaligned loads.
         unsafe {
             let v = _mm512_loadu_si512(x.as_ptr().add(i).cast());
-            let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), top);
+            let v = _mm512_min_epi16(_mm512_max_epi16(v, zero), hi);
             _mm512_storeu_si512(out.as_mut_ptr().add(i).cast(), v);
         }
     }
-    scalar::crelu(&x[n..], &mut out[n..]);
+    scalar::crelu(&x[n..], top, &mut out[n..]);
 }
 
 /// `Kernel::moved` on one instruction set: `$block::<N>` moves `N` registers of lanes
