@@ -12,6 +12,7 @@ use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
+use contagion::nn::nnue::kernels::QA;
 use contagion::nn::nnue::net::Scratch;
 use contagion::nn::nnue::{
     Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet, Incremental, bundle, features,
@@ -333,6 +334,20 @@ fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
         NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(2), None).unwrap();
     let a = agent.select(&start, &Limits::default()).unwrap();
     assert!(start.is_legal(a));
+    // The manifest names the integers' scale and the evaluator runs at it: new bundles
+    // at `QA`, those written at 127 at 127; a scale beyond `QA` is refused.
+    assert_eq!(m.quantisation.qa, QA as i32);
+    let scale = || bundle::load_evaluator(&bundle_dir, &start).map(|e| e.scale());
+    assert_eq!(scale().unwrap(), QA);
+    let named = bundle_dir.join("manifest.json");
+    let original = std::fs::read_to_string(&named).unwrap();
+    let at = |qa: i32| original.replace(&format!("\"qa\": {QA}"), &format!("\"qa\": {qa}"));
+    std::fs::write(&named, at(127)).unwrap();
+    assert_eq!(scale().unwrap(), 127);
+    std::fs::write(&named, at(4096)).unwrap();
+    let msg = format!("{:#}", scale().unwrap_err());
+    assert!(msg.contains("quantised at 4096/1024"), "{msg}");
+    std::fs::write(&named, &original).unwrap();
 
     let weights = bundle_dir.join("model.safetensors");
     let good = std::fs::read(&weights).unwrap();
