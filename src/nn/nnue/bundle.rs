@@ -16,7 +16,7 @@ use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
 
 use super::features::FeatureSet;
-use super::kernels::{Kernel, QA};
+use super::kernels::{Kernel, QA, SCALES};
 use super::net::{EvalShape, Evaluator, FloatNet, QB};
 use crate::framing::write_atomic;
 use crate::games::Game;
@@ -147,7 +147,7 @@ pub fn read_manifest(dir: &Path) -> anyhow::Result<EvalManifest> {
 /// game, at the scale its manifest names, on the widest kernel this CPU runs.
 pub fn load_evaluator<G: Game>(path: &Path, start: &G) -> anyhow::Result<Evaluator> {
     let (m, net) = load(path, start)?;
-    let qa = m.quantisation.qa as i16; // within 1..=QA: `load` checked it
+    let qa = m.quantisation.qa as i16; // within SCALES: `load` checked it
     Ok(Evaluator::at_scale(&net, qa, Kernel::detect()))
 }
 
@@ -173,11 +173,14 @@ pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, Fl
         start.num_players()
     );
     ensure!(
-        (1..=QA as i32).contains(&m.quantisation.qa) && m.quantisation.qb == QB,
-        "{}: quantised at {}/{}, this build runs 1 to {QA} over {QB}",
+        i16::try_from(m.quantisation.qa).is_ok_and(|qa| SCALES.contains(&qa))
+            && m.quantisation.qb == QB,
+        "{}: quantised at {}/{}, this build runs {} to {} over {QB}",
         dir.display(),
         m.quantisation.qa,
-        m.quantisation.qb
+        m.quantisation.qb,
+        SCALES.start(),
+        SCALES.end()
     );
     shape
         .check()

@@ -13,7 +13,7 @@
 //! features that differ ([`super::features::diff`]), or refreshed when too many do.
 
 use super::features::{self, FeatureSet, Features};
-use super::kernels::{Kernel, QA};
+use super::kernels::{Kernel, QA, SCALES};
 use crate::games::MAX_PLAYERS;
 
 /// The dense weights' scale in integers.
@@ -205,10 +205,13 @@ impl Evaluator {
         Evaluator::at_scale(net, QA, kernel)
     }
 
-    /// The integer form of `net` with a unit's value 1.0 at `qa` (`1..=`[`QA`]), on
+    /// The integer form of `net` with a unit's value 1.0 at `qa` (within [`SCALES`]), on
     /// `kernel`.
     pub fn at_scale(net: &FloatNet, qa: i16, kernel: Kernel) -> Evaluator {
-        assert!((1..=QA).contains(&qa), "an evaluator's scale is 1 to {QA}");
+        assert!(
+            SCALES.contains(&qa),
+            "an evaluator's scale is in {SCALES:?}"
+        );
         let (a, b) = (qa as f32, QB as f32);
         Evaluator {
             shape: net.shape.clone(),

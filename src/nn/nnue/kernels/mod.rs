@@ -14,6 +14,9 @@
 /// within `i32`. (Bundles written before it name 127, and run at 127.)
 pub const QA: i16 = 255;
 
+/// The scales an evaluator may run at: a unit's value 1.0 from 1 to [`QA`].
+pub const SCALES: std::ops::RangeInclusive<i16> = 1..=QA;
+
 /// One form of the arithmetic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
