@@ -388,6 +388,13 @@ fn pv(info: &str) -> Vec<&str> {
         .map_or(Vec::new(), |p| p.split(' ').collect())
 }
 
+/// The search's own `info` line among a `go`'s: a network search whose tree fills half
+/// of Hash says so first (`info string the tree is full …`), on a fast machine within
+/// a second of one tree.
+fn search_line(info: &[String]) -> Option<&str> {
+    (info.iter().map(String::as_str)).find(|l| !l.starts_with("info string"))
+}
+
 #[test]
 fn bestmove_is_the_first_move_of_the_reported_pv() {
     for (game, agent) in [
@@ -537,8 +544,8 @@ fn isready_is_answered_during_an_infinite_search_which_only_stop_ends() {
         let (info, best) = e.bestmove();
         let moves = e.ask("moves");
         assert!(moves.split(' ').any(|m| m == best), "{agent}: {best}");
-        if let Some(info) = info.first() {
-            assert_eq!(pv(info)[0], best, "{info}");
+        if let Some(line) = search_line(&info) {
+            assert_eq!(pv(line).first(), Some(&best.as_str()), "{agent}: {info:?}");
         }
         e.quit();
     }
@@ -618,11 +625,7 @@ fn a_move_s_time_runs_from_the_arrival_of_its_go() {
     let t = std::time::Instant::now();
     let (info, _) = e.bestmove();
     assert!(t.elapsed().as_millis() < 750, "{:?} {info:?}", t.elapsed());
-    // The search's line; a fast machine fills half of Hash in these 3 s of one tree,
-    // which the engine notes first (`info string the tree is full …`).
-    let search = (info.iter())
-        .find(|l| !l.starts_with("info string"))
-        .expect("the search's info line");
+    let search = search_line(&info).expect("the search's info line");
     let time: u64 = field(search, "time").parse().unwrap();
     assert!(time >= 1400, "{search}");
     e.quit();
