@@ -10,7 +10,7 @@ use std::str::FromStr;
 use super::baseline::{AlphaBetaAgent, GreedyAgent, MaxnAgent, RandomAgent};
 use super::knobs::{KNOBS, Knob, KnobValues};
 use super::{Agent, Baselines};
-use crate::search::pvs::Pruning;
+use crate::search::pvs::{PRUNING_KNOBS, Pruning, PruningKnob};
 
 /// A parsed, validated agent spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +139,16 @@ const fn knob_param(k: &Knob) -> Param {
     param(k.key, k.letter, 0, k.max, Some(k.default))
 }
 
+/// The nnue kind lists each of [`PRUNING_KNOBS`] by index, as the model kind its knobs.
+const _: () = assert!(
+    PRUNING_KNOBS.len() == 8,
+    "list the new pruning knob in KINDS' nnue params"
+);
+
+const fn pruning_param(k: &PruningKnob) -> Param {
+    param(k.key, k.letter, 0, k.max, Some(k.default))
+}
+
 const DEPTH_2: Param = param(
     "depth",
     "D",
@@ -176,8 +186,20 @@ pub const KINDS: &[Kind] = &[
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
-        params: &[MS, param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None), param("nodes", "N", 1, crate::limits::MAX_NODES, None), param("lmr", "R", 0, 2, Some(Pruning::DEFAULT.reductions as u64)), param("nmp", "P", 0, 1, Some(Pruning::DEFAULT.null_move as u64)), param("rfp", "F", 0, 1000, Some(Pruning::DEFAULT.futility as u64)), param("lmp", "L", 0, 1, Some(Pruning::DEFAULT.late_moves as u64)), param("iir", "I", 0, 2, Some(Pruning::DEFAULT.iterative as u64))],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves) or growing with the depth and the move's place (2); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7)",
+        params: &[
+            MS,
+            param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None),
+            param("nodes", "N", 1, crate::limits::MAX_NODES, None),
+            pruning_param(&PRUNING_KNOBS[0]),
+            pruning_param(&PRUNING_KNOBS[1]),
+            pruning_param(&PRUNING_KNOBS[2]),
+            pruning_param(&PRUNING_KNOBS[3]),
+            pruning_param(&PRUNING_KNOBS[4]),
+            pruning_param(&PRUNING_KNOBS[5]),
+            pruning_param(&PRUNING_KNOBS[6]),
+            pruning_param(&PRUNING_KNOBS[7]),
+        ],
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and M thousandths of a win (and half as much again a ply) stay at or below alpha (0 off)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -354,13 +376,10 @@ impl FromStr for AgentSpec {
                 ms,
                 depth: get("depth").map(|d| d as u32),
                 nodes,
-                pruning: Pruning {
-                    reductions: get("lmr").unwrap_or(default("lmr")) as u8,
-                    null_move: get("nmp").unwrap_or(default("nmp")) != 0,
-                    futility: get("rfp").unwrap_or(default("rfp")) as u16,
-                    late_moves: get("lmp").unwrap_or(default("lmp")) != 0,
-                    iterative: get("iir").unwrap_or(default("iir")) as u8,
-                },
+                pruning: PRUNING_KNOBS.iter().fold(Pruning::DEFAULT, |mut p, k| {
+                    (k.set)(&mut p, get(k.key).unwrap_or(k.default));
+                    p
+                }),
             },
             "minimax" => AgentSpec::Minimax {
                 depth: get("depth").unwrap_or(default("depth")) as u32,
@@ -430,19 +449,11 @@ impl fmt::Display for AgentSpec {
                     }
                 }
                 // Each knob where it is not the default.
-                let knobs = |p: &Pruning| {
-                    [
-                        ("lmr", u64::from(p.reductions)),
-                        ("nmp", u64::from(p.null_move)),
-                        ("rfp", u64::from(p.futility)),
-                        ("lmp", u64::from(p.late_moves)),
-                        ("iir", u64::from(p.iterative)),
-                    ]
-                };
-                for ((k, v), (_, d)) in knobs(pruning).into_iter().zip(knobs(&Pruning::DEFAULT)) {
-                    if v != d {
-                        write!(f, ",{k}={v}")?;
-                    }
+                for k in PRUNING_KNOBS
+                    .iter()
+                    .filter(|k| (k.get)(pruning) != k.default)
+                {
+                    write!(f, ",{}={}", k.key, (k.get)(pruning))?;
                 }
                 Ok(())
             }

@@ -409,6 +409,15 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    // part: the search
+    /// Whether a legal `action` is quiet: one that gains the mover nothing by the game's
+    /// own measure, which a selective alpha-beta search may skip once a node's first
+    /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece.
+    /// `false` (the default): no move is quiet, and the search skips none.
+    fn is_quiet(&self, _action: Action) -> bool {
+        false
+    }
+
     // part: the endgame solver
     /// How much game is left as the exact endgame solver ([`crate::search::endgame`])
     /// sees it (Ataxx and Virus: the empty squares); `None` (the default) for a game it

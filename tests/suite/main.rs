@@ -48,6 +48,7 @@ mod quantized_forward;
 mod readme;
 mod reference_rules;
 mod robustness;
+mod safety;
 mod serve;
 mod solver;
 mod tensorboard;

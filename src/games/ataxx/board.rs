@@ -416,6 +416,21 @@ impl Ataxx {
         self.to_move ^= 1;
     }
 
+    /// Whether a legal `action` is quiet: a jump that takes no piece (a clone always
+    /// gains one, so none is quiet; nor is a pass, the only move where it is legal).
+    pub fn is_quiet(&self, action: Action) -> bool {
+        let Some(Move::Jump { from, jump }) = Move::from_index(action, self.size()) else {
+            return false;
+        };
+        let Some(to) = self.offset(from, JUMPS[jump]) else {
+            return false;
+        };
+        let theirs = piece(1 - self.to_move());
+        !NEIGHBOURS
+            .iter()
+            .any(|&d| self.offset(to, d).is_some_and(|t| self.cells[t] == theirs))
+    }
+
     /// Plays `action`; an illegal one is refused and changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), GameError> {
         if self.is_over() {

@@ -190,6 +190,10 @@ impl Game for Ataxx {
         Some(Outcome::share(self.pieces(0), self.pieces(1)))
     }
 
+    fn is_quiet(&self, action: Action) -> bool {
+        Ataxx::is_quiet(self, action)
+    }
+
     /// The empty squares.
     fn endgame_size(&self) -> Option<u32> {
         Some(self.empties())

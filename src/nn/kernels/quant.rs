@@ -143,6 +143,9 @@ impl QConv {
     /// Output channels `32 p..32 p + 32` of `n <= ROWS` rows whose taps read the cells
     /// `src` of `q` (rows past `n` read the zero cell). Fixed sizes keep the sixteen
     /// accumulators in registers.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512 F, BW and VNNI (the bounds are asserted).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile(
@@ -213,6 +216,9 @@ pub(super) const ROWS: usize = 4;
 /// Writes a tile's accumulators into `y` (rows of `cout`): `acc[i][b]` holds row `i`'s
 /// output channels `32 p + 16 b ..` (those past `cout` dropped), which `finish(i, 32 p
 /// + 16 b, acc[i][b])` turns into floats; rows past `n` are padding.
+///
+/// # Safety
+/// The CPU must have AVX-512 F (and whatever `finish` is compiled for).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn store_tile<A: Copy, const R: usize>(
@@ -241,6 +247,9 @@ pub(super) unsafe fn store_tile<A: Copy, const R: usize>(
 }
 
 /// The largest value of `row` (0 for an empty or non-positive row).
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn row_max(row: &[f32]) -> f32 {
@@ -256,6 +265,9 @@ unsafe fn row_max(row: &[f32]) -> f32 {
 }
 
 /// `out[i] = round(row[i] · inv)` as bytes, saturating at 0 and 255.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW, and `out` must be at least as long as `row`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn quantize(row: &[f32], inv: f32, out: &mut [u8]) {

@@ -10,8 +10,11 @@
 //! moves are not searched (late-move pruning); late moves elsewhere can be searched a
 //! ply or two shallower first, and at full depth only where they beat the best so far
 //! (late-move reductions); a position the table knows nothing of is searched shallower
-//! (internal iterative reductions); and a position good enough after passing can end its
-//! node (null-move pruning). [`Pruning::DEFAULT`] keeps what measured stronger
+//! (internal iterative reductions); a position good enough after passing can end its
+//! node (null-move pruning); and below the root, the moves the game calls quiet
+//! ([`Node::quiet`]) are skipped once a node's first moves are searched (quiet-move
+//! pruning). The history is one table, or one a side bounded by gravity with a malus for
+//! the moves a cut-off came after. [`Pruning::DEFAULT`] keeps what measured stronger
 //! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
 //! search.
@@ -38,7 +41,10 @@ use super::{Bound, Stop};
 use crate::games::{Action, MAX_PLAYERS};
 pub use features::Features;
 pub use node::{Evaluation, Node};
-pub use pruning::{FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, Pruning, late_moves};
+pub use pruning::{
+    FORWARD_FUTILITY_DEPTH, FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, PRUNING_KNOBS,
+    Pruning, PruningKnob, late_moves,
+};
 use table::Entry;
 pub use table::Table;
 
@@ -50,6 +56,10 @@ const INF: i32 = WIN + 1;
 /// Scores this close to [`WIN`] are forced results.
 const WIN_BOUND: i32 = WIN - 1000;
 const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
+/// With `hst=1`, history scores stay within ±this.
+const HISTORY_MAX: i32 = 16_384;
+/// With `hst=1`, a cut-off's history bonus a ply of depth (at most an eighth of the bound).
+const HISTORY_BONUS_PLY: i32 = 160;
 /// The first aspiration window's half-width.
 const ASPIRATION: i32 = 40;
 
@@ -98,6 +108,8 @@ pub struct Pvs<G: Node> {
     pub pruning: Pruning,
     table: Table,
     history: Vec<i32>,
+    /// The moves searched at each ply so far, for the history's malus.
+    tried: Vec<Vec<Action>>,
     killers: Vec<[Action; 2]>,
     children: Vec<Vec<(i64, Action, Option<G>)>>,
     moves: Vec<Vec<Action>>,
@@ -120,6 +132,7 @@ impl<G: Node> Pvs<G> {
             table: Table::new(hash_mib),
             nulled: vec![false; MAX_PLY + 2],
             history: Vec::new(),
+            tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
             children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             moves: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -155,8 +168,13 @@ impl<G: Node> Pvs<G> {
         self.limits = limits;
         self.root_player = Position::to_move(root);
         self.players = root.players();
-        if self.history.len() != root.actions() {
-            self.history = vec![0; root.actions()];
+        let sides = if self.pruning.history > 0 {
+            self.players
+        } else {
+            1
+        };
+        if self.history.len() != sides * root.actions() {
+            self.history = vec![0; sides * root.actions()];
         }
         for h in &mut self.history {
             *h /= 8;
@@ -241,11 +259,67 @@ impl<G: Node> Pvs<G> {
         self.aborted
     }
 
+    /// `mover`'s history of `action` (one table for every side with `hst=0`).
+    fn history_of(&self, mover: usize, action: Action) -> i32 {
+        let (side, per) = self.history_side(mover);
+        self.history
+            .get(side * per + action as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Where `mover`'s history starts, in tables of `per` entries.
+    fn history_side(&self, mover: usize) -> (usize, usize) {
+        let sides = if self.pruning.history > 0 {
+            self.players
+        } else {
+            1
+        };
+        (
+            if sides > 1 { mover } else { 0 },
+            self.history.len() / sides,
+        )
+    }
+
+    /// A cut-off at `depth` by `best`, after `tried` (which ends with it): the history
+    /// rewards the move; with `hst=1`, bounded by gravity, and the moves tried before it
+    /// lose as much.
+    fn reward(&mut self, mover: usize, depth: i32, best: Action, tried: &[Action]) {
+        let (side, per) = self.history_side(mover);
+        let gravity = self.pruning.history > 0;
+        let bonus = if gravity {
+            (HISTORY_BONUS_PLY * depth).min(HISTORY_MAX / 8)
+        } else {
+            depth * depth
+        };
+        let mut update = |a: Action, b: i32| {
+            if let Some(h) = self.history.get_mut(side * per + a as usize) {
+                *h = if gravity {
+                    *h + b - *h * b.abs() / HISTORY_MAX
+                } else {
+                    h.saturating_add(b)
+                };
+            }
+        };
+        update(best, bonus);
+        if gravity {
+            for &a in tried.iter().filter(|&&a| a != best) {
+                update(a, -bonus);
+            }
+        }
+    }
+
     /// The plies a late move's first search is reduced by: the `i`-th move (from 0) at
-    /// `depth`, none for the first moves (the table's, the killers, the best gains).
-    fn reduction(&self, depth: i32, i: usize) -> i32 {
+    /// `depth`, none for the first moves (the table's, the killers, the best gains);
+    /// with `lmr=3`, fewer on the principal variation and for a move of good history.
+    fn reduction(&self, depth: i32, i: usize, pv_node: bool, history: i32) -> i32 {
         match self.pruning.reductions {
             _ if depth < 3 => 0,
+            3 if i >= 2 => {
+                let r = 0.8 + 0.4 * (depth as f64).ln() * ((i + 1) as f64).ln();
+                let r = r.round() as i32 - i32::from(pv_node) - history * 2 / HISTORY_MAX;
+                r.clamp(0, depth - 2)
+            }
             1 if i >= 3 && depth >= 5 && i >= 8 => 2,
             1 if i >= 3 => 1,
             2 if i >= 2 => {
@@ -382,13 +456,36 @@ impl<G: Node> Pvs<G> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = Action::MAX;
+        let mut tried = std::mem::take(&mut self.tried[ply]);
+        tried.clear();
         let prune_late = self.pruning.late_moves && !pv_node && depth <= LATE_MOVE_DEPTH;
+        let quiet_after = if ply > 0 {
+            self.pruning.quiet as usize
+        } else {
+            0
+        };
+        // Futility: a position so far below alpha near the leaves that only its first
+        // move is searched.
+        let futile = self.pruning.forward > 0
+            && !pv_node
+            && ply > 0
+            && depth <= FORWARD_FUTILITY_DEPTH
+            && alpha.abs() < WIN_BOUND
+            && {
+                let margin = i32::from(self.pruning.forward);
+                self.static_score(state, eval.values(ply)) + margin + margin / 2 * depth <= alpha
+            };
         for i in 0..children.len() {
-            if prune_late && i >= late_moves(depth) && best > -WIN_BOUND {
+            if (prune_late && i >= late_moves(depth) || futile && i >= 1) && best > -WIN_BOUND {
                 break;
             }
             let (_, action, made) = next_best(&mut children, i);
             let action = *action;
+            // Below the root, a quiet move after the first few is not searched (unless
+            // every move so far loses by force).
+            if quiet_after > 0 && i >= quiet_after && best > -WIN_BOUND && state.quiet(action) {
+                continue;
+            }
             if i == 0 {
                 best_move = action;
             }
@@ -413,7 +510,8 @@ impl<G: Node> Pvs<G> {
             } else {
                 // A late move is searched shallower first, and again at full depth
                 // only if it beats alpha there.
-                let r = self.reduction(depth, i);
+                let h = self.history_of(mover, action);
+                let r = self.reduction(depth, i, pv_node, h);
                 let mut v = search(self, depth - 1 - r, alpha, alpha + 1);
                 if r > 0 && v > alpha && !self.aborted {
                     v = search(self, depth - 1, alpha, alpha + 1);
@@ -427,6 +525,7 @@ impl<G: Node> Pvs<G> {
             if self.aborted {
                 break; // the move's score is unknown
             }
+            tried.push(action);
             if v > best {
                 best = v;
                 best_move = action;
@@ -441,6 +540,7 @@ impl<G: Node> Pvs<G> {
         }
         self.children[ply] = children;
         if self.aborted {
+            self.tried[ply] = tried;
             return best;
         }
         if alpha >= beta {
@@ -449,10 +549,9 @@ impl<G: Node> Pvs<G> {
                 k[1] = k[0];
                 k[0] = best_move;
             }
-            if let Some(h) = self.history.get_mut(best_move as usize) {
-                *h = h.saturating_add(depth * depth);
-            }
+            self.reward(mover, depth, best_move, &tried);
         }
+        self.tried[ply] = tried;
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -487,6 +586,7 @@ impl<G: Node> Pvs<G> {
         Position::legal_actions(state, &mut moves);
         out.clear();
         let killers = self.killers[ply];
+        let mover = Position::to_move(state);
         for &a in &moves {
             let (gain, child) = state.rank(a);
             let key = if a == tt_move {
@@ -496,7 +596,7 @@ impl<G: Node> Pvs<G> {
             } else if a == killers[1] {
                 i64::MAX - 2
             } else {
-                ((gain as i64) << 24) + self.history.get(a as usize).copied().unwrap_or(0) as i64
+                ((gain as i64) << 24) + self.history_of(mover, a) as i64
             };
             out.push((key, a, child));
         }

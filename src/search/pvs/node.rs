@@ -25,6 +25,8 @@ pub trait Node: Position + Send {
     fn null_move(&self) -> Option<Self> {
         None
     }
+    /// Whether a legal `action` is quiet ([`Game::is_quiet`]), for quiet-move pruning.
+    fn quiet(&self, action: crate::games::Action) -> bool;
 }
 
 impl<G: Game> Node for G {
@@ -43,6 +45,10 @@ impl<G: Game> Node for G {
 
     fn tuples(&self, out: &mut Features) {
         self.tuple_inputs(&mut |i| out.insert(i));
+    }
+
+    fn quiet(&self, action: crate::games::Action) -> bool {
+        self.is_quiet(action)
     }
 }
 
@@ -71,6 +77,12 @@ impl Node for Bits {
 
     fn null_move(&self) -> Option<Bits> {
         Some(self.passed())
+    }
+
+    /// A jump that takes nothing: the one kind of move but a pass (the last action) that
+    /// gains nothing.
+    fn quiet(&self, action: crate::games::Action) -> bool {
+        self.gain(action) == 0 && (action as usize) + 1 < self.action_space()
     }
 }
 

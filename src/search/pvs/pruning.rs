@@ -6,7 +6,10 @@
 pub struct Pruning {
     /// Late-move reductions: 0 none; 1 a ply (two for the latest moves at depth 5 and
     /// more) from the fourth move at depth 3 and more; 2 growing with the logarithms of
-    /// the depth and of the move's place, from the third move.
+    /// the depth and of the move's place, from the third move; 3 as Ataxx's strongest
+    /// public engine, `round(0.8 + 0.4 · ln depth · ln (place + 1))` from the third move,
+    /// a ply less on the principal variation and up to two less (or more) by the move's
+    /// history.
     pub reductions: u8,
     /// Null-move pruning: where the position's own value is at least beta, the mover
     /// passes and a search [`NULL_REDUCTION`] plies shallower (and more with depth) that
@@ -24,6 +27,19 @@ pub struct Pruning {
     /// depth 4 and more (no move to search first), it is searched shallower: 0 not; 1 a
     /// ply; 2 two plies (three from depth 7).
     pub iterative: u8,
+    /// Quiet-move pruning: at every node but the root, once this many moves are searched,
+    /// the moves the game calls quiet ([`crate::games::Game::is_quiet`]: in Ataxx a jump
+    /// that takes nothing) are skipped (0 off).
+    pub quiet: u8,
+    /// The history of cut-offs that orders moves alike in gain: 0 one table for every
+    /// side, a cut-off's move gaining depth²; 1 a table a side, bounded by gravity, a
+    /// cut-off's move gaining and every move tried before it losing as much.
+    pub history: u8,
+    /// Futility pruning's margin at the leaves, in the search's integers (0 off): off the
+    /// principal variation, within [`FORWARD_FUTILITY_DEPTH`] plies of the leaves, where
+    /// the position's own value plus this and half as much again a ply left is at most
+    /// alpha, the moves after the first are not searched.
+    pub forward: u16,
 }
 
 impl Pruning {
@@ -34,6 +50,9 @@ impl Pruning {
         futility: 0,
         late_moves: false,
         iterative: 0,
+        quiet: 0,
+        history: 0,
+        forward: 0,
     };
     /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
     /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
@@ -46,8 +65,96 @@ impl Pruning {
         futility: 40,
         late_moves: true,
         iterative: 2,
+        quiet: 0,
+        history: 0,
+        forward: 0,
     };
 }
+
+/// One setting of [`Pruning`] as an integer, for the `nnue:` spec (`nnue:PATH,lmr=2`).
+#[derive(Debug, Clone, Copy)]
+pub struct PruningKnob {
+    /// The spec's key.
+    pub key: &'static str,
+    /// The letter the spec's form shows for its value.
+    pub letter: &'static str,
+    /// The largest value (the smallest is 0).
+    pub max: u64,
+    /// Its value in [`Pruning::DEFAULT`].
+    pub default: u64,
+    /// The setting's value in `pruning`.
+    pub get: fn(&Pruning) -> u64,
+    /// Sets it to `value` (at most `max`).
+    pub set: fn(&mut Pruning, u64),
+}
+
+/// Every setting of [`Pruning`], in the order specs print them.
+pub const PRUNING_KNOBS: [PruningKnob; 8] = [
+    PruningKnob {
+        key: "lmr",
+        letter: "R",
+        max: 3,
+        default: Pruning::DEFAULT.reductions as u64,
+        get: |p| p.reductions as u64,
+        set: |p, v| p.reductions = v as u8,
+    },
+    PruningKnob {
+        key: "nmp",
+        letter: "P",
+        max: 1,
+        default: Pruning::DEFAULT.null_move as u64,
+        get: |p| p.null_move as u64,
+        set: |p, v| p.null_move = v != 0,
+    },
+    PruningKnob {
+        key: "rfp",
+        letter: "F",
+        max: 1000,
+        default: Pruning::DEFAULT.futility as u64,
+        get: |p| p.futility as u64,
+        set: |p, v| p.futility = v as u16,
+    },
+    PruningKnob {
+        key: "lmp",
+        letter: "L",
+        max: 1,
+        default: Pruning::DEFAULT.late_moves as u64,
+        get: |p| p.late_moves as u64,
+        set: |p, v| p.late_moves = v != 0,
+    },
+    PruningKnob {
+        key: "iir",
+        letter: "I",
+        max: 2,
+        default: Pruning::DEFAULT.iterative as u64,
+        get: |p| p.iterative as u64,
+        set: |p, v| p.iterative = v as u8,
+    },
+    PruningKnob {
+        key: "qmp",
+        letter: "Q",
+        max: 255,
+        default: Pruning::DEFAULT.quiet as u64,
+        get: |p| p.quiet as u64,
+        set: |p, v| p.quiet = v as u8,
+    },
+    PruningKnob {
+        key: "hst",
+        letter: "H",
+        max: 1,
+        default: Pruning::DEFAULT.history as u64,
+        get: |p| p.history as u64,
+        set: |p, v| p.history = v as u8,
+    },
+    PruningKnob {
+        key: "fp",
+        letter: "M",
+        max: 1000,
+        default: Pruning::DEFAULT.forward as u64,
+        get: |p| p.forward as u64,
+        set: |p, v| p.forward = v as u16,
+    },
+];
 
 impl Default for Pruning {
     fn default() -> Pruning {
@@ -59,6 +166,8 @@ impl Default for Pruning {
 pub const NULL_REDUCTION: i32 = 2;
 /// The deepest remaining depth at which reverse futility pruning ends a node.
 pub const FUTILITY_DEPTH: i32 = 4;
+/// The deepest remaining depth at which futility pruning skips a node's later moves.
+pub const FORWARD_FUTILITY_DEPTH: i32 = 6;
 /// The deepest remaining depth at which late moves are pruned.
 pub const LATE_MOVE_DEPTH: i32 = 3;
 
