@@ -13,7 +13,8 @@
 //! ([`Bits`]: the same moves, several times the nodes a second).
 
 use std::any::Any;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,10 +22,11 @@ use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
 use crate::games::ataxx::Ataxx;
 use crate::games::ataxx::bits::Bits;
 use crate::games::{Action, Game};
-use crate::nn::formats::models::resolve_evaluator;
+use crate::nn::Net;
+use crate::nn::formats::models::{resolve, resolve_evaluator};
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
-use crate::search::pvs::{EVAL_SCALE, Pruning, Pvs, PvsLimits};
+use crate::search::pvs::{EVAL_SCALE, Node, Pruning, Pvs, PvsLimits};
 
 /// The search depth when the spec and the `go` line give no limit.
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -51,6 +53,10 @@ pub struct NnueAgent<G: Game> {
     bits: Option<Pvs<Bits>>,
     hash_mib: u64,
     pruning: Pruning,
+    /// The network whose policy orders the first plies' moves (`pol`), and where it is
+    /// loaded from when first needed: the game's current model beside the evaluator.
+    network: Option<Net>,
+    network_path: Option<PathBuf>,
     solver: Option<Solver<G>>,
     ms: Option<u64>,
     depth: Option<u32>,
@@ -68,8 +74,11 @@ impl<G: Game> NnueAgent<G> {
         depth: Option<u32>,
         nodes: Option<u64>,
     ) -> anyhow::Result<NnueAgent<G>> {
-        let eval = bundle::load_evaluator(&resolve_evaluator(path, start.name()), start)?;
-        Ok(NnueAgent::new(name, Arc::new(eval), ms, depth, nodes))
+        let bundle_path = resolve_evaluator(path, start.name());
+        let eval = bundle::load_evaluator(&bundle_path, start)?;
+        let mut agent = NnueAgent::new(name, Arc::new(eval), ms, depth, nodes);
+        agent.network_path = (bundle_path.parent()).map(|dir| resolve(&dir.join(start.name())));
+        Ok(agent)
     }
 
     /// The player on `eval`.
@@ -87,6 +96,8 @@ impl<G: Game> NnueAgent<G> {
             bits: None,
             hash_mib: DEFAULT_HASH_MIB,
             pruning: Pruning::default(),
+            network: None,
+            network_path: None,
             solver: None,
             ms,
             depth,
@@ -104,6 +115,38 @@ impl<G: Game> NnueAgent<G> {
         for pvs in self.bits.iter_mut() {
             pvs.pruning = pruning;
         }
+    }
+
+    /// The network whose policy orders the moves of the first plies when the pruning's
+    /// `prior` asks for it (instead of the game's current model beside the evaluator).
+    pub fn set_network(&mut self, net: Net) {
+        self.network = Some(net);
+    }
+
+    /// The network for `pol`, loaded when first asked for.
+    fn network(&mut self, start: &G) -> anyhow::Result<&Net> {
+        if self.network.is_none() {
+            let path = (self.network_path.clone()).ok_or_else(|| {
+                anyhow::anyhow!("{}: pol needs a network and has none", self.name)
+            })?;
+            let net = super::mcts::cached_net(&path).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: pol orders moves by the game's current network beside the evaluator, {}: {e:#}",
+                    self.name,
+                    path.display()
+                )
+            })?;
+            anyhow::ensure!(
+                net.shape.plays(start),
+                "{}: the network at {} plays '{}', not '{}'",
+                self.name,
+                path.display(),
+                net.shape.game,
+                start.name()
+            );
+            self.network = Some(net);
+        }
+        Ok(self.network.as_ref().expect("loaded above"))
     }
 
     /// The exact solver's move where the position is in its reach and it proves a
@@ -129,6 +172,35 @@ impl<G: Game> NnueAgent<G> {
         self.last = Some(super::solved_info(state, &s, start));
         Some(s.best)
     }
+}
+
+/// The network's policy logits (by action) of `state` and, with `plies` 2, of the
+/// position after each of its moves, keyed as the search keys `node` (the same position
+/// in the search's form) and the positions after its moves.
+fn priors<G: Game, P: Node>(net: &Net, state: &G, node: &P, plies: u8) -> HashMap<u64, Vec<f32>> {
+    let mut positions = vec![(state.clone(), node.key())];
+    if plies >= 2 {
+        let mut moves = Vec::new();
+        Game::legal_actions(state, &mut moves);
+        for a in moves {
+            let (mut s, mut n) = (state.clone(), node.clone());
+            if s.apply(a).is_err() || s.outcome().is_some() {
+                continue;
+            }
+            n.play(a);
+            positions.push((s, n.key()));
+        }
+    }
+    let len = state.encoding_shape().len();
+    let mut input = vec![0.0; positions.len() * len];
+    for ((s, _), x) in positions.iter().zip(input.chunks_mut(len)) {
+        s.encode(x);
+    }
+    let out = net.infer(input, positions.len());
+    let actions = state.action_space();
+    (positions.into_iter().zip(out.logits.chunks(actions)))
+        .map(|((_, key), logits)| (key, logits.to_vec()))
+        .collect()
 }
 
 /// A searcher with a table of `hash_mib` MiB that prunes as `pruning` says.
@@ -176,13 +248,27 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
         let board = (state as &dyn Any)
             .downcast_ref::<Ataxx>()
             .and_then(Bits::new);
+        let plies = self.pruning.prior;
+        let net = match plies {
+            0 => None,
+            _ => Some(self.network(state)?.clone()),
+        };
         let r = match board {
-            Some(board) => (self.bits)
-                .get_or_insert_with(|| searcher(self.hash_mib, self.pruning))
-                .search(&board, &mut self.eval, pvs_limits),
-            None => (self.search)
-                .get_or_insert_with(|| searcher(self.hash_mib, self.pruning))
-                .search(state, &mut self.eval, pvs_limits),
+            Some(board) => {
+                let pvs = (self.bits).get_or_insert_with(|| searcher(self.hash_mib, self.pruning));
+                if let Some(net) = &net {
+                    pvs.set_prior(priors(net, state, &board, plies));
+                }
+                pvs.search(&board, &mut self.eval, pvs_limits)
+            }
+            None => {
+                let pvs =
+                    (self.search).get_or_insert_with(|| searcher(self.hash_mib, self.pruning));
+                if let Some(net) = &net {
+                    pvs.set_prior(priors(net, state, state, plies));
+                }
+                pvs.search(state, &mut self.eval, pvs_limits)
+            }
         }
         .ok_or_else(|| anyhow::anyhow!("no legal move"))?;
         let score = match r.mate_plies() {

@@ -12,6 +12,7 @@ use contagion::games::ataxx::Ataxx;
 use contagion::games::chexers::Chexers;
 use contagion::games::infexion::Board;
 use contagion::games::{Action, Game};
+use contagion::nn::NetShape;
 use contagion::nn::nnue::kernels::QA;
 use contagion::nn::nnue::net::Scratch;
 use contagion::nn::nnue::{
@@ -19,7 +20,7 @@ use contagion::nn::nnue::{
 };
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
-use contagion::search::pvs::{Evaluation, Pruning};
+use contagion::search::pvs::{Evaluation, Pruning, Pvs, PvsLimits};
 use contagion::selfplay::SelfPlaySettings;
 use contagion::train::distill::{DistillOptions, distill};
 
@@ -498,20 +499,25 @@ fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
     let eval = Arc::new(Evaluator::new(&net));
     let mut agent = NnueAgent::new("nnue".into(), eval, None, Some(depth), None);
     agent.set_pruning(pruning);
+    if pruning.prior > 0 {
+        agent.set_network(contagion::nn::Net::init(NetShape::for_game(
+            start, 1, 8, 16,
+        )));
+    }
     agent
 }
 
 /// Every way the search can prune: reductions none, mild, growing or by history, null
 /// moves or not, reverse futility and late-move pruning or not, internal iterative
-/// reductions or not, quiet moves skipped (with the history a side and futility
-/// pruning) or not.
+/// reductions or not, quiet moves skipped (with the history a side, futility pruning
+/// and a network's policy ordering two plies) or not.
 fn prunings() -> Vec<Pruning> {
     let mut all = Vec::new();
     for reductions in 0..=3 {
         for null_move in [false, true] {
             for (futility, late_moves) in [(0, false), (100, false), (0, true), (100, true)] {
                 for iterative in [0, 2] {
-                    for (quiet, history, forward) in [(0, 0, 0), (2, 1, 200)] {
+                    for (quiet, history, forward, prior) in [(0, 0, 0, 0), (2, 1, 200, 2)] {
                         all.push(Pruning {
                             reductions,
                             null_move,
@@ -521,6 +527,7 @@ fn prunings() -> Vec<Pruning> {
                             quiet,
                             history,
                             forward,
+                            prior,
                         });
                     }
                 }
@@ -690,4 +697,43 @@ fn bitboard_features_equal_the_encoding_s() {
         }
     }
     assert!(checked > 1000, "{checked}");
+}
+
+/// An evaluation that finds every position even.
+struct Even;
+
+impl<G> Evaluation<G> for Even {
+    fn enter(&mut self, _ply: usize, _state: &G) {}
+
+    fn values(&mut self, _ply: usize) -> [f32; contagion::games::MAX_PLAYERS] {
+        [0.0; contagion::games::MAX_PLAYERS]
+    }
+}
+
+#[test]
+fn a_prior_orders_the_root_s_moves() {
+    // Every move scores the same, so the search keeps the first it searched: a prior
+    // that ranks a jump highest makes it the move, where the search's own order (pieces
+    // gained) puts a clone first; the prior only orders the plies `pol` names.
+    let s = Ataxx::standard();
+    let mut moves = Vec::new();
+    s.legal_actions(&mut moves);
+    let jump = *moves.iter().find(|&&a| s.is_quiet(a)).unwrap();
+    let mut logits = vec![0.0; s.action_space()];
+    logits[jump as usize] = 5.0;
+    let best = |plies: u8| {
+        let mut pvs: Pvs<Ataxx> = Pvs::new(1);
+        pvs.pruning = Pruning {
+            prior: plies,
+            ..Pruning::DEFAULT
+        };
+        pvs.set_prior([(s.hash(), logits.clone())].into());
+        let limits = PvsLimits {
+            depth: Some(1),
+            ..Default::default()
+        };
+        pvs.search(&s, &mut Even, limits).unwrap().best
+    };
+    assert_eq!(best(1), jump);
+    assert!(!s.is_quiet(best(0)), "{}", s.action_to_string(best(0)));
 }

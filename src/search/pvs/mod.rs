@@ -29,6 +29,7 @@
 //! iterations, a hard one aborts an iteration (its result is dropped but for a root move
 //! found better than the last iteration's, fully searched).
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 pub mod features;
@@ -108,6 +109,9 @@ pub struct Pvs<G: Node> {
     pub pruning: Pruning,
     table: Table,
     history: Vec<i32>,
+    /// Move scores from outside the search (a network's policy logits, by action), by
+    /// position key: a position that has them orders its moves by them.
+    prior: HashMap<u64, Vec<f32>>,
     /// The moves searched at each ply so far, for the history's malus.
     tried: Vec<Vec<Action>>,
     killers: Vec<[Action; 2]>,
@@ -133,6 +137,7 @@ impl<G: Node> Pvs<G> {
             nulled: vec![false; MAX_PLY + 2],
             history: Vec::new(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            prior: HashMap::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
             children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             moves: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -144,6 +149,13 @@ impl<G: Node> Pvs<G> {
             aborted: false,
             next_check: 0,
         }
+    }
+
+    /// Orders the moves of each position whose key ([`Position::key`]) is in `prior` by
+    /// its scores (indexed by action, higher first), after the table's move, for the
+    /// searches to come; an empty map orders by the search's own statistics alone.
+    pub fn set_prior(&mut self, prior: HashMap<u64, Vec<f32>>) {
+        self.prior = prior;
     }
 
     /// Replaces the table with one of `mib` MiB.
@@ -587,10 +599,15 @@ impl<G: Node> Pvs<G> {
         out.clear();
         let killers = self.killers[ply];
         let mover = Position::to_move(state);
+        let prior = (ply < usize::from(self.pruning.prior))
+            .then(|| self.prior.get(&state.key()))
+            .flatten();
         for &a in &moves {
             let (gain, child) = state.rank(a);
             let key = if a == tt_move {
                 i64::MAX
+            } else if let Some(p) = prior {
+                (p.get(a as usize).copied().unwrap_or(f32::MIN) as f64 * 1e6) as i64
             } else if a == killers[0] {
                 i64::MAX - 1
             } else if a == killers[1] {

@@ -40,6 +40,10 @@ pub struct Pruning {
     /// the position's own value plus this and half as much again a ply left is at most
     /// alpha, the moves after the first are not searched.
     pub forward: u16,
+    /// The plies, from the root, whose moves the network's policy orders (after the
+    /// table's move) where the player has a network: 0 none, 1 the root, 2 the root and
+    /// the positions after each of its moves ([`super::Pvs::set_prior`]).
+    pub prior: u8,
 }
 
 impl Pruning {
@@ -53,6 +57,7 @@ impl Pruning {
         quiet: 0,
         history: 0,
         forward: 0,
+        prior: 0,
     };
     /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
     /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
@@ -68,6 +73,7 @@ impl Pruning {
         quiet: 0,
         history: 0,
         forward: 0,
+        prior: 0,
     };
 }
 
@@ -89,7 +95,7 @@ pub struct PruningKnob {
 }
 
 /// Every setting of [`Pruning`], in the order specs print them.
-pub const PRUNING_KNOBS: [PruningKnob; 8] = [
+pub const PRUNING_KNOBS: [PruningKnob; 9] = [
     PruningKnob {
         key: "lmr",
         letter: "R",
@@ -153,6 +159,14 @@ pub const PRUNING_KNOBS: [PruningKnob; 8] = [
         default: Pruning::DEFAULT.forward as u64,
         get: |p| p.forward as u64,
         set: |p, v| p.forward = v as u16,
+    },
+    PruningKnob {
+        key: "pol",
+        letter: "O",
+        max: 2,
+        default: Pruning::DEFAULT.prior as u64,
+        get: |p| p.prior as u64,
+        set: |p, v| p.prior = v as u8,
     },
 ];
 
