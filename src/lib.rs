@@ -1,7 +1,7 @@
 //! Contagion Zero: an AlphaZero-style self-play trainer for contagion board games.
 //!
 //! The crate in dependency order, bottom up: a module uses only modules above it in this
-//! list (`tests/suite/docs.rs` checks the imports against it; `docs/design.md` describes each
+//! list (`tests/suite/imports.rs` checks the imports against it; `docs/design.md` describes each
 //! file).
 //!
 //! 1. [`limits`] (every bound on counts and sizes), [`rng`] (the seeded generator every

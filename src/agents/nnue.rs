@@ -1,5 +1,7 @@
-//! `nnue:PATH[,ms=M][,depth=D][,nodes=N]`: principal variation search
-//! ([`crate::search::pvs`]) over the fast evaluator ([`crate::nn::nnue`]).
+//! `nnue:PATH`: principal variation search ([`crate::search::pvs`]) over the fast
+//! evaluator ([`crate::nn::nnue`]). The spec's keys are its kind's in
+//! [`super::spec::KINDS`]: the limits `ms`, `depth` and `nodes`, and one for each of
+//! [`crate::search::pvs::PRUNING_KNOBS`].
 //!
 //! `PATH` is an evaluator bundle, or `models/<game>` for the game's current evaluator
 //! as `models/index.json` names it. Each move deepens iteratively until its time (from
@@ -10,7 +12,9 @@
 //! win is played at once, and a proven loss is not played into while another move is
 //! not one. The transposition table keeps the engine's `Hash` MiB and lives with the
 //! agent from move to move. Ataxx boards of side 8 or less are searched on bitboards
-//! ([`Bits`]: the same moves, several times the nodes a second).
+//! ([`Bits`]: the same moves, several times the nodes a second). With `pol`, the game's
+//! current network beside the evaluator (or [`NnueAgent::set_network`]'s) orders the
+//! moves of the root and its replies by its policy: one batch of forwards a move.
 
 use std::any::Any;
 use std::collections::HashMap;

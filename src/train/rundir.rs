@@ -4,8 +4,9 @@
 //! ```text
 //! config.toml          the config this run uses (copied in; a resume compares against it)
 //! run.lock / run.lease held by the trainer working on the run (local flock / S3 lease)
-//! ckpt-000012.ckpt     numbered checkpoints: network, optimizer, counters, random state
-//! best.ckpt            the network that generates self-play games (gated)
+//! ckpt-000012.ckpt     numbered checkpoints: network, optimizer, counters
+//! best.ckpt            the gated best network (self-play plays it with
+//!                      `selfplay.network = "best"`; by default the newest plays)
 //! replay/shard-*.bin   the replay buffer
 //! incoming/*.bin       games uploaded by self-play workers, not yet taken in
 //! rejected/*.bin       uploads that failed their checks (kept for inspection)

@@ -3,7 +3,8 @@
 //!
 //! The weights and the optimizer state are burn's burnpack bytes; around them a bincode
 //! record holds the network shape (so a checkpoint is self-describing: `model:PATH`
-//! needs nothing else) and the counters and random state a resumed run continues from.
+//! needs nothing else) and the counters a resumed run continues from (its random
+//! generators are derived from `run.seed`, [`crate::rng`]).
 
 use std::path::Path;
 
