@@ -68,6 +68,7 @@ pub struct AlphaBetaAgent<G: Baselines> {
     name: String,
     heuristic: G::Heuristic,
     pruning: bool,
+    best_reply: bool,
     depth: Option<u32>,
     ms: Option<u64>,
     nodes: Option<u64>,
@@ -88,11 +89,17 @@ impl<G: Baselines> AlphaBetaAgent<G> {
             name,
             heuristic: G::Heuristic::default(),
             pruning,
+            best_reply: false,
             depth,
             ms,
             nodes,
             last: None,
         }
+    }
+
+    /// Searches as best-reply search ([`AlphaBeta::best_reply`]) rather than paranoid.
+    pub fn set_best_reply(&mut self, on: bool) {
+        self.best_reply = on;
     }
 
     /// The search limits for one move: the `go` command's limits replace the spec's of
@@ -123,6 +130,9 @@ impl<G: Baselines> Agent<G> for AlphaBetaAgent<G> {
         let start = limits.start();
         let search_limits = self.search_limits(state, limits, start);
         let mut search = AlphaBeta::new(&self.heuristic, self.pruning);
+        if self.best_reply {
+            search = search.best_reply();
+        }
         let result = search
             .search(state, search_limits)
             .ok_or_else(|| anyhow::anyhow!("no legal move: the game is over"))?;

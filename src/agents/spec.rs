@@ -29,7 +29,8 @@ pub enum AgentSpec {
         /// Plies searched.
         depth: u32,
     },
-    /// Alpha-beta with iterative deepening; paranoid with more than two players.
+    /// Alpha-beta with iterative deepening; with more than two players paranoid, or
+    /// best-reply search (`brs`).
     AlphaBeta {
         /// Plies searched (the default depth when no limit is given).
         depth: Option<u32>,
@@ -37,6 +38,8 @@ pub enum AgentSpec {
         ms: Option<u64>,
         /// Nodes per move.
         nodes: Option<u64>,
+        /// Best-reply search (`brs`) rather than paranoid (`alphabeta`).
+        best_reply: bool,
     },
     /// A person typing moves (`contagion play` only).
     Human,
@@ -170,6 +173,11 @@ pub const KINDS: &[Kind] = &[
         params: &[param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, Some(3)), MS, param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
         doc: "alpha-beta (paranoid with three players): depth alone searches exactly D plies (3 when no limit is given); ms and nodes deepen iteratively within M ms or N nodes a move",
     },
+    Kind {
+        name: "brs", arg: None,
+        params: &[param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, Some(3)), MS, param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
+        doc: "best-reply search: alpha-beta where, between two moves of its own, only the strongest reply of all the opponents is played, the others passing (Schadd and Winands, 2011; paranoid alpha-beta in a game with no pass); depth alone searches exactly D plies (3 when no limit is given); ms and nodes deepen iteratively within M ms or N nodes a move",
+    },
     Kind { name: "human", arg: None, params: &[], doc: "moves typed at the terminal (`play` only)" },
     Kind {
         name: "model", arg: Some("PATH"),
@@ -200,7 +208,7 @@ pub const KINDS: &[Kind] = &[
             pruning_param(&PRUNING_KNOBS[7]),
             pruning_param(&PRUNING_KNOBS[8]),
         ],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and M thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder",
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and U thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -393,6 +401,7 @@ impl FromStr for AgentSpec {
                     .or((ms.is_none() && nodes.is_none()).then(|| default("depth") as u32)),
                 ms,
                 nodes,
+                best_reply: kind == "brs",
             },
         })
     }
@@ -460,7 +469,12 @@ impl fmt::Display for AgentSpec {
             }
             AgentSpec::Minimax { depth } => write!(f, "minimax:depth={depth}"),
             AgentSpec::Maxn { depth } => write!(f, "maxn:depth={depth}"),
-            AgentSpec::AlphaBeta { depth, ms, nodes } => {
+            AgentSpec::AlphaBeta {
+                depth,
+                ms,
+                nodes,
+                best_reply,
+            } => {
                 let parts: Vec<String> = [
                     ("depth", depth.map(u64::from)),
                     ("ms", *ms),
@@ -469,7 +483,8 @@ impl fmt::Display for AgentSpec {
                 .iter()
                 .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
                 .collect();
-                write!(f, "alphabeta:{}", parts.join(","))
+                let name = if *best_reply { "brs" } else { "alphabeta" };
+                write!(f, "{name}:{}", parts.join(","))
             }
         }
     }
@@ -507,8 +522,15 @@ impl AgentSpec {
                 Box::new(AlphaBetaAgent::new(name, false, Some(depth), None, None))
             }
             AgentSpec::Maxn { depth } => Box::new(MaxnAgent::new(name, depth)),
-            AgentSpec::AlphaBeta { depth, ms, nodes } => {
-                Box::new(AlphaBetaAgent::new(name, true, depth, ms, nodes))
+            AgentSpec::AlphaBeta {
+                depth,
+                ms,
+                nodes,
+                best_reply,
+            } => {
+                let mut agent = AlphaBetaAgent::new(name, true, depth, ms, nodes);
+                agent.set_best_reply(best_reply);
+                Box::new(agent)
             }
             AgentSpec::Model {
                 ref path,
@@ -582,8 +604,9 @@ mod tests {
             ("nnue:m", "nnue:m"),
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
             ("nnue:m,lmr=0,depth=3", "nnue:m,depth=3,lmr=0"),
-            ("nnue:m,lmr=1", "nnue:m"),
+            ("nnue:m,lmr=3,hst=1", "nnue:m"),
             ("nnue:m,nmp=1,lmr=2", "nnue:m,lmr=2,nmp=1"),
+            ("nnue:m,pol=2,hst=0,qmp=2", "nnue:m,qmp=2,hst=0,pol=2"),
             (
                 "model:m,contempt=20,fpu=30,cpuct=250",
                 "model:m,sims=100,cpuct=250,fpu=30,contempt=20",

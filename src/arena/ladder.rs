@@ -55,6 +55,7 @@ fn opponent(ms: u64) -> AgentSpec {
         depth: None,
         ms: Some(ms),
         nodes: None,
+        best_reply: false,
     }
 }
 

@@ -410,6 +410,14 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     }
 
     // part: the search
+    /// Passes the turn to the next player without a move, for a search that lets one
+    /// opponent reply for all (best-reply search), and says whether it could; `false`
+    /// (the default, changing nothing) where the game has no such pass. The position
+    /// need not be one the rules reach.
+    fn skip_turn(&mut self) -> bool {
+        false
+    }
+
     /// Whether a legal `action` is quiet: one that gains the mover nothing by the game's
     /// own measure, which a selective alpha-beta search may skip once a node's first
     /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece.

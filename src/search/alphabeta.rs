@@ -5,6 +5,12 @@
 //! true outcome (a win is worth [`WIN_SCORE`] less the plies it takes, so quicker wins
 //! are preferred); leaves at the depth limit by the [`Heuristic`].
 //!
+//! *Best-reply search* ([`AlphaBeta::best_reply`]; Schadd and Winands, 2011) is the
+//! third form for more than two players: between two moves of the root player, only the
+//! single strongest reply of all the opponents is played, the others passing
+//! ([`Game::skip_turn`]), so every other ply is the root player's and deeper lines are
+//! within reach. A game that cannot skip a turn is searched paranoid.
+//!
 //! The search deepens iteratively from depth 1 and keeps the result of the last depth it
 //! completed. The root moves keep the heuristic's order in every iteration and ties go
 //! to the first of equally good moves, so whenever depth `D` completes the move is the
@@ -79,6 +85,8 @@ pub struct AlphaBeta<'h, G: Game> {
     heuristic: &'h dyn Heuristic<G>,
     /// `false` gives plain minimax (no cut-offs): the same result, more nodes.
     pruning: bool,
+    /// Best-reply search: the opponents' layers merged into one.
+    best_reply: bool,
     buffers: Vec<Vec<Action>>,
     nodes: u64,
     limits: SearchLimits,
@@ -97,6 +105,7 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
         AlphaBeta {
             heuristic,
             pruning,
+            best_reply: false,
             buffers: Vec::new(),
             nodes: 0,
             limits: SearchLimits::default(),
@@ -105,6 +114,15 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             root_player: 0,
             pv: Vec::new(),
         }
+    }
+
+    /// The same search as best-reply search: where an opponent of the root player is to
+    /// move, every opponent's moves are tried (the ones before it in turn passing), and
+    /// after the move the turn passes on to the root player; the principal variation
+    /// then stops at the first reply. Two players search as before.
+    pub fn best_reply(mut self) -> Self {
+        self.best_reply = true;
+        self
     }
 
     /// Searches `root` (which must not be finished) within `limits`.
@@ -221,10 +239,13 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
             self.buffers
                 .resize_with(ply + 1, || Vec::with_capacity(512));
         }
+        let maximising = state.to_move() == self.root_player;
+        if self.best_reply && !maximising && state.num_players() > 2 {
+            return self.best_replies(state, depth, alpha, beta, ply, must_finish);
+        }
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         state.legal_actions(&mut moves);
         self.heuristic.order(state, &mut moves);
-        let maximising = state.to_move() == self.root_player;
         let mut best = if maximising {
             f64::NEG_INFINITY
         } else {
@@ -248,6 +269,53 @@ impl<'h, G: Game> AlphaBeta<'h, G> {
                 beta = beta.min(v);
             }
             if self.pruning && alpha >= beta {
+                break;
+            }
+        }
+        self.buffers[ply] = moves;
+        best
+    }
+
+    /// A best-reply layer: the lowest score for the root player among every opponent's
+    /// moves, each opponent in turn order from the mover (those before it having passed),
+    /// each move followed by passes to the root player's turn.
+    fn best_replies(
+        &mut self,
+        state: &G,
+        depth: u32,
+        alpha: f64,
+        mut beta: f64,
+        ply: usize,
+        must_finish: bool,
+    ) -> f64 {
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        let mut best = f64::INFINITY;
+        let mut replier = state.clone();
+        'opponents: loop {
+            replier.legal_actions(&mut moves);
+            self.heuristic.order(&replier, &mut moves);
+            for &a in &moves {
+                let mut child = replier.clone();
+                child.apply(a).expect("legal move");
+                while child.outcome().is_none()
+                    && child.to_move() != self.root_player
+                    && child.skip_turn()
+                {}
+                let v = self.node(&child, depth - 1, alpha, beta, ply + 1, must_finish);
+                if self.aborted {
+                    break 'opponents;
+                }
+                best = best.min(v);
+                beta = beta.min(v);
+                if self.pruning && alpha >= beta {
+                    break 'opponents;
+                }
+            }
+            // The next opponent replies instead, this one passing.
+            if !replier.skip_turn()
+                || replier.outcome().is_some()
+                || replier.to_move() == self.root_player
+            {
                 break;
             }
         }

@@ -354,7 +354,7 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
     };
     if !ok {
         return Err(ApiError::bad(format!(
-            "opponent '{}': choose a listed model or a baseline (random, greedy, minimax, maxn, alphabeta; depth at most {MAX_SERVED_DEPTH})",
+            "opponent '{}': choose a listed model or a baseline (random, greedy, minimax, maxn, alphabeta, brs; depth at most {MAX_SERVED_DEPTH})",
             crate::limits::clip(text)
         )));
     }

@@ -19,6 +19,7 @@ mod ataxx_bits;
 mod ataxx_limit;
 mod ataxx_rules;
 mod ataxx_uai;
+mod best_reply;
 mod browser;
 mod bundle_compat;
 mod chexers_rules;

@@ -79,6 +79,12 @@ impl Game for Chexers {
         Chexers::apply(self, action).map_err(|e| e.in_notation(notation::move_to_string))
     }
 
+    /// A pass, which the rules allow only to a player with no other move.
+    fn skip_turn(&mut self) -> bool {
+        self.apply_unchecked(PASS as Action);
+        true
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         Chexers::outcome(self)
     }

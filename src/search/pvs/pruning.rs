@@ -59,19 +59,21 @@ impl Pruning {
         forward: 0,
         prior: 0,
     };
-    /// The player's default, as `experiments/nnue` records: the mild reductions (stronger
-    /// than none at equal nodes and at 100 ms), reverse futility at 40 a ply and late-move
-    /// pruning (together stronger than neither at equal nodes and at 100 ms), internal
-    /// iterative reductions of two plies (stronger than none at equal nodes and at
-    /// 100 ms), and no null moves (no gain measured).
+    /// The player's default, as `experiments/nnue` records: the public engine's
+    /// reductions by history with a history a side (stronger than the mild reductions
+    /// with one history at equal nodes and at 100 ms, which were stronger than none),
+    /// reverse futility at 40 a ply and late-move pruning (together stronger than
+    /// neither at equal nodes and at 100 ms), internal iterative reductions of two plies
+    /// (stronger than none at equal nodes and at 100 ms); no null moves, quiet-move or
+    /// futility pruning, or the network's order (none measured a gain).
     pub const DEFAULT: Pruning = Pruning {
-        reductions: 1,
+        reductions: 3,
         null_move: false,
         futility: 40,
         late_moves: true,
         iterative: 2,
         quiet: 0,
-        history: 0,
+        history: 1,
         forward: 0,
         prior: 0,
     };
@@ -154,7 +156,7 @@ pub const PRUNING_KNOBS: [PruningKnob; 9] = [
     },
     PruningKnob {
         key: "fp",
-        letter: "M",
+        letter: "U",
         max: 1000,
         default: Pruning::DEFAULT.forward as u64,
         get: |p| p.forward as u64,
