@@ -96,80 +96,41 @@ pub struct PruningKnob {
     pub set: fn(&mut Pruning, u64),
 }
 
+/// A [`PruningKnob`] for the field `$field` of [`Pruning`]: a number, or a flag (`bool`).
+macro_rules! knob {
+    ($key:literal, $letter:literal, $max:literal, $field:ident) => {
+        PruningKnob {
+            key: $key,
+            letter: $letter,
+            max: $max,
+            default: Pruning::DEFAULT.$field as u64,
+            get: |p| p.$field as u64,
+            set: |p, v| p.$field = v as _,
+        }
+    };
+    ($key:literal, $letter:literal, $field:ident, bool) => {
+        PruningKnob {
+            key: $key,
+            letter: $letter,
+            max: 1,
+            default: Pruning::DEFAULT.$field as u64,
+            get: |p| p.$field as u64,
+            set: |p, v| p.$field = v != 0,
+        }
+    };
+}
+
 /// Every setting of [`Pruning`], in the order specs print them.
 pub const PRUNING_KNOBS: [PruningKnob; 9] = [
-    PruningKnob {
-        key: "lmr",
-        letter: "R",
-        max: 3,
-        default: Pruning::DEFAULT.reductions as u64,
-        get: |p| p.reductions as u64,
-        set: |p, v| p.reductions = v as u8,
-    },
-    PruningKnob {
-        key: "nmp",
-        letter: "P",
-        max: 1,
-        default: Pruning::DEFAULT.null_move as u64,
-        get: |p| p.null_move as u64,
-        set: |p, v| p.null_move = v != 0,
-    },
-    PruningKnob {
-        key: "rfp",
-        letter: "F",
-        max: 1000,
-        default: Pruning::DEFAULT.futility as u64,
-        get: |p| p.futility as u64,
-        set: |p, v| p.futility = v as u16,
-    },
-    PruningKnob {
-        key: "lmp",
-        letter: "L",
-        max: 1,
-        default: Pruning::DEFAULT.late_moves as u64,
-        get: |p| p.late_moves as u64,
-        set: |p, v| p.late_moves = v != 0,
-    },
-    PruningKnob {
-        key: "iir",
-        letter: "I",
-        max: 2,
-        default: Pruning::DEFAULT.iterative as u64,
-        get: |p| p.iterative as u64,
-        set: |p, v| p.iterative = v as u8,
-    },
-    PruningKnob {
-        key: "qmp",
-        letter: "Q",
-        max: 255,
-        default: Pruning::DEFAULT.quiet as u64,
-        get: |p| p.quiet as u64,
-        set: |p, v| p.quiet = v as u8,
-    },
-    PruningKnob {
-        key: "hst",
-        letter: "H",
-        max: 1,
-        default: Pruning::DEFAULT.history as u64,
-        get: |p| p.history as u64,
-        set: |p, v| p.history = v as u8,
-    },
-    PruningKnob {
-        key: "fp",
-        letter: "U",
-        max: 1000,
-        default: Pruning::DEFAULT.forward as u64,
-        get: |p| p.forward as u64,
-        set: |p, v| p.forward = v as u16,
-    },
-    PruningKnob {
-        key: "pol",
-        letter: "O",
-        max: 2,
-        default: Pruning::DEFAULT.prior as u64,
-        get: |p| p.prior as u64,
-        set: |p, v| p.prior = v as u8,
-    },
+    knob!("lmr", "R", 3, reductions),
+    knob!("nmp", "P", null_move, bool),
+    knob!("rfp", "F", 1000, futility),
+    knob!("lmp", "L", late_moves, bool),
+    knob!("iir", "I", 2, iterative),
+    knob!("qmp", "Q", 255, quiet),
+    knob!("hst", "H", 1, history),
+    knob!("fp", "U", 1000, forward),
+    knob!("pol", "O", 2, prior),
 ];
 
 impl Default for Pruning {
