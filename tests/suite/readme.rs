@@ -2,7 +2,8 @@
 //! training guide and the configuration reference, in that order, in a scratch directory that sees
 //! the repository's `configs/` and `models/` (so `checkpoints/` and `exported/` are its
 //! own), and the README's Python block with the test environment's Python. The few lines
-//! run elsewhere are named below with where.
+//! run elsewhere are named below with where; a `train` line runs at most
+//! [`TRAIN_CAP_MINUTES`] (and the iteration it is in).
 
 use std::path::Path;
 use std::process::Command;
@@ -34,6 +35,12 @@ const ELSEWHERE: &[(&str, &str)] = &[
     ),
 ];
 
+/// The minutes a guide's `train` command may run here: the test appends
+/// `--set run.max_minutes=` this to each (a run finishes the iteration it is in, so each
+/// still trains and checkpoints), so that a recipe's own length (the Ataxx warm start's
+/// ten minutes) is not spent inside a test.
+const TRAIN_CAP_MINUTES: f64 = 0.5;
+
 /// The README's one `python` block.
 fn python_block(readme: &str) -> String {
     let start = readme.find("```python\n").expect("a python block") + "```python\n".len();
@@ -61,7 +68,13 @@ fn the_readme_s_commands_run() {
         let line = line
             .strip_prefix("cargo run --release -- ")
             .map_or(line.clone(), |rest| format!("contagion {rest}"));
-        let words = shlex::split(&line).unwrap_or_else(|| panic!("{line}: unbalanced quotes"));
+        let mut words = shlex::split(&line).unwrap_or_else(|| panic!("{line}: unbalanced quotes"));
+        if words.get(1).is_some_and(|w| w == "train") && !line.contains("run.max_minutes") {
+            words.extend([
+                "--set".into(),
+                format!("run.max_minutes={TRAIN_CAP_MINUTES}"),
+            ]);
+        }
         assert_eq!(
             words[0], "contagion",
             "a README command this test does not know: {line}"
