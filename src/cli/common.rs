@@ -1,6 +1,6 @@
 //! The flags several commands share, each declared once with its default and flattened
 //! into the commands that take it (`clap`'s `flatten`): the game, the seed, the threads,
-//! and how a match's games begin and are timed. A command whose use differs says so with
+//! how a match's games begin and are timed, and quiet. A command whose use differs says so with
 //! `mut_arg` beside its own flags (`play` starts from the real start, with no clock).
 
 use std::ops::Deref;
@@ -60,6 +60,15 @@ pub struct ClockFlag {
     pub time_per_game: f64,
 }
 
+/// `--quiet`, `-q`.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct QuietFlag {
+    /// No progress bars or progress lines (the command's results and summaries still
+    /// print).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 /// How a series of games is played: `--threads`, `--seed` and `--opening-plies`.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct SeriesFlags {
@@ -90,5 +99,6 @@ reads_as!(
     GameFlag.game: GameName,
     SeedFlag.seed: u64,
     OpeningFlag.opening_plies: u32,
-    ClockFlag.time_per_game: f64
+    ClockFlag.time_per_game: f64,
+    QuietFlag.quiet: bool
 );

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
-use super::common::ThreadsFlag;
+use super::common::{QuietFlag, ThreadsFlag};
 use crate::agents::Baselines;
 use crate::config::Config;
 use crate::selfplay::SelfPlaySettings;
@@ -59,9 +59,9 @@ pub struct DistillArgs {
     /// `--threads`: games played at once.
     #[command(flatten)]
     pub threads: ThreadsFlag,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 /// Runs `contagion distill`.
@@ -103,7 +103,7 @@ pub fn distill_game<G: Baselines>(
             from: args.from.clone(),
             teacher: labelling(teacher)?,
             threads,
-            progress: !args.quiet,
+            progress: !*args.quiet,
             on_generation: &on_generation,
         };
         run_loop(start, config, &opts)?;
@@ -115,7 +115,7 @@ pub fn distill_game<G: Baselines>(
     }
     if args.generate {
         let net = teacher.ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
-        let mut settings = SelfPlaySettings::from_config(config, threads, !args.quiet, 1);
+        let mut settings = SelfPlaySettings::from_config(config, threads, !*args.quiet, 1);
         settings.sims = c.teacher_simulations;
         let out = args.out.to_string_lossy();
         let stats = crate::selfplay::generate::generate(
@@ -148,7 +148,7 @@ pub fn distill_game<G: Baselines>(
         settings: c.clone(),
         teacher: labelling(teacher)?,
         seed: config.run.seed,
-        progress: !args.quiet,
+        progress: !*args.quiet,
     };
     let r = distill(start, &opts)?;
     let loss: Vec<String> = r

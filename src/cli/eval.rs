@@ -4,7 +4,7 @@ use clap::Args;
 
 use super::Games;
 use super::clock_from_secs;
-use super::common::{ClockFlag, GameFlag, SeriesFlags};
+use super::common::{ClockFlag, GameFlag, QuietFlag, SeriesFlags};
 use crate::agents::{AgentSpec, Baselines};
 use crate::arena::record::{RecordFile, write_match_game};
 use crate::arena::{MatchConfig, MatchReport, play_match};
@@ -49,9 +49,9 @@ pub struct MatchArgs {
     /// Print the result as JSON on stdout instead of text.
     #[arg(long)]
     pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 impl MatchArgs {
@@ -64,7 +64,7 @@ impl MatchArgs {
             opening_plies: *self.series.opening_plies,
             time_per_game: clock_from_secs(*self.time_per_game)?,
             move_time: (self.movetime > 0).then(|| std::time::Duration::from_millis(self.movetime)),
-            progress: !self.quiet && !self.json,
+            progress: !*self.quiet && !self.json,
         })
     }
 

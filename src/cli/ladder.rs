@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Games;
-use super::common::{GameFlag, SeriesFlags};
+use super::common::{GameFlag, QuietFlag, SeriesFlags};
 use crate::agents::Baselines;
 use crate::arena::ladder::{LadderConfig, Rung, plot, run_ladder, table};
 
@@ -43,9 +43,9 @@ pub struct LadderArgs {
     /// Print the matches as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// No progress bar.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 /// One count per time: a single count stands for every time.
@@ -69,7 +69,7 @@ pub fn run(args: LadderArgs, games: &Games) -> anyhow::Result<()> {
         threads,
         seed: *args.series.seed,
         opening_plies: *args.series.opening_plies,
-        progress: !args.quiet && !args.json,
+        progress: !*args.quiet && !args.json,
     };
     games.get(args.game.as_str())?.ladder(&args, &config)
 }

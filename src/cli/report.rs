@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Games;
-use super::common::SeriesFlags;
+use super::common::{QuietFlag, SeriesFlags};
 use crate::agents::AgentSpec;
 use crate::arena::MatchConfig;
 use crate::config::Config;
@@ -42,9 +42,9 @@ pub struct ReportArgs {
     /// `--threads` (games played at once), `--seed`, `--opening-plies`.
     #[command(flatten)]
     pub series: SeriesFlags,
-    /// No progress bars.
-    #[arg(long, short)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 /// The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
@@ -143,7 +143,7 @@ fn elo_over_training(
             opening_plies: *args.series.opening_plies,
             time_per_game: None,
             move_time: None,
-            progress: !args.quiet,
+            progress: !*args.quiet,
         },
     };
     let h = game.history(&args.run, &config)?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
-use super::common::ThreadsFlag;
+use super::common::{QuietFlag, ThreadsFlag};
 use crate::config::Config;
 use crate::selfplay::worker::WorkerOptions;
 
@@ -33,9 +33,9 @@ pub struct SelfplayArgs {
     /// most this many minus one finished games).
     #[arg(long, default_value_t = crate::selfplay::replay::SHARD_GAMES as u64, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub shard_games: u64,
-    /// No progress bars (a line per model change and the final figures still print).
-    #[arg(long)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 /// Runs `contagion selfplay`.
@@ -53,7 +53,7 @@ pub fn run(args: SelfplayArgs, games: &Games) -> anyhow::Result<()> {
         threads,
         games: args.games,
         shard_games: args.shard_games as usize,
-        progress: !args.quiet,
+        progress: !*args.quiet,
     };
     game.selfplay(&config, &opts)
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
+use super::common::QuietFlag;
 use crate::config::Config;
 use crate::train::TrainOptions;
 
@@ -32,9 +33,9 @@ pub struct TrainArgs {
     /// a resume before then is refused.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub lease_seconds: u64,
-    /// No progress bars or progress lines (the per-iteration summary still prints).
-    #[arg(long)]
-    pub quiet: bool,
+    /// `--quiet`.
+    #[command(flatten)]
+    pub quiet: QuietFlag,
 }
 
 /// Runs `contagion train`.
@@ -49,7 +50,7 @@ pub fn run(args: TrainArgs, games: &Games) -> anyhow::Result<()> {
             .unwrap_or_else(|| args.checkpoints.display().to_string()),
         lease_seconds: args.lease_seconds,
         fresh: args.fresh,
-        progress: !args.quiet,
+        progress: !*args.quiet,
     };
     game.train(&opts)
 }
