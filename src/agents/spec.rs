@@ -160,6 +160,18 @@ const DEPTH_2: Param = param(
     Some(2),
 );
 const MS: Param = param("ms", "M", 1, crate::limits::MAX_MOVE_MS, None);
+/// The limits of `alphabeta` and `brs`.
+const ALPHABETA_PARAMS: &[Param] = &[
+    param(
+        "depth",
+        "D",
+        1,
+        crate::limits::MAX_SEARCH_DEPTH as u64,
+        Some(3),
+    ),
+    MS,
+    param("nodes", "N", 1, crate::limits::MAX_NODES, None),
+];
 
 /// Every agent kind, in the order the help lists them.
 #[rustfmt::skip]
@@ -170,12 +182,12 @@ pub const KINDS: &[Kind] = &[
     Kind { name: "maxn", arg: None, params: &[DEPTH_2], doc: "max^n to depth D: every player maximises their own evaluation" },
     Kind {
         name: "alphabeta", arg: None,
-        params: &[param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, Some(3)), MS, param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
+        params: ALPHABETA_PARAMS,
         doc: "alpha-beta (paranoid with three players): depth alone searches exactly D plies (3 when no limit is given); ms and nodes deepen iteratively within M ms or N nodes a move",
     },
     Kind {
         name: "brs", arg: None,
-        params: &[param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, Some(3)), MS, param("nodes", "N", 1, crate::limits::MAX_NODES, None)],
+        params: ALPHABETA_PARAMS,
         doc: "best-reply search: alpha-beta where, between two moves of its own, only the strongest reply of all the opponents is played, the others passing (Schadd and Winands, 2011; paranoid alpha-beta in a game with no pass); depth alone searches exactly D plies (3 when no limit is given); ms and nodes deepen iteratively within M ms or N nodes a move",
     },
     Kind { name: "human", arg: None, params: &[], doc: "moves typed at the terminal (`play` only)" },

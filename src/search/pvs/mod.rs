@@ -180,11 +180,7 @@ impl<G: Node> Pvs<G> {
         self.limits = limits;
         self.root_player = Position::to_move(root);
         self.players = root.players();
-        let sides = if self.pruning.history > 0 {
-            self.players
-        } else {
-            1
-        };
+        let sides = self.history_sides();
         if self.history.len() != sides * root.actions() {
             self.history = vec![0; sides * root.actions()];
         }
@@ -280,13 +276,18 @@ impl<G: Node> Pvs<G> {
             .unwrap_or(0)
     }
 
-    /// Where `mover`'s history starts, in tables of `per` entries.
-    fn history_side(&self, mover: usize) -> (usize, usize) {
-        let sides = if self.pruning.history > 0 {
+    /// The history's tables: one a side with `hst=1`, else one for all.
+    fn history_sides(&self) -> usize {
+        if self.pruning.history > 0 {
             self.players
         } else {
             1
-        };
+        }
+    }
+
+    /// Where `mover`'s history starts, in tables of `per` entries.
+    fn history_side(&self, mover: usize) -> (usize, usize) {
+        let sides = self.history_sides();
         (
             if sides > 1 { mover } else { 0 },
             self.history.len() / sides,
