@@ -11,26 +11,24 @@
 //! solver's reach go to the solver first, for at most half the move's time: a proven
 //! win is played at once, and a proven loss is not played into while another move is
 //! not one. The transposition table keeps the engine's `Hash` MiB and lives with the
-//! agent from move to move. Ataxx boards of side 8 or less are searched on bitboards
-//! ([`Bits`]: the same moves, several times the nodes a second). With `pol`, the game's
+//! agent from move to move. Positions of a game with a faster form of its rules are
+//! searched on it ([`Game::fast`]; Ataxx's bitboards: the same moves, several times the
+//! nodes a second). With `pol`, the game's
 //! current network beside the evaluator (or [`NnueAgent::set_network`]'s) orders the
 //! moves of the root and its replies by its policy: one batch of forwards a move.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Agent, AgentOption, Limits, Score, SearchInfo, move_budget};
-use crate::games::ataxx::Ataxx;
-use crate::games::ataxx::bits::Bits;
-use crate::games::{Action, Game};
+use crate::games::{Action, Game, Searchable};
 use crate::nn::Net;
 use crate::nn::formats::models::{resolve, resolve_evaluator};
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
-use crate::search::pvs::{EVAL_SCALE, Node, Pruning, Pvs, PvsLimits};
+use crate::search::pvs::{EVAL_SCALE, Pruning, Pvs, PvsLimits};
 
 /// The search depth when the spec and the `go` line give no limit.
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -53,8 +51,9 @@ pub struct NnueAgent<G: Game> {
     /// The search on the game's states, made at the first search of a game that has no
     /// bitboards.
     search: Option<Pvs<G>>,
-    /// The search on bitboards, made when an Ataxx-family board of side 8 or less comes.
-    bits: Option<Pvs<Bits>>,
+    /// The search on the game's faster form ([`Game::fast`]), made when a position that
+    /// has one first comes.
+    fast: Option<Pvs<G::Fast>>,
     hash_mib: u64,
     pruning: Pruning,
     /// The network whose policy orders the first plies' moves (`pol`), and where it is
@@ -97,7 +96,7 @@ impl<G: Game> NnueAgent<G> {
             name,
             eval: Incremental::new(eval),
             search: None,
-            bits: None,
+            fast: None,
             hash_mib: DEFAULT_HASH_MIB,
             pruning: Pruning::default(),
             network: None,
@@ -116,7 +115,7 @@ impl<G: Game> NnueAgent<G> {
         for pvs in self.search.iter_mut() {
             pvs.pruning = pruning;
         }
-        for pvs in self.bits.iter_mut() {
+        for pvs in self.fast.iter_mut() {
             pvs.pruning = pruning;
         }
     }
@@ -181,7 +180,12 @@ impl<G: Game> NnueAgent<G> {
 /// The network's policy logits (by action) of `state` and, with `plies` 2, of the
 /// position after each of its moves, keyed as the search keys `node` (the same position
 /// in the search's form) and the positions after its moves.
-fn priors<G: Game, P: Node>(net: &Net, state: &G, node: &P, plies: u8) -> HashMap<u64, Vec<f32>> {
+fn priors<G: Game, P: Searchable>(
+    net: &Net,
+    state: &G,
+    node: &P,
+    plies: u8,
+) -> HashMap<u64, Vec<f32>> {
     let mut positions = vec![(state.clone(), node.key())];
     if plies >= 2 {
         let mut moves = Vec::new();
@@ -208,7 +212,7 @@ fn priors<G: Game, P: Node>(net: &Net, state: &G, node: &P, plies: u8) -> HashMa
 }
 
 /// A searcher with a table of `hash_mib` MiB that prunes as `pruning` says.
-fn searcher<P: crate::search::pvs::Node>(hash_mib: u64, pruning: Pruning) -> Pvs<P> {
+fn searcher<P: Searchable>(hash_mib: u64, pruning: Pruning) -> Pvs<P> {
     let mut pvs = Pvs::new(hash_mib);
     pvs.pruning = pruning;
     pvs
@@ -249,21 +253,19 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
             hard,
             stop: limits.stop.clone(),
         };
-        let board = (state as &dyn Any)
-            .downcast_ref::<Ataxx>()
-            .and_then(Bits::new);
+        let fast = state.fast();
         let plies = self.pruning.prior;
         let net = match plies {
             0 => None,
             _ => Some(self.network(state)?.clone()),
         };
-        let r = match board {
-            Some(board) => {
-                let pvs = (self.bits).get_or_insert_with(|| searcher(self.hash_mib, self.pruning));
+        let r = match fast {
+            Some(fast) => {
+                let pvs = (self.fast).get_or_insert_with(|| searcher(self.hash_mib, self.pruning));
                 if let Some(net) = &net {
-                    pvs.set_prior(priors(net, state, &board, plies));
+                    pvs.set_prior(priors(net, state, &fast, plies));
                 }
-                pvs.search(&board, &mut self.eval, pvs_limits)
+                pvs.search(&fast, &mut self.eval, pvs_limits)
             }
             None => {
                 let pvs =
@@ -314,8 +316,8 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
                 if let Some(search) = &mut self.search {
                     search.resize(value);
                 }
-                if let Some(bits) = &mut self.bits {
-                    bits.resize(value);
+                if let Some(fast) = &mut self.fast {
+                    fast.resize(value);
                 }
                 Ok(())
             }

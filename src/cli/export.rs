@@ -75,7 +75,7 @@ pub fn run(args: ExportArgs, games: &Games) -> anyhow::Result<()> {
     let provenance = provenance(&file, &ckpt);
     let game = (games.get(&ckpt.shape.game)).with_context(|| format!("{}", file.display()))?;
     let manifest = game.manifest(&ckpt.shape, provenance);
-    let tensors = bundle::folded_tensors(&ckpt.shape, &model);
+    let tensors = crate::nn::formats::fold::folded_tensors(&ckpt.shape, &model);
     bundle::write(&args.out, &manifest, &tensors, onnx)?;
     let size = std::fs::metadata(args.out.join(bundle::WEIGHTS))?.len();
     println!(

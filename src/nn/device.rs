@@ -126,6 +126,18 @@ pub fn playing() -> DeviceKind {
     PLAYING.get().copied().unwrap_or_default()
 }
 
+/// The device every network runs on: CUDA with the `cuda` feature, else the CPU.
+pub fn device() -> Device {
+    #[cfg(feature = "cuda")]
+    {
+        Device::cuda(0)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Device::flex()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -275,6 +275,14 @@ impl Heads {
     }
 }
 
+/// The auxiliary heads a model has: each pair whose head is there (`Some`), with what
+/// goes with it (its name, its gradient).
+pub(crate) fn present<L, T>(
+    heads: impl IntoIterator<Item = (Option<L>, T)>,
+) -> impl Iterator<Item = (L, T)> {
+    (heads.into_iter()).filter_map(|(head, with)| head.map(|h| (h, with)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -465,3 +465,23 @@ impl PolicyValueNet {
         (logits, values, hidden)
     }
 }
+
+/// A float tensor's values as `f32`, row-major.
+pub(crate) fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.into_data()
+        .convert::<f32>()
+        .try_to_vec::<f32>()
+        .expect("f32 tensor")
+}
+
+/// Multiply-adds × 2 of one forward pass (the convolutions, heads and dense layers).
+pub fn flops_per_position(s: &NetShape) -> f64 {
+    let cells = (s.height * s.width) as f64;
+    let c = s.channels as f64;
+    let trunk = 9.0 * s.in_planes as f64 * c + s.blocks as f64 * 2.0 * 9.0 * c * c;
+    let heads = c * (s.policy_planes + s.value_channels) as f64;
+    let pools = (0..s.blocks).filter(|&i| s.pools(i)).count() as f64;
+    let dense = (s.value_channels * s.value_hidden + s.value_hidden * s.num_players) as f64
+        + pools * 2.0 * c * c;
+    2.0 * (cells * (trunk + heads) + dense)
+}

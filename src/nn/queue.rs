@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Net, Output};
+use super::net::{Batches, Net, Output};
 
 /// The longest a batch waits for the other members' before the forward runs without
 /// them.
@@ -67,7 +67,7 @@ pub struct Queue {
 }
 
 /// A member's hold on the queue: the queue waits for its batch while it lives.
-pub(super) struct Member {
+struct Member {
     shared: Arc<Shared>,
 }
 
@@ -93,11 +93,10 @@ impl Queue {
     /// A network for one worker: the same network, its forwards run by the queue.
     pub fn member(&self) -> Net {
         self.shared.lock().members += 1;
-        let mut net = self.net.clone();
-        net.queue = Some(Arc::new(Member {
+        let member = Member {
             shared: self.shared.clone(),
-        }));
-        net
+        };
+        self.net.clone().sending_to(Arc::new(member))
     }
 
     /// Forwards run so far and the positions they took.
@@ -117,9 +116,8 @@ impl Drop for Queue {
     }
 }
 
-impl Member {
-    /// Runs `batch` positions through the queue: waits for the forward that takes them.
-    pub(super) fn infer(&self, input: Vec<f32>, batch: usize) -> Output {
+impl Batches for Member {
+    fn infer(&self, input: Vec<f32>, batch: usize) -> Output {
         let (reply, answer) = sync_channel(1);
         {
             let mut st = self.shared.lock();

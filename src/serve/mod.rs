@@ -28,6 +28,7 @@
 //! limited to [`MAX_REQUEST_BYTES`] (bounds from [`crate::limits`]). An opponent is a baseline spec or a model the server lists (the
 //! shipped bundles, the runs it was given): a visitor never names a file or a program.
 
+mod error;
 pub mod runs;
 pub mod served;
 pub mod session;
@@ -46,15 +47,14 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::agents::{AgentSpec, Baselines};
+use crate::agents::AgentSpec;
 use crate::limits::{MAX_REQUEST_BYTES, MAX_SERVED_DEPTH, MAX_SERVED_GAMES, MAX_SERVED_MOVE_MS};
-use served::Catalog;
-use session::{Click, GameSession, Session};
+use error::ApiError;
+use served::{Catalog, random_u64};
+use session::{Click, Session};
 
 /// Simulations a model's search may spend on one move (its time ends it sooner).
 const MODEL_SIMS: u32 = 20_000;
-/// MiB of cached network evaluations per game.
-const MODEL_CACHE_MIB: u64 = 4;
 
 /// How `contagion serve` was asked to run.
 pub struct Options {
@@ -189,25 +189,6 @@ fn models(dir: &Path, runs: &runs::Runs) -> anyhow::Result<Vec<Model>> {
     Ok(out)
 }
 
-/// A 4xx or 5xx answer with a message, as JSON `{"error": …}`.
-pub struct ApiError(StatusCode, String);
-
-impl ApiError {
-    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError(status, message.into())
-    }
-
-    fn bad(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
-    }
-}
-
 type Reply = Result<Json<serde_json::Value>, ApiError>;
 
 async fn info(State(s): State<Arc<Server>>) -> Json<serde_json::Value> {
@@ -288,35 +269,6 @@ async fn new_game(State(s): State<Arc<Server>>, Json(req): Json<NewGame>) -> Rep
     Ok(Json(with_id(&session, &id)))
 }
 
-pub(super) fn new_session<G: Baselines>(
-    start: &G,
-    spec: &AgentSpec,
-    seat: usize,
-    movetime: Duration,
-) -> Result<Box<dyn Session>, ApiError> {
-    if seat >= start.num_players() {
-        return Err(ApiError::bad(format!(
-            "seat must be 0 to {}",
-            start.num_players() - 1
-        )));
-    }
-    let mut agent = spec
-        .build(start, random_u64())
-        .map_err(|e| ApiError::bad(format!("opponent: {e:#}")))?;
-    if agent.options().iter().any(|o| o.name == "Hash") {
-        // A small evaluation cache per game, so that many games fit in memory.
-        agent
-            .set_option("Hash", MODEL_CACHE_MIB)
-            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    }
-    Ok(Box::new(GameSession::new(
-        start.clone(),
-        seat,
-        agent,
-        movetime,
-    )))
-}
-
 /// The opponent a game asked for, if the server offers it: a listed model or a bounded
 /// baseline spec. Never a path or a program of the visitor's choosing.
 fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
@@ -359,14 +311,6 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
         )));
     }
     Ok(spec)
-}
-
-/// 64 bits from the operating system's randomness (std seeds each `RandomState` from it).
-fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish()
 }
 
 /// A game id no visitor can guess: 128 random bits in hex.

@@ -10,8 +10,10 @@ use serde_json::json;
 use crate::agents::{AgentSpec, Baselines};
 use crate::games::Action;
 
-use super::ApiError;
-use super::session::Session;
+use axum::http::StatusCode;
+
+use super::error::ApiError;
+use super::session::{GameSession, Session};
 
 /// A game the server plays, by its start position.
 pub trait Served: Send + Sync {
@@ -50,12 +52,53 @@ impl<G: Baselines> Served for G {
         seat: usize,
         movetime: Duration,
     ) -> Result<Box<dyn Session>, ApiError> {
-        super::new_session(self, spec, seat, movetime)
+        new_session(self, spec, seat, movetime)
     }
 
     fn replay(&self, moves: &[Action]) -> anyhow::Result<serde_json::Value> {
         replay(self, moves)
     }
+}
+
+/// MiB of cached network evaluations per game.
+const MODEL_CACHE_MIB: u64 = 4;
+
+/// A new game of `start`'s against `spec`, the person in `seat`.
+fn new_session<G: Baselines>(
+    start: &G,
+    spec: &AgentSpec,
+    seat: usize,
+    movetime: Duration,
+) -> Result<Box<dyn Session>, ApiError> {
+    if seat >= start.num_players() {
+        return Err(ApiError::bad(format!(
+            "seat must be 0 to {}",
+            start.num_players() - 1
+        )));
+    }
+    let mut agent = spec
+        .build(start, random_u64())
+        .map_err(|e| ApiError::bad(format!("opponent: {e:#}")))?;
+    if agent.options().iter().any(|o| o.name == "Hash") {
+        // A small evaluation cache per game, so that many games fit in memory.
+        agent
+            .set_option("Hash", MODEL_CACHE_MIB)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    }
+    Ok(Box::new(GameSession::new(
+        start.clone(),
+        seat,
+        agent,
+        movetime,
+    )))
+}
+
+/// 64 bits from the operating system's randomness (std seeds each `RandomState` from it).
+pub(super) fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 /// The games a server plays, in the order its page lists them.

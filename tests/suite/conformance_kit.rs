@@ -69,6 +69,8 @@ impl Planted {
 }
 
 impl Game for Planted {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "planted"
     }
@@ -296,6 +298,8 @@ impl Noughts {
 }
 
 impl Game for Noughts {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "noughts"
     }

@@ -132,6 +132,8 @@ const RESULTS: [[f32; 3]; 4] = [
 ];
 
 impl Game for Toy {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "toy"
     }

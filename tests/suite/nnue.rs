@@ -571,7 +571,7 @@ fn quiet_moves_are_the_jumps_that_take_nothing_on_boards_and_bitboards() {
                         s.to_notation(),
                         s.action_to_string(a)
                     );
-                    assert_eq!(contagion::search::pvs::Node::quiet(&bits, a), expected);
+                    assert_eq!(contagion::games::Searchable::quiet(&bits, a), expected);
                     if expected { quiet += 1 } else { loud += 1 }
                 }
                 s.apply(moves[rng.below(moves.len())]).unwrap();
@@ -681,7 +681,7 @@ fn bitboard_features_equal_the_encoding_s() {
             while s.outcome().is_none() {
                 let bits = contagion::games::ataxx::bits::Bits::new(&s).unwrap();
                 let mut got = features::Features::default();
-                contagion::search::pvs::Node::features(&bits, &mut Vec::new(), &mut got);
+                contagion::games::Searchable::features(&bits, &mut Vec::new(), &mut got);
                 assert_eq!(got, features::set_of(&s), "{}", s.to_notation());
                 let tuples = FeatureSet::Tuples;
                 assert_eq!(

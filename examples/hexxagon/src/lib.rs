@@ -44,6 +44,8 @@ impl Hexxagon {
 }
 
 impl Game for Hexxagon {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "hexxagon"
     }

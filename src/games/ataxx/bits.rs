@@ -9,9 +9,10 @@
 //! board side), and `tests/suite/ataxx_bits.rs` holds every legal move, position and
 //! result to [`Ataxx`]'s over random games, which stay the one definition of the rules.
 
+use super::board::{Ataxx, Move, PLANES};
 use super::board::{JUMPS, by_pieces, piece};
-use super::{Ataxx, Move, PLANES};
-use crate::games::{Action, Outcome};
+use crate::games::tuples;
+use crate::games::{Action, FeatureSink, Outcome, Searchable};
 use crate::rng::splitmix64;
 
 /// The largest board side held in bits.
@@ -349,6 +350,73 @@ impl Bits {
             None => self.halfmove += 1,
         }
         self.to_move ^= 1;
+    }
+}
+
+/// The searches' view of the bitboards: the same actions, features and scores as the
+/// [`Ataxx`] they were made from.
+impl Searchable for Bits {
+    fn to_move(&self) -> usize {
+        Bits::to_move(self)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        Bits::outcome(self)
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        self.moves(out)
+    }
+
+    fn play(&mut self, action: Action) {
+        self.apply_unchecked(action)
+    }
+
+    fn key(&self) -> u64 {
+        self.hash()
+    }
+
+    fn share(&self, player: usize) -> f32 {
+        Outcome::share(self.pieces(0), self.pieces(1)).value(player)
+    }
+
+    /// The pieces the move gains, read from the masks: the children are made only when
+    /// searched, so a cut-off spares the rest.
+    fn rank(&self, action: Action) -> (i32, Option<Self>) {
+        (self.gain(action), None)
+    }
+
+    fn players(&self) -> usize {
+        2
+    }
+
+    fn actions(&self) -> usize {
+        self.action_space()
+    }
+
+    fn features(&self, _scratch: &mut Vec<f32>, out: &mut impl FeatureSink) {
+        out.clear();
+        let cells = (self.side() * self.side()) as u32;
+        for (p, plane) in self.feature_planes().into_iter().enumerate() {
+            out.insert_bits(p as u32 * cells, plane);
+        }
+    }
+
+    /// After the encoding's entries, as [`Game::tuple_inputs`] numbers them.
+    fn tuples(&self, out: &mut impl FeatureSink) {
+        let offset = (self.side() * self.side() * PLANES) as u32;
+        let per = tuples::patterns(2) as u32;
+        self.tuple_patterns(|window, pattern| out.insert(offset + window * per + pattern));
+    }
+
+    fn null_move(&self) -> Option<Bits> {
+        Some(self.passed())
+    }
+
+    /// A jump that takes nothing: the one kind of move but a pass (the last action) that
+    /// gains nothing.
+    fn quiet(&self, action: Action) -> bool {
+        self.gain(action) == 0 && (action as usize) + 1 < self.action_space()
     }
 }
 

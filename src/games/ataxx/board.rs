@@ -22,6 +22,9 @@
 use crate::games::{Action, GameError, Outcome};
 use crate::rng::splitmix64;
 
+/// The encoding's planes (`Game::plane_meanings` names them).
+pub(crate) const PLANES: usize = 6;
+
 /// The largest board side the rules accept.
 pub const MAX_SIZE: usize = 15;
 /// The cells of the largest board.

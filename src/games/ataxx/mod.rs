@@ -20,6 +20,7 @@ pub mod bits;
 pub mod board;
 pub mod notation;
 
+pub(crate) use board::PLANES;
 pub use board::{Ataxx, Move, Rules};
 
 use crate::games::view::{BoardView, CellView};
@@ -30,8 +31,6 @@ use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 pub const ATAXX_START: &str = "x5o/7/7/7/7/7/o5x x 0 1";
 /// Generation5's 15×15 Virus start position (FEN).
 pub const VIRUS_START: &str = "x13o/15/15/15/15/15/15/15/15/15/15/15/15/15/o13x x 0 1";
-/// The encoding's planes (`Game::plane_meanings` names them).
-pub(crate) const PLANES: usize = 6;
 
 /// The most empty squares at which the exact endgame solver takes a position over on a
 /// board wider than [`bits::MAX_SIDE`] (Virus's 15×15), and on one it holds in bits
@@ -143,6 +142,8 @@ impl Ataxx {
 }
 
 impl Game for Ataxx {
+    type Fast = bits::Bits;
+
     fn name(&self) -> &'static str {
         if self.rules.ataxx { "ataxx" } else { "virus" }
     }
@@ -192,6 +193,11 @@ impl Game for Ataxx {
 
     fn is_quiet(&self, action: Action) -> bool {
         Ataxx::is_quiet(self, action)
+    }
+
+    /// Its bitboards, on boards of side 8 or less.
+    fn fast(&self) -> Option<bits::Bits> {
+        bits::Bits::new(self)
     }
 
     /// The empty squares.

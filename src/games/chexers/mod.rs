@@ -46,6 +46,8 @@ fn rotate_dir(k: usize, dir: usize) -> usize {
 }
 
 impl Game for Chexers {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "chexers"
     }

@@ -29,6 +29,8 @@ impl Board {
 pub type Infexion = Board;
 
 impl Game for Board {
+    type Fast = Self;
+
     fn name(&self) -> &'static str {
         "infexion"
     }

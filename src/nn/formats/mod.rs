@@ -6,6 +6,7 @@
 
 pub mod bundle;
 pub mod checkpoint;
+pub mod fold;
 pub mod manifest;
 pub mod models;
 pub mod onnx;

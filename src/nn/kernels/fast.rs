@@ -102,7 +102,7 @@ thread_local! {
 
 impl FastNet {
     /// Builds the fast network from the folded tensors of `shape`'s network (named and
-    /// laid out as in a bundle: see [`super::super::formats::bundle::folded_tensors`]).
+    /// laid out as in a bundle: see [`super::super::formats::fold::folded_tensors`]).
     pub fn new(shape: &NetShape, tensors: &BTreeMap<String, Tensor>) -> FastNet {
         let cells = shape.height * shape.width;
         let get = |name: &str| &tensors[name];

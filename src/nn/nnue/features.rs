@@ -13,8 +13,8 @@
 
 use anyhow::Context;
 
+use crate::games::Searchable;
 use crate::games::{Game, tuples};
-use crate::search::pvs::Node;
 pub use crate::search::pvs::features::{Features, diff};
 
 /// Which features an evaluator reads: the encoding's entries, or those and the 2×2
@@ -71,7 +71,7 @@ impl FeatureSet {
 
     /// Clears `out` and fills it with `state`'s features (`scratch` holds the encoding
     /// where it is made).
-    pub fn fill<N: Node>(self, state: &N, scratch: &mut Vec<f32>, out: &mut Features) {
+    pub fn fill<N: Searchable>(self, state: &N, scratch: &mut Vec<f32>, out: &mut Features) {
         state.features(scratch, out);
         if self == FeatureSet::Tuples {
             state.tuples(out);
@@ -79,7 +79,7 @@ impl FeatureSet {
     }
 
     /// `state`'s features in this set (allocating).
-    pub fn set_of<N: Node>(self, state: &N) -> Features {
+    pub fn set_of<N: Searchable>(self, state: &N) -> Features {
         let mut out = Features::default();
         self.fill(state, &mut Vec::new(), &mut out);
         out
@@ -104,7 +104,7 @@ impl From<FeatureSet> for String {
 pub use crate::search::pvs::FEATURE_ON as ON;
 
 /// The features of `state`, ascending (allocating; the search reads them through
-/// [`Node::features`], which reuses its buffers and, on Ataxx's bitboards, reads them
+/// [`Searchable::features`], which reuses its buffers and, on Ataxx's bitboards, reads them
 /// from the masks).
 pub fn of<G: Game>(state: &G) -> Vec<u32> {
     set_of(state).iter().collect()

@@ -28,8 +28,8 @@ pub use features::FeatureSet;
 pub use net::{Accumulator, EvalShape, Evaluator, FloatNet};
 
 use crate::games::MAX_PLAYERS;
-use crate::search::endgame::Position;
-use crate::search::pvs::{Evaluation, Node};
+use crate::games::Searchable;
+use crate::search::pvs::Evaluation;
 
 /// How far up the path an accumulator is looked for (plies), before a refresh.
 const LOOK_BACK: usize = 4;
@@ -111,14 +111,14 @@ impl Incremental {
     }
 }
 
-impl<P: Node> Evaluation<P> for Incremental {
+impl<P: Searchable> Evaluation<P> for Incremental {
     fn enter(&mut self, ply: usize, state: &P) {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Default::default);
         }
         let set = self.eval.shape.features;
         let slot = &mut self.stack[ply];
-        slot.mover = Position::to_move(state);
+        slot.mover = Searchable::to_move(state);
         slot.ready = false;
         set.fill(state, &mut self.scratch_encoding, &mut slot.acc.features);
     }

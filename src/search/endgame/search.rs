@@ -1,11 +1,62 @@
 //! The solver's alpha-beta: null-window searches of a position's lower and upper bounds,
-//! deepened until they meet, over any [`Position`] (see the module above).
+//! deepened until they meet, over any [`Searchable`] (see the module above).
 
 use std::time::Instant;
 
-use super::{MAX_DEPTH, Position, Solution, SolveLimits};
-use crate::games::{Action, Outcome};
+use super::super::Stop;
+use super::super::mcts::Proven;
+use crate::games::{Action, Outcome, Searchable};
 use crate::search::Bound;
+
+/// Deepest iteration the solver tries (Ataxx's 100-half-move rule can take a game of
+/// jumps that far).
+pub const MAX_DEPTH: u32 = 250;
+
+/// When to give up.
+#[derive(Debug, Clone, Default)]
+pub struct SolveLimits {
+    /// Stop at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Stop when asked to.
+    pub stop: Stop,
+    /// Solve the margin too, once the result is proven (time and nodes allowing).
+    pub margin: bool,
+}
+
+/// An exact result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// A move that achieves the value.
+    pub best: Action,
+    /// The exact result for the player to move: +1 a win, 0 a draw, −1 a loss.
+    pub result: i32,
+    /// The exact margin for the player to move (thousandths of its score share), when
+    /// the time allowed solving it too.
+    pub margin: Option<i32>,
+    /// The depth at which the result was proven (an upper bound on the plies to the end
+    /// under best play, of the lines that decide it).
+    pub depth: u32,
+    /// Nodes searched in all.
+    pub nodes: u64,
+}
+
+impl Solution {
+    /// The result as the tree's proofs write it, for a root where `player` moves (the
+    /// depth stands for the plies to the end: an upper bound).
+    pub fn proof(&self, player: usize) -> Proven {
+        let outcome = match self.result {
+            1 => Outcome::win(player, 2),
+            -1 => Outcome::win(1 - player, 2),
+            _ => Outcome::draw(),
+        };
+        Proven {
+            outcome: outcome.0,
+            plies: self.depth,
+        }
+    }
+}
 
 /// A won position's value at the scale of margins (results dominate margins).
 const RESULT: i32 = 10_000;
@@ -41,7 +92,7 @@ impl Kind {
 }
 
 /// The alpha-beta search over positions of one kind, with its transposition table.
-pub(super) struct Search<P: Position> {
+pub(super) struct Search<P: Searchable> {
     table: Vec<Option<Entry>>,
     /// Cut-offs and the table; without them ([`Solver::reference`]): plain minimax over
     /// the same bounds, the reference the solver is measured against.
@@ -59,7 +110,7 @@ pub(super) struct Search<P: Position> {
     root_player: usize,
 }
 
-impl<P: Position> Search<P> {
+impl<P: Searchable> Search<P> {
     /// A search with a table of `2^bits` entries (bits clamped to 10..=26), with
     /// cut-offs and the table (`pruning`) or without them: plain minimax over the same
     /// bounds, the reference the solver is measured against.
@@ -315,7 +366,7 @@ impl<P: Position> Search<P> {
     }
 
     /// The legal moves of `state`, best first: the table's move, then `first` (in its
-    /// order), then by [`Position::rank`]; with the position after each that ranking
+    /// order), then by [`Searchable::rank`]; with the position after each that ranking
     /// made.
     fn ordered(
         &mut self,

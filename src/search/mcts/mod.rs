@@ -26,9 +26,10 @@
 mod forced;
 mod memory;
 pub mod proof;
+pub mod proven;
 mod reroot;
 
-pub use proof::Proven;
+pub use proven::Proven;
 
 use super::gumbel::{ChildView, RootPlan, Sigma, improved_policy, select_interior};
 use crate::games::{Action, Game, MAX_PLAYERS, Outcome};

@@ -1,8 +1,8 @@
 //! The fast evaluator's input as the search keeps it: a position's features as a set of
 //! input indices, a bit each.
 //!
-//! [`super::Node::features`] fills one; two positions' sets are compared a word at a time
-//! ([`diff`]): what an incremental update of the evaluator's accumulator
+//! [`Searchable::features`](crate::games::Searchable::features) fills one; two
+//! positions' sets are compared a word at a time ([`diff`]): what an incremental update of the evaluator's accumulator
 //! (`crate::nn::nnue`) adds and takes away.
 
 /// A set of input indices, a bit each: a position's features.
@@ -53,6 +53,20 @@ impl Features {
     /// The inputs, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         (self.words.iter().enumerate()).flat_map(|(k, &w)| bits(w, 64 * k as u32))
+    }
+}
+
+impl crate::games::FeatureSink for Features {
+    fn clear(&mut self) {
+        Features::clear(self)
+    }
+
+    fn insert(&mut self, i: u32) {
+        Features::insert(self, i)
+    }
+
+    fn insert_bits(&mut self, offset: u32, bits: u64) {
+        Features::insert_bits(self, offset, bits)
     }
 }
 

@@ -4,7 +4,7 @@
 //! first (re-searched on a fail-high), aspiration windows around the last iteration's
 //! score, a transposition table of a size in MiB ([`Table`]), and moves ordered by the
 //! table's move, then the killer moves of the ply, then what the move gains by the
-//! game's own score ([`Position::rank`]: Ataxx's pieces taken), then the history of
+//! game's own score ([`Searchable::rank`]: Ataxx's pieces taken), then the history of
 //! cut-offs. Near the leaves and off the principal variation, a position whose own value
 //! beats beta by a margin a ply ends its node (reverse futility pruning) and the latest
 //! moves are not searched (late-move pruning); late moves elsewhere can be searched a
@@ -12,7 +12,7 @@
 //! (late-move reductions); a position the table knows nothing of is searched shallower
 //! (internal iterative reductions); a position good enough after passing can end its
 //! node (null-move pruning); and below the root, the moves the game calls quiet
-//! ([`Node::quiet`]) are skipped once a node's first moves are searched (quiet-move
+//! ([`Searchable::quiet`]) are skipped once a node's first moves are searched (quiet-move
 //! pruning). The history is one table, or one a side bounded by gravity with a malus for
 //! the moves a cut-off came after. [`Pruning::DEFAULT`] keeps what measured stronger
 //! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
@@ -32,16 +32,16 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+mod evaluation;
 pub mod features;
-mod node;
 mod pruning;
 mod table;
 
-use super::endgame::Position;
 use super::{Bound, Stop};
+use crate::games::Searchable;
 use crate::games::{Action, MAX_PLAYERS};
+pub use evaluation::Evaluation;
 pub use features::Features;
-pub use node::{Evaluation, Node};
 pub use pruning::{
     FORWARD_FUTILITY_DEPTH, FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, PRUNING_KNOBS,
     Pruning, PruningKnob, late_moves,
@@ -104,7 +104,7 @@ impl PvsResult {
 }
 
 /// A searcher with its table and ordering statistics, kept from move to move.
-pub struct Pvs<G: Node> {
+pub struct Pvs<G: Searchable> {
     /// What the search prunes.
     pub pruning: Pruning,
     table: Table,
@@ -128,7 +128,7 @@ pub struct Pvs<G: Node> {
     next_check: u64,
 }
 
-impl<G: Node> Pvs<G> {
+impl<G: Searchable> Pvs<G> {
     /// A searcher with a table of `hash_mib` MiB.
     pub fn new(hash_mib: u64) -> Pvs<G> {
         Pvs {
@@ -151,7 +151,7 @@ impl<G: Node> Pvs<G> {
         }
     }
 
-    /// Orders the moves of each position whose key ([`Position::key`]) is in `prior` by
+    /// Orders the moves of each position whose key ([`Searchable::key`]) is in `prior` by
     /// its scores (indexed by action, higher first), after the table's move, for the
     /// searches to come; an empty map orders by the search's own statistics alone.
     pub fn set_prior(&mut self, prior: HashMap<u64, Vec<f32>>) {
@@ -171,14 +171,14 @@ impl<G: Node> Pvs<G> {
         eval: &mut dyn Evaluation<G>,
         limits: PvsLimits,
     ) -> Option<PvsResult> {
-        if Position::outcome(root).is_some() {
+        if Searchable::outcome(root).is_some() {
             return None;
         }
         self.nodes = 0;
         self.aborted = false;
         self.next_check = 0;
         self.limits = limits;
-        self.root_player = Position::to_move(root);
+        self.root_player = Searchable::to_move(root);
         self.players = root.players();
         let sides = self.history_sides();
         if self.history.len() != sides * root.actions() {
@@ -351,7 +351,7 @@ impl<G: Node> Pvs<G> {
 
     /// The static score of `state`, entered at `ply`, for its mover's side.
     fn static_score(&self, state: &G, values: [f32; MAX_PLAYERS]) -> i32 {
-        let mover = Position::to_move(state);
+        let mover = Searchable::to_move(state);
         let v = if self.players == 2 {
             values[0]
         } else {
@@ -374,8 +374,8 @@ impl<G: Node> Pvs<G> {
     ) -> i32 {
         self.nodes += 1;
         self.pv[ply].clear();
-        let mover = Position::to_move(state);
-        if let Some(outcome) = Position::outcome(state) {
+        let mover = Searchable::to_move(state);
+        if let Some(outcome) = Searchable::outcome(state) {
             let v = outcome.value(self.root_player) * self.sign(mover) as f32;
             let plies = ply as i32;
             return if v > 0.0 {
@@ -510,7 +510,7 @@ impl<G: Node> Pvs<G> {
                     c
                 }
             };
-            let flip = self.sign(Position::to_move(&child)) != self.sign(mover);
+            let flip = self.sign(Searchable::to_move(&child)) != self.sign(mover);
             let mut search = |s: &mut Self, d: i32, lo: i32, hi: i32| {
                 if flip {
                     -s.node(&child, eval, d, -hi, -lo, ply + 1, must_finish)
@@ -596,10 +596,10 @@ impl<G: Node> Pvs<G> {
         out: &mut Vec<(i64, Action, Option<G>)>,
     ) {
         let mut moves = std::mem::take(&mut self.moves[ply]);
-        Position::legal_actions(state, &mut moves);
+        Searchable::legal_actions(state, &mut moves);
         out.clear();
         let killers = self.killers[ply];
-        let mover = Position::to_move(state);
+        let mover = Searchable::to_move(state);
         let prior = (ply < usize::from(self.pruning.prior))
             .then(|| self.prior.get(&state.key()))
             .flatten();

@@ -14,7 +14,7 @@ pub struct Pruning {
     /// Null-move pruning: where the position's own value is at least beta, the mover
     /// passes and a search [`NULL_REDUCTION`] plies shallower (and more with depth) that
     /// still reaches beta ends the node. Only in games with a null move
-    /// ([`super::Node::null_move`]), with two players.
+    /// ([`Searchable::null_move`](crate::games::Searchable::null_move)), with two players.
     pub null_move: bool,
     /// Reverse futility pruning's margin a ply, in the search's integers (0 off): off the
     /// principal variation, within [`FUTILITY_DEPTH`] plies of the leaves, a position

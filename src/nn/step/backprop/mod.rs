@@ -32,6 +32,8 @@ use super::super::kernels::conv::{Add, Op, Taps, matmul, sized};
 use super::super::kernels::pool::Pooled;
 use norm::{apply_norm_back, batch_stats, moments, norm_back, normalise, relu_back};
 
+pub use norm::{Norm, Stats};
+
 /// A layer's parameters in the step's layout: `w` is `[cin, cout]` for a dense layer or
 /// 1×1 convolution, `[9 × cin, cout]` for a 3×3 convolution; `b` is the bias (empty
 /// where the layer has none).
@@ -41,15 +43,6 @@ pub struct Layer {
     pub w: Vec<f32>,
     /// The bias (empty where the layer has none).
     pub b: Vec<f32>,
-}
-
-/// A batch norm's scale (γ) and shift (β).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Norm {
-    /// The scale γ, per channel.
-    pub gamma: Vec<f32>,
-    /// The shift β, per channel.
-    pub beta: Vec<f32>,
 }
 
 /// Every trainable parameter of the network, or the gradient of each.
@@ -127,15 +120,6 @@ pub struct LossWeights {
     pub value: f64,
     /// Each auxiliary head's loss.
     pub aux: PerHead<f64>,
-}
-
-/// A batch norm's batch statistics: mean and biased variance per channel.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Stats {
-    /// Mean per channel.
-    pub mean: Vec<f32>,
-    /// Biased variance per channel.
-    pub var: Vec<f32>,
 }
 
 /// One training batch, row-major (see `crate::train::Batch`).

@@ -3,7 +3,24 @@
 
 use super::super::super::kernels::conv::Add;
 use super::super::super::network::BN_EPSILON as EPSILON;
-use super::{Norm, Stats};
+
+/// A batch norm's scale (γ) and shift (β).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Norm {
+    /// The scale γ, per channel.
+    pub gamma: Vec<f32>,
+    /// The shift β, per channel.
+    pub beta: Vec<f32>,
+}
+
+/// A batch norm's batch statistics: mean and biased variance per channel.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    /// Mean per channel.
+    pub mean: Vec<f32>,
+    /// Biased variance per channel.
+    pub var: Vec<f32>,
+}
 
 /// Per-channel `[Σx, Σx²]` of `x` (`[rows, c]`) into `sums` (`2c`).
 pub(super) fn moments(x: &[f32], c: usize, sums: &mut Vec<f64>) {
