@@ -224,6 +224,76 @@ pub fn plot(rungs: &[Rung], title: &str, out: &Path) -> anyhow::Result<Option<Pa
     crate::figure::save_svg(&svg, out)
 }
 
+/// Plays `model`'s ladder from `start` as `contagion ladder` does: prints the matches
+/// (as JSON with `json`, else the table) and, with `out`, writes OUT.md (what was
+/// played, where, the table and the plot) and the plot beside it.
+pub fn ladder<G: Baselines>(
+    start: &G,
+    model: &Path,
+    config: &LadderConfig,
+    json: bool,
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
+    let rungs = run_ladder(start, model, config)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rungs)?);
+    } else {
+        print!("{}", table(&rungs));
+    }
+    if let Some(out) = out {
+        write(start.name(), model, config, &rungs, out)?;
+    }
+    Ok(())
+}
+
+/// OUT.md (what was played, where, the table and the plot) and OUT.svg / OUT.png.
+fn write(
+    game: &str,
+    model: &Path,
+    config: &LadderConfig,
+    rungs: &[Rung],
+    out: &Path,
+) -> anyhow::Result<()> {
+    let name = out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| anyhow::anyhow!("--out {}: needs a file name", out.display()))?;
+    let svg = out.with_file_name(format!("{name}.svg"));
+    let title = format!("{game}: {} against alphabeta", model.display());
+    plot(rungs, &title, &svg)?;
+    let command: Vec<String> = std::env::args().collect();
+    let text = format!(
+        "# Ladder: {title}\n\n\
+         The model searches on {} thread(s), alphabeta on one; games one at a time, \
+         colours balanced, {} random opening plies (seed {}).\n\n\
+         Machine: {}, {} cores.\n\n```sh\n{}\n```\n\n{}\n![Elo against time per move]({name}.svg)\n",
+        config.threads,
+        config.opening_plies,
+        config.seed,
+        cpu_name(),
+        crate::limits::cores(),
+        shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default(),
+        table(rungs),
+    );
+    let md = out.with_file_name(format!("{name}.md"));
+    crate::framing::write_atomic(&md, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", md.display()))?;
+    eprintln!("wrote {} and {}", md.display(), svg.display());
+    Ok(())
+}
+
+/// The CPU's model name (Linux's /proc/cpuinfo), or "an unknown CPU".
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|l| l.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "an unknown CPU".to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

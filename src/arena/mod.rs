@@ -12,8 +12,11 @@
 //! - [`tournament`]: round robins and gauntlets of several agents, with a crosstable.
 
 pub mod elo;
+pub mod eval;
 pub mod ladder;
 pub mod record;
+pub mod replay;
+pub mod terminal;
 pub mod tournament;
 
 use std::time::{Duration, Instant};

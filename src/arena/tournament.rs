@@ -11,6 +11,8 @@
 use serde::Serialize;
 
 use super::elo::{Sprt, SprtDecision, Stats};
+use super::eval::Reporting;
+use super::record::write_match_game;
 use super::{MatchConfig, MatchReport, SeatedRecord, play_sprt_match};
 use crate::agents::{AgentSpec, Baselines};
 
@@ -277,6 +279,56 @@ pub fn text(r: &TournamentReport) -> String {
         );
     }
     out
+}
+
+/// A tournament as `contagion tournament` plays it.
+#[derive(Debug, Clone)]
+pub struct TournamentOptions {
+    /// The agents, two or more.
+    pub agents: Vec<AgentSpec>,
+    /// Who plays whom.
+    pub format: Format,
+    /// How each pairing's games are played.
+    pub config: MatchConfig,
+    /// Stop each pairing early once this SPRT decides.
+    pub sprt: Option<Sprt>,
+    /// Where the games and the result go.
+    pub reporting: Reporting,
+}
+
+/// Plays the tournament of `o` from `start`, appends its games to the record file, and
+/// prints the crosstable.
+pub fn tournament<G: Baselines>(start: &G, o: &TournamentOptions) -> anyhow::Result<()> {
+    let config = &o.config;
+    let sprt = (o.sprt).map(|s| (s, (start.num_players() * config.threads.max(1)) as u32));
+    let mut records = o.reporting.records()?;
+    let mut round = 0;
+    let report = run_tournament(start, &o.agents, o.format, config, sprt, |a, b, game| {
+        round += 1;
+        match &mut records {
+            Some(file) => {
+                let names = (a.to_string(), b.to_string());
+                let text = write_match_game(
+                    start,
+                    "contagion tournament",
+                    round,
+                    (&names.0, &names.1),
+                    game,
+                );
+                file.append(&text)
+            }
+            None => Ok(()),
+        }
+    })?;
+    if o.reporting.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", text(&report));
+    }
+    if let Some(file) = &records {
+        eprintln!("{} games appended to {}", file.games, file.path().display());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod dump;
 pub mod endgame;
 pub mod learning;
 pub mod nnue;
+pub mod run;
 
 use std::time::Instant;
 

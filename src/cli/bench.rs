@@ -1,14 +1,11 @@
 //! `contagion bench`: speed figures, medians of several rounds (one thread unless a
 //! figure takes `--threads`).
 
-use clap::{Args, Subcommand};
+use clap::Args;
 
 use super::Games;
 use super::common::GameFlag;
-use crate::bench::command::{
-    self, AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
-    SelfplayOptions, TrainOptions,
-};
+use crate::bench::run::BenchKind;
 
 /// `contagion bench`'s arguments.
 #[derive(Debug, Args)]
@@ -28,61 +25,8 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
-/// The figures `contagion bench` can measure.
-#[derive(Debug, Clone, Subcommand)]
-pub enum BenchKind {
-    /// Random playouts per second and perft nodes per second.
-    Rules(RulesOptions),
-    /// Alpha-beta nodes per second at a fixed depth over sampled mid-game positions.
-    Search(SearchOptions),
-    /// The exact endgame solver against plain minimax (its reference) and against itself
-    /// on the game's own states (Ataxx's bitboards off) on the last positions of
-    /// alpha-beta games: solved and median time by endgame size (Ataxx, Virus: empty
-    /// squares).
-    Endgame(EndgameOptions),
-    /// Network inference: positions per second by batch size.
-    Nn(NnOptions),
-    /// How closely the low-precision forwards follow the float one, their reference, on
-    /// the same positions: the best legal move kept, the values' differences, and how far
-    /// below the best move's float logit each move they pick instead lies.
-    Agree(AgreeOptions),
-    /// Self-play: positions per second, network share of the time, batch size, cache hits.
-    Selfplay(SelfplayOptions),
-    /// The fast evaluator's cost a position, and its alpha-beta player's nodes a second
-    /// from the start beside the network search's simulations a second.
-    Nnue(NnueOptions),
-    /// Training steps: samples per second.
-    Train(TrainOptions),
-}
-
 /// Runs `contagion bench`.
 pub fn run(args: BenchArgs, games: &Games) -> anyhow::Result<()> {
-    anyhow::ensure!(args.rounds >= 1, "--rounds must be at least 1");
-    games.get(args.game.as_str())?.bench(&args)
-}
-
-/// `contagion bench` for `start`'s game: the figures asked for, printed.
-pub(super) fn bench<G: crate::agents::Baselines>(
-    start: &G,
-    args: &BenchArgs,
-) -> anyhow::Result<()> {
-    let rounds = args.rounds;
-    let lines = match &args.what {
-        BenchKind::Rules(o) => command::rules(start, o, rounds)?,
-        BenchKind::Search(o) => command::search(start, o, rounds)?,
-        BenchKind::Endgame(o) => command::endgame(start, o)?,
-        BenchKind::Nn(o) => command::nn(start, o, rounds)?,
-        BenchKind::Agree(o) => command::agree(start, o)?,
-        BenchKind::Selfplay(o) => command::selfplay(start, o)?,
-        BenchKind::Nnue(o) => command::nnue(start, o, rounds)?,
-        BenchKind::Train(o) => command::train(start, o, rounds)?,
-    };
-    for line in lines {
-        if args.json {
-            println!("{}", line.json);
-        } else {
-            println!("{}", line.text);
-        }
-    }
-    Ok(())
+    let game = games.get(args.game.as_str())?;
+    game.bench(&args.what, args.rounds, args.json)
 }

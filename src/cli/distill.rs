@@ -10,11 +10,8 @@ use clap::Args;
 
 use super::Games;
 use super::common::{QuietFlag, ThreadsFlag};
-use crate::agents::Baselines;
 use crate::config::Config;
-use crate::selfplay::SelfPlaySettings;
-use crate::train::distill::{DistillOptions, distill};
-use crate::train::distill_loop::{Generation, LoopOptions, run_loop};
+use crate::train::distill_run::{DistillMode, DistillRun};
 
 /// `contagion distill`'s arguments.
 #[derive(Debug, Args)]
@@ -67,143 +64,20 @@ pub struct DistillArgs {
 /// Runs `contagion distill`.
 pub fn run(args: DistillArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.set)?;
-    let game = games.for_config(&config)?;
-    game.distill(&args, &config)
-}
-
-/// `contagion distill` for `start`'s game.
-pub fn distill_game<G: Baselines>(
-    start: &G,
-    args: &DistillArgs,
-    config: &Config,
-) -> anyhow::Result<()> {
-    let c = &config.distill;
-    let threads = args.threads.count();
-    let teacher = match &args.teacher {
-        Some(path) => {
-            let net = crate::agents::mcts::cached_net(path)?;
-            anyhow::ensure!(
-                net.shape.plays(start),
-                "{}: the teacher plays '{}', the config's game is '{}'",
-                path.display(),
-                net.shape.game,
-                start.name()
-            );
-            Some(net)
-        }
-        None => None,
+    let mode = match (args.r#loop, args.generate) {
+        (true, _) => DistillMode::Loop { from: args.from },
+        (false, true) => DistillMode::Generate,
+        (false, false) => DistillMode::Train {
+            data: args.data,
+            name: args.name,
+        },
     };
-    // Labelling positions, the teacher's forward is split over the threads; playing, the
-    // games fill them.
-    let labelling = |t: Option<crate::nn::Net>| t.map(|n| n.with_threads(threads)).transpose();
-    if args.r#loop {
-        let on_generation = |g: &Generation| println!("{}", generation_line(g));
-        let opts = LoopOptions {
-            dir: args.out.clone(),
-            from: args.from.clone(),
-            teacher: labelling(teacher)?,
-            threads,
-            progress: !*args.quiet,
-            on_generation: &on_generation,
-        };
-        run_loop(start, config, &opts)?;
-        println!(
-            "the best evaluator plays as nnue:{}",
-            args.out.join("best").display()
-        );
-        return Ok(());
-    }
-    if args.generate {
-        let net = teacher.ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
-        let mut settings = SelfPlaySettings::from_config(config, threads, !*args.quiet, 1);
-        settings.sims = c.teacher_simulations;
-        let out = args.out.to_string_lossy();
-        let stats = crate::selfplay::generate::generate(
-            start,
-            &net.for_self_play(),
-            &settings,
-            c.games,
-            config.run.seed,
-            &out,
-        )?;
-        println!(
-            "{} games, {} positions in {:.1} s: {:.0} positions/s ({} simulations a move, {threads} threads) into {out}",
-            stats.games,
-            stats.positions,
-            stats.wall.as_secs_f64(),
-            stats.positions_per_second(),
-            settings.sims,
-        );
-        return Ok(());
-    }
-    let data = if args.data.is_empty() {
-        vec![crate::store::join("checkpoints", &config.run.name)]
-    } else {
-        args.data.clone()
-    };
-    let opts = DistillOptions {
-        data,
-        out: args.out.clone(),
-        name: args.name.clone(),
-        settings: c.clone(),
-        teacher: labelling(teacher)?,
-        seed: config.run.seed,
+    let run = DistillRun {
+        mode,
+        teacher: args.teacher,
+        out: args.out,
+        threads: args.threads.count(),
         progress: !*args.quiet,
     };
-    let r = distill(start, &opts)?;
-    let loss: Vec<String> = r
-        .validation_loss
-        .iter()
-        .map(|l| format!("{l:.4}"))
-        .collect();
-    println!(
-        "{} games: {} positions trained on, {} held out ({} of them off the games' lines); {} steps in {:.0} s",
-        r.games, r.train_positions, r.validation_positions, r.branch_positions, r.steps, r.seconds
-    );
-    println!(
-        "validation loss by epoch (mean squared error a seat): {}",
-        loss.join(" → ")
-    );
-    println!(
-        "integer against float on {} held-out positions of the games: mean |difference| {:.4}, same sign {:.2}%",
-        r.agreement.positions,
-        r.agreement.mean_abs_diff,
-        100.0 * r.agreement.sign_agreement
-    );
-    println!("wrote the evaluator bundle {}", args.out.display());
-    Ok(())
-}
-
-/// A generation of the loop in a line.
-fn generation_line(g: &Generation) -> String {
-    if g.generation == 0 {
-        return "generation 0: the evaluator the loop starts from".into();
-    }
-    let result =
-        |m: &crate::train::metrics::MatchResult| format!("{} ({:.3})", m.wdl(), m.stats.score);
-    let baseline = match &g.baseline {
-        Some((cand, best)) => format!(
-            "; against {}: {} (the best {})",
-            cand.opponent,
-            result(cand),
-            result(best)
-        ),
-        None => String::new(),
-    };
-    format!(
-        "generation {}: {} games by generation {} ({:.0} positions/s), trained on {} positions (validation loss {:.4}); against the best {}{baseline}: {}; {:.1} min",
-        g.generation,
-        g.games,
-        g.played_by,
-        g.positions_per_second,
-        g.train_positions,
-        g.validation_loss,
-        g.vs_best.as_ref().map_or("-".into(), result),
-        if g.promoted {
-            "promoted"
-        } else {
-            "kept the best"
-        },
-        g.minutes
-    )
+    games.for_config(&config)?.distill(&config, &run)
 }

@@ -5,7 +5,6 @@ use clap::Args;
 use super::Games;
 use super::common::{GameFlag, SeedFlag};
 use crate::agents::AgentSpec;
-use crate::engine::Engine;
 
 /// `contagion engine`'s arguments.
 #[derive(Debug, Args)]
@@ -24,18 +23,7 @@ pub struct EngineArgs {
 
 /// Runs `contagion engine` on stdin and stdout until `quit` or the end of input.
 pub fn run(args: EngineArgs, games: &Games) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !args.agent.is_interactive(),
-        "the engine's agent cannot be 'human'"
-    );
-    games.get(args.game.as_str())?.engine(&args)
-}
-
-pub(super) fn serve<G: crate::agents::Baselines>(
-    start: &G,
-    args: &EngineArgs,
-) -> anyhow::Result<()> {
-    let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
-    Engine::new(start.clone(), args.agent.build(start, *args.seed)?).run(stdin, stdout)?;
-    Ok(())
+    games
+        .get(args.game.as_str())?
+        .engine(&args.agent, *args.seed)
 }

@@ -5,10 +5,9 @@ use clap::Args;
 use super::Games;
 use super::clock_from_secs;
 use super::common::{ClockFlag, GameFlag, QuietFlag, SeriesFlags};
-use crate::agents::{AgentSpec, Baselines};
-use crate::arena::record::{RecordFile, write_match_game};
-use crate::arena::{MatchConfig, MatchReport, play_match};
-use crate::games::Game;
+use crate::agents::AgentSpec;
+use crate::arena::MatchConfig;
+use crate::arena::eval::{EvalOptions, Reporting};
 
 /// `contagion eval`'s arguments.
 #[derive(Debug, Args)]
@@ -68,87 +67,22 @@ impl MatchArgs {
         })
     }
 
-    /// The record file, if `--pgn` asks for one.
-    pub fn records(&self) -> anyhow::Result<Option<RecordFile>> {
-        self.pgn.as_deref().map(RecordFile::open).transpose()
+    /// Where the games and the result go.
+    pub fn reporting(&self) -> Reporting {
+        Reporting {
+            pgn: self.pgn.clone(),
+            json: self.json,
+        }
     }
 }
 
 /// Runs `contagion eval`.
 pub fn run(args: EvalArgs, games: &Games) -> anyhow::Result<()> {
-    let config = args.play.config(args.games)?;
-    games.get(args.play.game.as_str())?.eval(&args, &config)
-}
-
-pub(super) fn report<G: Baselines>(
-    start: &G,
-    args: &EvalArgs,
-    config: &MatchConfig,
-) -> anyhow::Result<()> {
-    let mut records = args.play.records()?;
-    let (r, games) = play_match(start, &args.a, &args.b, config)?;
-    if let Some(file) = &mut records {
-        let names = (args.a.to_string(), args.b.to_string());
-        for (round, game) in games.iter().enumerate() {
-            let names = (names.0.as_str(), names.1.as_str());
-            file.append(&write_match_game(
-                start,
-                "contagion eval",
-                round as u32 + 1,
-                names,
-                game,
-            ))?;
-        }
-        eprintln!("{} games appended to {}", file.games, file.path().display());
-    }
-    if args.play.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
-    } else {
-        print!("{}", text(start, &r, config));
-    }
-    Ok(())
-}
-
-/// The human-readable report.
-pub fn text<G: Game>(start: &G, r: &MatchReport, config: &MatchConfig) -> String {
-    let mut clock = config.time_per_game.map_or("no clock".to_string(), |t| {
-        format!("{:.0} s per agent per game", t.as_secs_f64())
-    });
-    if let Some(t) = config.move_time {
-        clock += &format!(", {} ms a move", t.as_millis());
-    }
-    let mut out = format!(
-        "{} vs {}: {} games of {} (seed {}, {} random opening plies, {clock})\n",
-        r.a,
-        r.b,
-        r.games,
-        start.name(),
-        r.seed,
-        r.opening_plies
-    );
-    let wdl = |s: &crate::arena::elo::Stats| {
-        format!(
-            "W {:>4}  D {:>4}  L {:>4}  score {:.3}",
-            s.wins, s.draws, s.losses, s.score
-        )
+    let options = EvalOptions {
+        config: args.play.config(args.games)?,
+        reporting: args.play.reporting(),
+        a: args.a,
+        b: args.b,
     };
-    out += &format!("  A overall   {}\n", wdl(&r.overall));
-    for (seat, s) in r.by_seat.iter().enumerate() {
-        out += &format!("  A as {:<6} {}\n", start.player_name(seat), wdl(s));
-    }
-    out += &format!("  Elo of A vs B: {} (95%)\n", r.overall.elo_text());
-    out += &format!(
-        "  mean game length {:.1} plies; thinking {:.2} ms/move (A), {:.2} ms/move (B); wall {:.1} s\n",
-        r.mean_plies, r.a_ms_per_move, r.b_ms_per_move, r.wall_seconds
-    );
-    out += &format!(
-        "  slowest move {:.1} ms (A), {:.1} ms (B)\n",
-        r.a_slowest_ms, r.b_slowest_ms
-    );
-    for (who, list) in [("A", &r.a_forfeits), ("B", &r.b_forfeits)] {
-        if let Some(first) = list.first() {
-            out += &format!("  {} forfeits by {who}, e.g. {first}\n", list.len());
-        }
-    }
-    out
+    games.get(args.play.game.as_str())?.eval(&options)
 }

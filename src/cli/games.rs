@@ -13,82 +13,70 @@
 //! }
 //! ```
 
-use crate::agents::Baselines;
-use crate::arena::MatchConfig;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::agents::{AgentSpec, Baselines};
+use crate::arena::eval::EvalOptions;
+use crate::arena::ladder::LadderConfig;
 use crate::arena::record::RecordedGame;
+use crate::arena::terminal::PlayOptions;
+use crate::arena::tournament::TournamentOptions;
+use crate::bench::run::BenchKind;
 use crate::config::Config;
 use crate::games::{GameKind, with_game};
-use crate::nn::NetShape as Shape;
+use crate::nn::NetShape;
 use crate::nn::formats::manifest::{Manifest, Provenance};
+use crate::report::history::HistoryConfig;
+use crate::selfplay::worker::WorkerOptions;
+use crate::train::TrainOptions;
+use crate::train::distill_run::DistillRun;
 
-use super::{bench, distill, engine, eval, ladder, play, replay, tournament};
-
-/// A game every subcommand can run, by its start position. Implemented for every
-/// [`Baselines`] game; the methods are the subcommands' game-specific parts.
+/// A game every subcommand can run, by its start position: the object-safe face of a
+/// [`Baselines`] game. Implemented for every one; each method is one subcommand's
+/// library function for the game, which the subcommand's file calls with what it parsed.
 pub trait Playable: Send + Sync {
     /// The game's name.
     fn name(&self) -> &'static str;
-
     /// Its number of players.
     fn players(&self) -> usize;
-
-    /// `contagion train` with these options.
-    fn train(&self, opts: &crate::train::TrainOptions) -> anyhow::Result<()>;
-
+    /// `contagion train`.
+    fn train(&self, opts: &TrainOptions) -> anyhow::Result<()>;
     /// `contagion selfplay`: a worker for the run `config` describes.
-    fn selfplay(
-        &self,
-        config: &Config,
-        opts: &crate::selfplay::worker::WorkerOptions,
-    ) -> anyhow::Result<()>;
-
+    fn selfplay(&self, config: &Config, opts: &WorkerOptions) -> anyhow::Result<()>;
     /// `contagion eval`.
-    fn eval(&self, args: &eval::EvalArgs, config: &MatchConfig) -> anyhow::Result<()>;
-
+    fn eval(&self, opts: &EvalOptions) -> anyhow::Result<()>;
     /// `contagion tournament`.
-    fn tournament(
-        &self,
-        args: &tournament::TournamentArgs,
-        config: &MatchConfig,
-    ) -> anyhow::Result<()>;
-
+    fn tournament(&self, opts: &TournamentOptions) -> anyhow::Result<()>;
     /// `contagion ladder`.
     fn ladder(
         &self,
-        args: &ladder::LadderArgs,
-        config: &crate::arena::ladder::LadderConfig,
+        model: &Path,
+        config: &LadderConfig,
+        json: bool,
+        out: Option<&Path>,
     ) -> anyhow::Result<()>;
-
-    /// `contagion report --anchors`: the run in directory `run`, measured.
+    /// `contagion report --anchors`: the run in directory `run`, measured and drawn at
+    /// `out` under its `name`.
     fn history(
         &self,
-        run: &std::path::Path,
-        config: &crate::report::history::HistoryConfig,
-    ) -> anyhow::Result<crate::report::history::History>;
-
-    /// `contagion replay` of one recorded game.
-    fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()>;
-
-    /// `contagion play` on the terminal.
-    fn play(
-        &self,
-        args: &play::PlayArgs,
-        colour: bool,
-        io: &mut play::Terminal,
+        run: &Path,
+        config: &HistoryConfig,
+        name: &str,
+        out: &Path,
     ) -> anyhow::Result<()>;
-
+    /// `contagion replay` of one recorded game.
+    fn replay(&self, game: &RecordedGame, delay: Duration, moves_only: bool) -> anyhow::Result<()>;
+    /// `contagion play` on the terminal.
+    fn play(&self, opts: &PlayOptions, no_color: bool) -> anyhow::Result<()>;
     /// `contagion engine` on stdin and stdout.
-    fn engine(&self, args: &engine::EngineArgs) -> anyhow::Result<()>;
-
+    fn engine(&self, agent: &AgentSpec, seed: u64) -> anyhow::Result<()>;
     /// `contagion bench`.
-    fn bench(&self, args: &bench::BenchArgs) -> anyhow::Result<()>;
-
+    fn bench(&self, what: &BenchKind, rounds: usize, json: bool) -> anyhow::Result<()>;
     /// `contagion distill` under `config`.
-    fn distill(&self, args: &distill::DistillArgs, config: &Config) -> anyhow::Result<()>;
-
+    fn distill(&self, config: &Config, run: &DistillRun) -> anyhow::Result<()>;
     /// The manifest `contagion export` writes for a network of `shape`.
-    fn manifest(&self, shape: &Shape, provenance: Provenance) -> Manifest;
-
+    fn manifest(&self, shape: &NetShape, provenance: Provenance) -> Manifest;
     /// The game as `contagion serve` plays it.
     #[cfg(feature = "serve")]
     fn served(&self) -> Box<dyn crate::serve::served::Served>;
@@ -98,80 +86,57 @@ impl<G: Baselines> Playable for G {
     fn name(&self) -> &'static str {
         crate::games::Game::name(self)
     }
-
     fn players(&self) -> usize {
         self.num_players()
     }
-
-    fn train(&self, opts: &crate::train::TrainOptions) -> anyhow::Result<()> {
+    fn train(&self, opts: &TrainOptions) -> anyhow::Result<()> {
         crate::train::run::train(self, opts)
     }
-
-    fn selfplay(
-        &self,
-        config: &Config,
-        opts: &crate::selfplay::worker::WorkerOptions,
-    ) -> anyhow::Result<()> {
+    fn selfplay(&self, config: &Config, opts: &WorkerOptions) -> anyhow::Result<()> {
         crate::selfplay::worker::run(self, config, opts)
     }
-
-    fn eval(&self, args: &eval::EvalArgs, config: &MatchConfig) -> anyhow::Result<()> {
-        eval::report(self, args, config)
+    fn eval(&self, opts: &EvalOptions) -> anyhow::Result<()> {
+        crate::arena::eval::eval(self, opts)
     }
-
-    fn tournament(
-        &self,
-        args: &tournament::TournamentArgs,
-        config: &MatchConfig,
-    ) -> anyhow::Result<()> {
-        tournament::play(self, args, config)
+    fn tournament(&self, opts: &TournamentOptions) -> anyhow::Result<()> {
+        crate::arena::tournament::tournament(self, opts)
     }
-
     fn ladder(
         &self,
-        args: &ladder::LadderArgs,
-        config: &crate::arena::ladder::LadderConfig,
+        model: &Path,
+        config: &LadderConfig,
+        json: bool,
+        out: Option<&Path>,
     ) -> anyhow::Result<()> {
-        ladder::ladder(self, args, config)
+        crate::arena::ladder::ladder(self, model, config, json, out)
     }
-
     fn history(
         &self,
-        run: &std::path::Path,
-        config: &crate::report::history::HistoryConfig,
-    ) -> anyhow::Result<crate::report::history::History> {
-        crate::report::history::run_history(self, run, config)
-    }
-
-    fn replay(&self, game: &RecordedGame, args: &replay::ReplayArgs) -> anyhow::Result<()> {
-        replay::show(self, game, args)
-    }
-
-    fn play(
-        &self,
-        args: &play::PlayArgs,
-        colour: bool,
-        io: &mut play::Terminal,
+        run: &Path,
+        config: &HistoryConfig,
+        name: &str,
+        out: &Path,
     ) -> anyhow::Result<()> {
-        play::play(self, args, colour, io)
+        crate::report::history::elo_over_training(self, run, config, name, out)
     }
-
-    fn engine(&self, args: &engine::EngineArgs) -> anyhow::Result<()> {
-        engine::serve(self, args)
+    fn replay(&self, game: &RecordedGame, delay: Duration, moves_only: bool) -> anyhow::Result<()> {
+        crate::arena::replay::show(self, game, delay, moves_only)
     }
-
-    fn bench(&self, args: &bench::BenchArgs) -> anyhow::Result<()> {
-        bench::bench(self, args)
+    fn play(&self, opts: &PlayOptions, no_color: bool) -> anyhow::Result<()> {
+        crate::arena::terminal::on_stdio(self, opts, no_color)
     }
-
-    fn distill(&self, args: &distill::DistillArgs, config: &Config) -> anyhow::Result<()> {
-        distill::distill_game(self, args, config)
+    fn engine(&self, agent: &AgentSpec, seed: u64) -> anyhow::Result<()> {
+        crate::engine::stdio(self, agent, seed)
     }
-
-    fn manifest(&self, shape: &Shape, provenance: Provenance) -> Manifest {
+    fn bench(&self, what: &BenchKind, rounds: usize, json: bool) -> anyhow::Result<()> {
+        crate::bench::run::bench(self, what, rounds, json)
+    }
+    fn distill(&self, config: &Config, run: &DistillRun) -> anyhow::Result<()> {
+        crate::train::distill_run::distill_run(self, config, run)
+    }
+    fn manifest(&self, shape: &NetShape, provenance: Provenance) -> Manifest {
         crate::nn::formats::bundle::manifest(shape, self, provenance)
     }
-
     #[cfg(feature = "serve")]
     fn served(&self) -> Box<dyn crate::serve::served::Served> {
         Box::new(self.clone())

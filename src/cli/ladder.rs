@@ -1,14 +1,13 @@
 //! `contagion ladder`: a model against alpha-beta at several times per move (see
 //! [`crate::arena::ladder`]); Elo against time as a Markdown table and a plot.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::Games;
 use super::common::{GameFlag, QuietFlag, SeriesFlags};
-use crate::agents::Baselines;
-use crate::arena::ladder::{LadderConfig, Rung, plot, run_ladder, table};
+use crate::arena::ladder::LadderConfig;
 
 /// `contagion ladder`'s arguments.
 #[derive(Debug, Args)]
@@ -71,70 +70,6 @@ pub fn run(args: LadderArgs, games: &Games) -> anyhow::Result<()> {
         opening_plies: *args.series.opening_plies,
         progress: !*args.quiet && !args.json,
     };
-    games.get(args.game.as_str())?.ladder(&args, &config)
-}
-
-pub(super) fn ladder<G: Baselines>(
-    start: &G,
-    args: &LadderArgs,
-    config: &LadderConfig,
-) -> anyhow::Result<()> {
-    let rungs = run_ladder(start, &args.model, config)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&rungs)?);
-    } else {
-        print!("{}", table(&rungs));
-    }
-    if let Some(out) = &args.out {
-        write(start.name(), args, config, &rungs, out)?;
-    }
-    Ok(())
-}
-
-/// OUT.md (what was played, where, the table and the plot) and OUT.svg / OUT.png.
-fn write(
-    game: &str,
-    args: &LadderArgs,
-    config: &LadderConfig,
-    rungs: &[Rung],
-    out: &Path,
-) -> anyhow::Result<()> {
-    let name = out
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| anyhow::anyhow!("--out {}: needs a file name", out.display()))?;
-    let svg = out.with_file_name(format!("{name}.svg"));
-    let title = format!("{game}: {} against alphabeta", args.model.display());
-    plot(rungs, &title, &svg)?;
-    let command: Vec<String> = std::env::args().collect();
-    let text = format!(
-        "# Ladder: {title}\n\n\
-         The model searches on {} thread(s), alphabeta on one; games one at a time, \
-         colours balanced, {} random opening plies (seed {}).\n\n\
-         Machine: {}, {} cores.\n\n```sh\n{}\n```\n\n{}\n![Elo against time per move]({name}.svg)\n",
-        config.threads,
-        config.opening_plies,
-        config.seed,
-        cpu_name(),
-        crate::limits::cores(),
-        shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default(),
-        table(rungs),
-    );
-    let md = out.with_file_name(format!("{name}.md"));
-    crate::framing::write_atomic(&md, text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", md.display()))?;
-    eprintln!("wrote {} and {}", md.display(), svg.display());
-    Ok(())
-}
-
-/// The CPU's model name (Linux's /proc/cpuinfo), or "an unknown CPU".
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|l| l.trim_start_matches([' ', '\t', ':']).to_string())
-        })
-        .unwrap_or_else(|| "an unknown CPU".to_string())
+    let game = games.get(args.game.as_str())?;
+    game.ladder(&args.model, &config, args.json, args.out.as_deref())
 }

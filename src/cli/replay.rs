@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Games;
-use crate::arena::record::{RecordedGame, read_games};
-use crate::games::Game;
 use crate::games::GameName;
 
 /// `contagion replay`'s arguments.
@@ -34,38 +32,9 @@ pub struct ReplayArgs {
 
 /// Runs `contagion replay`.
 pub fn run(args: ReplayArgs, playable: &Games) -> anyhow::Result<()> {
-    let size = std::fs::metadata(&args.file)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?
-        .len();
-    crate::limits::at_most(
-        "record file size (bytes)",
-        size,
-        crate::limits::MAX_TEXT_BYTES,
-    )?;
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    let games = read_games(&text).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    anyhow::ensure!(
-        !games.is_empty(),
-        "{}: no games in the file",
-        args.file.display()
-    );
+    let games = crate::arena::replay::read_file(&args.file)?;
     if args.list {
-        for (i, g) in games.iter().enumerate() {
-            let players: Vec<String> = g
-                .tags
-                .iter()
-                .filter(|(k, _)| ["Black", "White", "Red", "Green", "Blue"].contains(&k.as_str()))
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            println!(
-                "{:>4}. {} — {} moves, result {}",
-                i + 1,
-                players.join(", "),
-                g.moves.len(),
-                g.tag("Result").unwrap_or("?")
-            );
-        }
+        crate::arena::replay::list(&games);
         return Ok(());
     }
     let game = games.get(args.index.wrapping_sub(1)).ok_or_else(|| {
@@ -80,48 +49,7 @@ pub fn run(args: ReplayArgs, playable: &Games) -> anyhow::Result<()> {
         (None, Some(name)) => name.as_str(),
         (None, None) => anyhow::bail!("the record names no game: pass --game"),
     };
-    playable.get(name)?.replay(game, &args)
-}
-
-pub(super) fn show<G: Game>(
-    start: &G,
-    game: &RecordedGame,
-    args: &ReplayArgs,
-) -> anyhow::Result<()> {
-    for (k, v) in &game.tags {
-        println!("[{k} \"{v}\"]");
-    }
-    let line = game
-        .replay(start)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
-    let mut previous = None::<G>;
-    for (action, state) in &line {
-        if let (Some(a), Some(before)) = (action, &previous) {
-            let mover = before.player_name(before.to_move());
-            println!(
-                "\n{:>3}. {mover} plays {}",
-                before.ply() + 1,
-                before.action_to_string(*a)
-            );
-        }
-        if !args.moves_only || action.is_none() {
-            println!("{}", state.render());
-        }
-        previous = Some(state.clone());
-        if args.delay_ms > 0 {
-            std::thread::sleep(std::time::Duration::from_millis(args.delay_ms));
-        }
-    }
-    let last = &line.last().expect("the start position").1;
-    match last.outcome() {
-        Some(o) => println!(
-            "\ngame over: {}",
-            crate::arena::record::result_text(&o, last.num_players())
-        ),
-        None => println!(
-            "\nthe record ends before the game does (result {})",
-            game.tag("Result").unwrap_or("*")
-        ),
-    }
-    Ok(())
+    let delay = std::time::Duration::from_millis(args.delay_ms);
+    (playable.get(name)?.replay(game, delay, args.moves_only))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))
 }

@@ -2,7 +2,7 @@
 //! directory; with `--anchors`, the run's Elo over training against fixed agents
 //! ([`crate::report::history`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
@@ -12,8 +12,8 @@ use crate::agents::AgentSpec;
 use crate::arena::MatchConfig;
 use crate::config::Config;
 use crate::report;
-use crate::report::history::{self, HistoryConfig};
-use crate::train::{metrics, rundir};
+use crate::report::history::HistoryConfig;
+use crate::train::rundir;
 
 /// `contagion report`'s arguments.
 #[derive(Debug, Args)]
@@ -47,42 +47,29 @@ pub struct ReportArgs {
     pub quiet: QuietFlag,
 }
 
-/// The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
-fn run_name(run: &Path) -> String {
-    (run.canonicalize().ok())
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| run.display().to_string())
-}
-
 /// Runs `contagion report`.
 pub fn run(args: ReportArgs, games: &Games) -> anyhow::Result<()> {
-    let (m, bad) = metrics::read(&args.run.join("metrics.jsonl"))?;
-    anyhow::ensure!(
-        !m.is_empty(),
-        "{}: no iterations recorded yet",
-        args.run.display()
-    );
-    if bad > 0 {
-        eprintln!("note: skipped {bad} unreadable line(s) in metrics.jsonl");
+    let (name, out) = report::curves(&args.run, args.out.as_deref())?;
+    if args.anchors.0.is_empty() {
+        return Ok(());
     }
-    print!("{}", report::table(&m));
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.run.join("curves.svg"));
-    // Asked for the PNG by name: the SVG goes beside it rather than into it.
-    let out = match out.extension() {
-        Some(e) if e.eq_ignore_ascii_case("png") => out.with_extension("svg"),
-        _ => out,
+    let config = Config::load(&args.run.join(rundir::CONFIG))?;
+    let game = games.for_config(&config)?;
+    let history = HistoryConfig {
+        anchors: args.anchors.0.clone(),
+        sims: args.sims,
+        points: args.points as usize,
+        matches: MatchConfig {
+            games: args.games,
+            seed: *args.series.seed,
+            threads: args.series.threads.count(),
+            opening_plies: *args.series.opening_plies,
+            time_per_game: None,
+            move_time: None,
+            progress: !*args.quiet,
+        },
     };
-    let name = run_name(&args.run);
-    let title = format!("{name} — learning curves");
-    let drawn = report::plot(&m, &title, &out)?;
-    say_written("curves", &out, drawn);
-    if !args.anchors.0.is_empty() {
-        elo_over_training(&args, games, &name, &out.with_file_name("elo.svg"))?;
-    }
-    Ok(())
+    game.history(&args.run, &history, &name, &out.with_file_name("elo.svg"))
 }
 
 /// The agents of `--anchors`.
@@ -110,52 +97,6 @@ fn anchor_specs(list: &str) -> Result<Anchors, String> {
         .collect::<Result<_, _>>()
         .map(Anchors)
         .map_err(|e| e.to_string())
-}
-
-fn say_written(what: &str, svg: &Path, png: Option<PathBuf>) {
-    match png {
-        Some(png) => println!("{what} written to {} and {}", svg.display(), png.display()),
-        None => println!(
-            "{what} written to {} (this build has no PNG output: feature `png`)",
-            svg.display()
-        ),
-    }
-}
-
-/// `--anchors`: the run's checkpoints measured, as a table and a plot at `out`.
-fn elo_over_training(
-    args: &ReportArgs,
-    games: &Games,
-    name: &str,
-    out: &Path,
-) -> anyhow::Result<()> {
-    let config = Config::load(&args.run.join(rundir::CONFIG))?;
-    let game = games.for_config(&config)?;
-    let threads = args.series.threads.count();
-    let config = HistoryConfig {
-        anchors: args.anchors.0.clone(),
-        sims: args.sims,
-        points: args.points as usize,
-        matches: MatchConfig {
-            games: args.games,
-            seed: *args.series.seed,
-            threads,
-            opening_plies: *args.series.opening_plies,
-            time_per_game: None,
-            move_time: None,
-            progress: !*args.quiet,
-        },
-    };
-    let h = game.history(&args.run, &config)?;
-    print!("\n{}", history::table(&h));
-    let title = format!("{name} — Elo over training");
-    let drawn = history::plot(&h, &title, out)?;
-    say_written("Elo over training", out, drawn);
-    crate::framing::write_atomic(
-        &out.with_extension("json"),
-        serde_json::to_string_pretty(&h)?.as_bytes(),
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,11 +5,9 @@ use clap::Args;
 
 use super::Games;
 use super::eval::MatchArgs;
-use crate::agents::{AgentSpec, Baselines};
-use crate::arena::MatchConfig;
+use crate::agents::AgentSpec;
 use crate::arena::elo::Sprt;
-use crate::arena::record::write_match_game;
-use crate::arena::tournament::{Format, run_tournament, text};
+use crate::arena::tournament::{Format, TournamentOptions};
 
 /// `contagion tournament`'s arguments.
 #[derive(Debug, Args)]
@@ -55,57 +53,20 @@ pub fn run(args: TournamentArgs, games: &Games) -> anyhow::Result<()> {
         sprt_ok(args.sprt_alpha) && sprt_ok(args.sprt_beta) && args.sprt_elo1 > args.sprt_elo0,
         "--sprt-alpha and --sprt-beta must lie in (0, 0.5) and --sprt-elo1 must exceed --sprt-elo0"
     );
-    let config = args.play.config(args.games)?;
-    games
-        .get(args.play.game.as_str())?
-        .tournament(&args, &config)
-}
-
-pub(super) fn play<G: Baselines>(
-    start: &G,
-    args: &TournamentArgs,
-    config: &MatchConfig,
-) -> anyhow::Result<()> {
-    let format = if args.gauntlet {
-        Format::Gauntlet
-    } else {
-        Format::RoundRobin
-    };
-    let sprt = args.sprt.then_some((
-        Sprt {
+    let options = TournamentOptions {
+        format: match args.gauntlet {
+            true => Format::Gauntlet,
+            false => Format::RoundRobin,
+        },
+        config: args.play.config(args.games)?,
+        sprt: args.sprt.then_some(Sprt {
             elo0: args.sprt_elo0,
             elo1: args.sprt_elo1,
             alpha: args.sprt_alpha,
             beta: args.sprt_beta,
-        },
-        (start.num_players() * config.threads.max(1)) as u32,
-    ));
-    let mut records = args.play.records()?;
-    let mut round = 0;
-    let report = run_tournament(start, &args.agents, format, config, sprt, |a, b, game| {
-        round += 1;
-        match &mut records {
-            Some(file) => {
-                let names = (a.to_string(), b.to_string());
-                let text = write_match_game(
-                    start,
-                    "contagion tournament",
-                    round,
-                    (&names.0, &names.1),
-                    game,
-                );
-                file.append(&text)
-            }
-            None => Ok(()),
-        }
-    })?;
-    if args.play.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", text(&report));
-    }
-    if let Some(file) = &records {
-        eprintln!("{} games appended to {}", file.games, file.path().display());
-    }
-    Ok(())
+        }),
+        reporting: args.play.reporting(),
+        agents: args.agents,
+    };
+    games.get(args.play.game.as_str())?.tournament(&options)
 }

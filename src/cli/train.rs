@@ -43,8 +43,7 @@ pub fn run(args: TrainArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.overrides)?;
     let game = games.for_config(&config)?;
     let opts = TrainOptions {
-        config: args.config,
-        overrides: args.overrides,
+        config,
         root: args
             .store
             .unwrap_or_else(|| args.checkpoints.display().to_string()),

@@ -530,3 +530,19 @@ pub fn info_line<G: Game>(state: &G, info: &SearchInfo) -> String {
         pv.join(" ")
     )
 }
+
+/// `contagion engine`: the protocol for `start`'s game on stdin and stdout, `agent`
+/// (built with `seed`) answering `go`, until `quit` or the end of input.
+pub fn stdio<G: Baselines>(
+    start: &G,
+    agent: &crate::agents::AgentSpec,
+    seed: u64,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !agent.is_interactive(),
+        "the engine's agent cannot be 'human'"
+    );
+    let (stdin, stdout) = (std::io::BufReader::new(std::io::stdin()), std::io::stdout());
+    Engine::new(start.clone(), agent.build(start, seed)?).run(stdin, stdout)?;
+    Ok(())
+}

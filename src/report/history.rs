@@ -219,6 +219,28 @@ pub fn plot(h: &History, title: &str, out: &Path) -> anyhow::Result<Option<PathB
     crate::figure::save_svg(&svg, out)
 }
 
+/// `contagion report --anchors`: the checkpoints of the run in `run` measured
+/// ([`run_history`]), printed as a table, drawn at `out` under the run's `name`, and
+/// written as JSON beside it.
+pub fn elo_over_training<G: Baselines>(
+    start: &G,
+    run: &Path,
+    config: &HistoryConfig,
+    name: &str,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let h = run_history(start, run, config)?;
+    print!("\n{}", table(&h));
+    let title = format!("{name} — Elo over training");
+    let drawn = plot(&h, &title, out)?;
+    super::say_written("Elo over training", out, drawn);
+    crate::framing::write_atomic(
+        &out.with_extension("json"),
+        serde_json::to_string_pretty(&h)?.as_bytes(),
+    )?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

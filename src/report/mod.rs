@@ -270,6 +270,52 @@ pub fn time_shares(m: &[IterationMetrics]) -> String {
     )
 }
 
+/// `contagion report`: the metrics of the run in `run` printed as a table and drawn as
+/// learning curves at `out` (default: the run's `curves.svg`; a PNG path puts the SVG
+/// beside it). Returns the run's name and where the curves went.
+pub fn curves(run: &Path, out: Option<&Path>) -> anyhow::Result<(String, PathBuf)> {
+    let (m, bad) = crate::train::metrics::read(&run.join("metrics.jsonl"))?;
+    anyhow::ensure!(
+        !m.is_empty(),
+        "{}: no iterations recorded yet",
+        run.display()
+    );
+    if bad > 0 {
+        eprintln!("note: skipped {bad} unreadable line(s) in metrics.jsonl");
+    }
+    print!("{}", table(&m));
+    let out = out.map_or_else(|| run.join("curves.svg"), Path::to_path_buf);
+    // Asked for the PNG by name: the SVG goes beside it rather than into it.
+    let out = match out.extension() {
+        Some(e) if e.eq_ignore_ascii_case("png") => out.with_extension("svg"),
+        _ => out,
+    };
+    let name = run_name(run);
+    let title = format!("{name} — learning curves");
+    let drawn = plot(&m, &title, &out)?;
+    say_written("curves", &out, drawn);
+    Ok((name, out))
+}
+
+/// The run's name, not the path it was given by (`/tmp/…/ataxx` is `ataxx`).
+pub fn run_name(run: &Path) -> String {
+    (run.canonicalize().ok())
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| run.display().to_string())
+}
+
+/// Says which files were written: the SVG, and the PNG beside it where this build makes
+/// one.
+pub fn say_written(what: &str, svg: &Path, png: Option<PathBuf>) {
+    match png {
+        Some(png) => println!("{what} written to {} and {}", svg.display(), png.display()),
+        None => println!(
+            "{what} written to {} (this build has no PNG output: feature `png`)",
+            svg.display()
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::tick;

@@ -24,14 +24,14 @@
 pub mod batch;
 pub mod distill;
 pub mod distill_loop;
+pub mod distill_run;
 pub mod events;
+pub mod export;
 pub mod gating;
 pub mod ingest;
 pub mod metrics;
 pub mod run;
 pub mod rundir;
-
-use std::path::PathBuf;
 
 use burn::module::Module;
 use burn::optim::decay::WeightDecayConfig;
@@ -55,10 +55,8 @@ pub use batch::{Batch, make_batch, make_plain_batch};
 
 /// How `contagion train` was asked to run.
 pub struct TrainOptions {
-    /// The config file.
-    pub config: PathBuf,
-    /// `SECTION.KEY=VALUE` overrides applied on top of the config file.
-    pub overrides: Vec<String>,
+    /// The run's config, its overrides applied (read once, by the caller).
+    pub config: crate::config::Config,
     /// Where runs live: a directory (`checkpoints`) or an `s3://bucket/prefix` store.
     pub root: String,
     /// How long an S3 lease outlives a trainer that stopped renewing it.

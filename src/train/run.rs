@@ -34,8 +34,8 @@ use crate::store::Store;
 
 /// Trains the game `start` from the config; see the module documentation.
 pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()> {
-    let config = Config::load_with(&opts.config, &opts.overrides)?;
-    let c = &config;
+    let config = &opts.config;
+    let c = config;
     // Refuse a baseline that cannot be built now, not at the first measurement.
     c.baseline
         .spec
@@ -46,7 +46,7 @@ pub fn train<G: Baselines>(start: &G, opts: &TrainOptions) -> anyhow::Result<()>
     // And a device this build or machine lacks.
     let device = c.train.device;
     (device.burn()).with_context(|| format!("train.device = \"{device}\""))?;
-    let (store, _lock) = rundir::prepare(&config, opts)?;
+    let (store, _lock) = rundir::prepare(config, opts)?;
     let torn = metrics::repair(store.as_ref())?;
     if torn > 0 {
         println!(

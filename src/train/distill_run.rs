@@ -1,0 +1,206 @@
+//! `contagion distill`'s run: the teacher loaded, then the evaluator trained on games,
+//! the teacher's games played, or the evaluator's own loop run; what each did printed.
+
+use std::path::PathBuf;
+
+use super::distill::{DistillOptions, distill};
+use super::distill_loop::{Generation, LoopOptions, run_loop};
+use crate::agents::Baselines;
+use crate::config::Config;
+use crate::nn::Net;
+use crate::selfplay::SelfPlaySettings;
+
+/// What `contagion distill` does.
+#[derive(Debug, Clone)]
+pub enum DistillMode {
+    /// Train the evaluator on the games of `data` (data directories, runs or stores)
+    /// and write it as a bundle named `name`.
+    Train {
+        /// Where the games are.
+        data: Vec<String>,
+        /// The name the bundle lists (default: the directory's name).
+        name: Option<String>,
+    },
+    /// Play the teacher's games into the data directory.
+    Generate,
+    /// Run the evaluator's own loop, a new one starting from the bundle `from`.
+    Loop {
+        /// The evaluator bundle a new loop starts from (default: random weights).
+        from: Option<PathBuf>,
+    },
+}
+
+/// A `contagion distill` run.
+#[derive(Debug, Clone)]
+pub struct DistillRun {
+    /// What it does.
+    pub mode: DistillMode,
+    /// The teacher network (a bundle, checkpoint or run).
+    pub teacher: Option<PathBuf>,
+    /// The bundle directory; the data directory to add to; the loop's directory.
+    pub out: PathBuf,
+    /// Games played at once (and the teacher's forward split over as many threads).
+    pub threads: usize,
+    /// A progress bar.
+    pub progress: bool,
+}
+
+/// `contagion distill` for `start`'s game under `config`: trains, generates or loops
+/// as `run` says, and prints what it did.
+pub fn distill_run<G: Baselines>(
+    start: &G,
+    config: &Config,
+    run: &DistillRun,
+) -> anyhow::Result<()> {
+    let c = &config.distill;
+    let threads = run.threads;
+    let teacher = match &run.teacher {
+        Some(path) => {
+            let net = crate::agents::mcts::cached_net(path)?;
+            anyhow::ensure!(
+                net.shape.plays(start),
+                "{}: the teacher plays '{}', the config's game is '{}'",
+                path.display(),
+                net.shape.game,
+                start.name()
+            );
+            Some(net)
+        }
+        None => None,
+    };
+    // Labelling positions, the teacher's forward is split over the threads; playing, the
+    // games fill them.
+    let labelling = |t: Option<crate::nn::Net>| t.map(|n| n.with_threads(threads)).transpose();
+    let (data, name) = match &run.mode {
+        DistillMode::Loop { from } => {
+            return run_generations(start, config, run, from, labelling(teacher)?);
+        }
+        DistillMode::Generate => return generate_games(start, config, run, teacher),
+        DistillMode::Train { data, name } => (data, name),
+    };
+    let data = match data.is_empty() {
+        true => vec![crate::store::join("checkpoints", &config.run.name)],
+        false => data.clone(),
+    };
+    let opts = DistillOptions {
+        data,
+        out: run.out.clone(),
+        name: name.clone(),
+        settings: c.clone(),
+        teacher: labelling(teacher)?,
+        seed: config.run.seed,
+        progress: run.progress,
+    };
+    let r = distill(start, &opts)?;
+    let loss: Vec<String> = r
+        .validation_loss
+        .iter()
+        .map(|l| format!("{l:.4}"))
+        .collect();
+    println!(
+        "{} games: {} positions trained on, {} held out ({} of them off the games' lines); {} steps in {:.0} s",
+        r.games, r.train_positions, r.validation_positions, r.branch_positions, r.steps, r.seconds
+    );
+    println!(
+        "validation loss by epoch (mean squared error a seat): {}",
+        loss.join(" → ")
+    );
+    println!(
+        "integer against float on {} held-out positions of the games: mean |difference| {:.4}, same sign {:.2}%",
+        r.agreement.positions,
+        r.agreement.mean_abs_diff,
+        100.0 * r.agreement.sign_agreement
+    );
+    println!("wrote the evaluator bundle {}", run.out.display());
+    Ok(())
+}
+
+/// The evaluator's own loop in `run.out`.
+fn run_generations<G: Baselines>(
+    start: &G,
+    config: &Config,
+    run: &DistillRun,
+    from: &Option<PathBuf>,
+    teacher: Option<Net>,
+) -> anyhow::Result<()> {
+    let on_generation = |g: &Generation| println!("{}", generation_line(g));
+    let opts = LoopOptions {
+        dir: run.out.clone(),
+        from: from.clone(),
+        teacher,
+        threads: run.threads,
+        progress: run.progress,
+        on_generation: &on_generation,
+    };
+    run_loop(start, config, &opts)?;
+    println!(
+        "the best evaluator plays as nnue:{}",
+        run.out.join("best").display()
+    );
+    Ok(())
+}
+
+/// The teacher's games played into `run.out`.
+fn generate_games<G: Baselines>(
+    start: &G,
+    config: &Config,
+    run: &DistillRun,
+    teacher: Option<Net>,
+) -> anyhow::Result<()> {
+    let threads = run.threads;
+    let net = teacher.ok_or_else(|| anyhow::anyhow!("--generate needs --teacher MODEL"))?;
+    let mut settings = SelfPlaySettings::from_config(config, threads, run.progress, 1);
+    settings.sims = config.distill.teacher_simulations;
+    let out = run.out.to_string_lossy();
+    let stats = crate::selfplay::generate::generate(
+        start,
+        &net.for_self_play(),
+        &settings,
+        config.distill.games,
+        config.run.seed,
+        &out,
+    )?;
+    println!(
+        "{} games, {} positions in {:.1} s: {:.0} positions/s ({} simulations a move, {threads} threads) into {out}",
+        stats.games,
+        stats.positions,
+        stats.wall.as_secs_f64(),
+        stats.positions_per_second(),
+        settings.sims,
+    );
+    Ok(())
+}
+
+/// A generation of the loop in a line.
+fn generation_line(g: &Generation) -> String {
+    if g.generation == 0 {
+        return "generation 0: the evaluator the loop starts from".into();
+    }
+    let result =
+        |m: &crate::train::metrics::MatchResult| format!("{} ({:.3})", m.wdl(), m.stats.score);
+    let baseline = match &g.baseline {
+        Some((cand, best)) => format!(
+            "; against {}: {} (the best {})",
+            cand.opponent,
+            result(cand),
+            result(best)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "generation {}: {} games by generation {} ({:.0} positions/s), trained on {} positions (validation loss {:.4}); against the best {}{baseline}: {}; {:.1} min",
+        g.generation,
+        g.games,
+        g.played_by,
+        g.positions_per_second,
+        g.train_positions,
+        g.validation_loss,
+        g.vs_best.as_ref().map_or("-".into(), result),
+        if g.promoted {
+            "promoted"
+        } else {
+            "kept the best"
+        },
+        g.minutes
+    )
+}
