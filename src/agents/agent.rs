@@ -258,6 +258,18 @@ pub trait Baselines: Game {
     /// The static evaluation and move ordering alpha-beta and minimax use.
     type Heuristic: Heuristic<Self> + Default + 'static;
 
-    /// The greedy agent's move; `rng` breaks ties.
-    fn greedy_action(&self, rng: &mut Rng) -> Action;
+    /// The greedy agent's move; `rng` breaks ties. The default takes a won game where
+    /// a move ends one, else the move after which [`Baselines::Heuristic`] scores the
+    /// mover best: one ply of the alpha-beta baselines' own judgement.
+    fn greedy_action(&self, rng: &mut Rng) -> Action {
+        let (me, heuristic) = (self.to_move(), Self::Heuristic::default());
+        best_scoring(self, rng, |a| {
+            let mut next = self.clone();
+            next.apply(a).expect("a legal action");
+            match next.outcome() {
+                Some(outcome) => f64::from(outcome.0[me]) * 1e12,
+                None => heuristic.evaluate(&next, me),
+            }
+        })
+    }
 }

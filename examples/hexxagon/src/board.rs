@@ -1,6 +1,6 @@
 //! The board: a hexagon of side 5 in axial coordinates `(q, r)` (`|q|, |r|, |q + r| ≤ 4`:
 //! 61 cells, 3 of them blocked), stored on a 9×9 grid whose cell `(r + 4)·9 + (q + 4)`
-//! the network sees; and the geometry every rule and symmetry is built from.
+//! the network sees; and the geometry every rule is built from.
 
 use std::sync::LazyLock;
 
@@ -53,17 +53,6 @@ pub fn is_blocked(c: usize) -> bool {
 pub fn playable(c: usize) -> bool {
     let (q, r) = coords(c);
     on_hexagon(q, r) && !is_blocked(c)
-}
-
-/// `(q, r)` under symmetry `sym` of the six that keep the start position: rotations by
-/// 0, 120 and 240 degrees, each then reflected (`sym ≥ 3`) across the line through the
-/// corners of directions 1 and 4.
-pub fn map(sym: usize, (q, r): (i32, i32)) -> (i32, i32) {
-    let (mut q, mut r) = (q, r);
-    for _ in 0..sym % 3 {
-        (q, r) = (-q - r, q); // 120 degrees
-    }
-    if sym >= 3 { (-r, -q) } else { (q, r) }
 }
 
 /// Per playable cell: its neighbours, and the cell each jump lands on.

@@ -157,31 +157,3 @@ pub fn from_text(text: &str) -> Result<Hexxagon, GameError> {
         .ok_or_else(|| bad(format!("the ply is a number from 0 to {MAX_PLIES}")))?;
     Ok(Hexxagon::from_parts(cells, to_move, ply))
 }
-
-/// The board as text: rows indented like the hexagon, `x` Ruby, `o` Pearl, `.` empty,
-/// `#` blocked, row numbers on the left and column letters below.
-pub fn render(s: &Hexxagon, paint: &dyn Fn(usize, &str) -> String) -> String {
-    let mut out = String::new();
-    for r in -4i32..=4 {
-        out.push_str(&format!(
-            "{} {}",
-            5 - r,
-            " ".repeat(r.unsigned_abs() as usize)
-        ));
-        for q in (-4..=4).filter(|&q| on_hexagon(q, r)) {
-            let c = cell(q, r).expect("on the hexagon");
-            let text = match s.cells[c] {
-                EMPTY => ".".to_string(),
-                WALL => "#".to_string(),
-                v => paint(v as usize - 1, if v == piece(0) { "x" } else { "o" }),
-            };
-            out.push_str(&text);
-            out.push(' ');
-        }
-        out.push('\n');
-    }
-    out.push_str(
-        "  columns a-i run from the left; a cell is a column and a row (e5: the centre)\n",
-    );
-    out
-}

@@ -1,7 +1,5 @@
 //! The position and its rules: moves, captures, the end and the score.
 
-use contagion::rng::splitmix64;
-
 use crate::board::{GRID, TABLES, playable};
 
 /// What stands on a grid cell.
@@ -13,14 +11,6 @@ pub const WALL: u8 = 3;
 pub fn piece(player: usize) -> u8 {
     player as u8 + 1
 }
-
-/// The Zobrist key of piece code `v` on cell `c`.
-fn piece_key(c: usize, v: u8) -> u64 {
-    splitmix64((c * 2 + v as usize) as u64)
-}
-
-/// The Zobrist key of Pearl to move.
-const PEARL_TO_MOVE: u64 = splitmix64(4 * GRID as u64);
 
 /// Half-moves after which the game ends and is scored as it stands.
 pub const MAX_PLIES: u32 = 150;
@@ -84,7 +74,6 @@ pub struct Hexxagon {
     pub(crate) ply: u32,
     /// The mover has no move (the game is over).
     pub(crate) stuck: bool,
-    pub(crate) hash: u64,
 }
 
 impl Default for Hexxagon {
@@ -117,10 +106,8 @@ impl Hexxagon {
             to_move,
             ply,
             stuck: false,
-            hash: 0,
         };
         s.stuck = !s.can_move();
-        s.hash = s.zobrist();
         s
     }
 
@@ -204,28 +191,15 @@ impl Hexxagon {
         let to = m.to().expect("a legal move lands");
         if let Move::Jump { from, .. } = m {
             self.cells[from] = EMPTY;
-            self.hash ^= piece_key(from, me);
         }
         self.cells[to] = me;
-        self.hash ^= piece_key(to, me);
         for &n in &TABLES.near[to] {
             if self.cells[n] == them {
                 self.cells[n] = me;
-                self.hash ^= piece_key(n, them) ^ piece_key(n, me);
             }
         }
         self.to_move ^= 1;
-        self.hash ^= PEARL_TO_MOVE;
         self.ply += 1;
         self.stuck = !self.can_move();
-    }
-
-    /// The Zobrist hash of the cells and the mover, from scratch ([`Hexxagon::play`]
-    /// keeps it move by move).
-    fn zobrist(&self) -> u64 {
-        let cells = (self.cells.iter().enumerate())
-            .filter(|&(_, &v)| v == piece(0) || v == piece(1))
-            .fold(0, |h, (c, &v)| h ^ piece_key(c, v));
-        cells ^ if self.to_move == 1 { PEARL_TO_MOVE } else { 0 }
     }
 }
