@@ -1,7 +1,8 @@
 //! What the alpha-beta searches (the endgame solver, the `nnue:` player) need of a
 //! position: [`Searchable`]. Every game is searchable through its own rules; a game may
-//! offer a faster form of them that names the same actions ([`Game::fast`]: Ataxx's
-//! bitboards), and the searches run on that where it is given.
+//! offer a faster form of them that names the same actions
+//! ([`Game::fast`](super::Game::fast): Ataxx's bitboards), and the searches run on that
+//! where it is given.
 
 use super::terms::{Action, Outcome};
 

@@ -402,7 +402,7 @@ impl Searchable for Bits {
         }
     }
 
-    /// After the encoding's entries, as [`Game::tuple_inputs`] numbers them.
+    /// After the encoding's entries, as [`Game::tuple_inputs`](crate::games::Game::tuple_inputs) numbers them.
     fn tuples(&self, out: &mut impl FeatureSink) {
         let offset = (self.side() * self.side() * PLANES) as u32;
         let per = tuples::patterns(2) as u32;

@@ -126,7 +126,7 @@ fn aux_output(shape: &NetShape, head: &Head) -> Output {
 }
 
 /// Writes a bundle into directory `out`: `manifest` and the folded weights `tensors`
-/// (see [`folded_tensors`]) and, with `onnx`, the same network as `model.onnx`
+/// (see [`folded_tensors`](super::fold::folded_tensors)) and, with `onnx`, the same network as `model.onnx`
 /// ([`super::onnx`]), which the manifest then names.
 pub fn write(
     out: &Path,

@@ -1,6 +1,6 @@
 //! Proven results in the tree (an MCTS-solver).
 //!
-//! A finished game inside the tree carries its exact [`Outcome`]. A node is *proven*
+//! A finished game inside the tree carries its exact [`Outcome`](crate::games::Outcome). A node is *proven*
 //! when its result no longer depends on any estimate:
 //! - one of its children is a proven **win for the player to move** there (value +1, the
 //!   most any outcome gives): the mover takes it, in any number of players; the node
