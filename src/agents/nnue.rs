@@ -41,7 +41,9 @@ pub const DEFAULT_HASH_MIB: u64 = 16;
 const SOFT_SHARE: f64 = 0.5;
 /// The endgame solver's table, `2^bits` entries.
 pub const SOLVER_TABLE_BITS: u32 = 18;
-/// Without a time limit, the solver's nodes per node of the search's budget.
+/// Without a time limit, the solver's nodes a move: this many, or the search's own node
+/// budget where that is smaller (so a fixed-node player spends on an endgame what it
+/// spends on any move).
 pub const SOLVER_NODES: u64 = 200_000;
 
 /// The alpha-beta player on the fast evaluator.
@@ -154,14 +156,22 @@ impl<G: Game> NnueAgent<G> {
 
     /// The exact solver's move where the position is in its reach and it proves a
     /// win or a draw in time.
-    fn solve(&mut self, state: &G, limits: &Limits, hard: Option<Instant>) -> Option<Action> {
+    fn solve(
+        &mut self,
+        state: &G,
+        limits: &Limits,
+        hard: Option<Instant>,
+        nodes: Option<u64>,
+    ) -> Option<Action> {
         if !state.in_solver_reach() || state.num_players() != 2 {
             return None;
         }
         let start = limits.start();
         let solve_limits = SolveLimits {
             deadline: hard.map(|h| start + (h - start) / 2),
-            nodes: hard.is_none().then_some(SOLVER_NODES),
+            nodes: hard
+                .is_none()
+                .then(|| nodes.map_or(SOLVER_NODES, |n| n.min(SOLVER_NODES))),
             stop: limits.stop.clone(),
             margin: true,
         };
@@ -240,7 +250,7 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
             _ => depth,
         };
         let hard = budget.map(|b| start + b);
-        if let Some(best) = self.solve(state, limits, hard) {
+        if let Some(best) = self.solve(state, limits, hard, nodes) {
             return Ok(best);
         }
         let pvs_limits = PvsLimits {

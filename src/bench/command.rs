@@ -190,6 +190,15 @@ pub struct NnueOptions {
     /// Milliseconds a search.
     #[arg(long, default_value_t = 1000)]
     pub ms: u64,
+    /// Also play this many games of the player against itself at `--data-nodes` a move
+    /// on every core, as `distill --generate --player` writes them (to a temporary
+    /// directory), and print the positions a second against what the nodes a second
+    /// allow (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub data_games: u32,
+    /// The player's nodes a move in those games.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub data_nodes: u64,
 }
 
 /// Training steps: samples per second.
@@ -246,7 +255,14 @@ pub fn nnue<G: Baselines>(start: &G, o: &NnueOptions, rounds: usize) -> anyhow::
     let eval = crate::nn::nnue::bundle::load_evaluator(&path, start)?;
     let eval = std::sync::Arc::new(eval);
     let rates = nnue::nnue(start, eval, o.model.as_deref(), o.ms, rounds)?;
-    rates.iter().map(Line::of).collect()
+    let mut lines: Vec<Line> = rates.iter().map(Line::of).collect::<anyhow::Result<_>>()?;
+    if o.data_games > 0 {
+        let search = (rates.iter()).find(|r| r.unit == "nodes");
+        let nodes_per_second = search.map_or(0.0, |r| r.median);
+        let data = nnue::data(start, &path, o.data_games, o.data_nodes, nodes_per_second)?;
+        lines.push(Line::of(&data)?);
+    }
+    Ok(lines)
 }
 
 /// Network inference by batch size (and the dump of a batch's outputs).

@@ -129,6 +129,85 @@ pub fn nnue<G: Baselines>(
     Ok(out)
 }
 
+/// The player's own data as `distill --generate --player` makes it, measured.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DataRate {
+    /// Games played.
+    pub games: u64,
+    /// Positions written (the moves after the openings).
+    pub positions: u64,
+    /// The player's nodes a move.
+    pub nodes: u64,
+    /// Games played at once (every core).
+    pub threads: usize,
+    /// Positions a second.
+    pub positions_per_second: f64,
+    /// What the search's nodes a second from the start allow: nodes a second × threads /
+    /// nodes a move.
+    pub bound: f64,
+    /// Bytes of the records a position.
+    pub bytes_per_position: f64,
+}
+
+impl std::fmt::Display for DataRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "nnue self-play data, {} nodes a move, {} threads  {:>9.0} positions/s  ({:.0}% of {:.0}: nodes/s × threads / nodes a move; {} games, {} positions, {:.1} bytes a position)",
+            self.nodes,
+            self.threads,
+            self.positions_per_second,
+            100.0 * self.positions_per_second / self.bound,
+            self.bound,
+            self.games,
+            self.positions,
+            self.bytes_per_position,
+        )
+    }
+}
+
+/// `games` games of the `nnue:` player on `evaluator` at `nodes` a move, on every core,
+/// written to a temporary directory (removed after), against the bound that
+/// `nodes_per_second` (one search's, from the start) sets.
+pub fn data<G: Baselines>(
+    start: &G,
+    evaluator: &Path,
+    games: u32,
+    nodes: u64,
+    nodes_per_second: f64,
+) -> anyhow::Result<DataRate> {
+    let dir = std::env::temp_dir().join(format!("contagion-bench-data-{}", std::process::id()));
+    let spec = format!("nnue:{},nodes={nodes}", evaluator.display());
+    let threads = crate::limits::cores();
+    let o = crate::selfplay::generate::SearchedGames {
+        player: spec.parse()?,
+        games,
+        opening_plies: 8,
+        opening_filter: 0.0,
+        adjudicate: 0.0,
+        move_limit: 0,
+        seed: 1,
+        threads,
+        progress: false,
+    };
+    let played = crate::selfplay::generate::generate_searched(start, &o, &dir.to_string_lossy());
+    let bytes: u64 = (std::fs::read_dir(dir.join("games")).into_iter().flatten())
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let _ = std::fs::remove_dir_all(&dir);
+    let played = played?;
+    Ok(DataRate {
+        games: played.games,
+        positions: played.positions,
+        nodes,
+        threads,
+        positions_per_second: played.positions_per_second(),
+        bound: nodes_per_second * threads as f64 / nodes as f64,
+        bytes_per_position: bytes as f64 / played.positions.max(1) as f64,
+    })
+}
+
 /// The nodes a second of `rounds` searches from `start` of `budget` each, by a fresh
 /// agent each round.
 fn searches<G: Baselines>(

@@ -26,7 +26,7 @@ pub struct DistillArgs {
     /// Overrides a config field, `SECTION.KEY=VALUE` (repeatable), as `train --set`.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub set: Vec<String>,
-    /// Play the teacher's games into `--out` instead of training.
+    /// Play games into `--out` (the teacher's, or `--player`'s) instead of training.
     #[arg(long)]
     pub generate: bool,
     /// The teacher network (a bundle, checkpoint or run; `models/<game>`): with
@@ -34,6 +34,11 @@ pub struct DistillArgs {
     /// its value of every position takes `distill.teacher_value` of the target.
     #[arg(long)]
     pub teacher: Option<PathBuf>,
+    /// With `--generate`: play this agent's games against itself (`nnue:PATH,nodes=N`:
+    /// the alpha-beta player's own data) instead of the teacher's, as compact game
+    /// records.
+    #[arg(long, value_name = "SPEC", requires = "generate")]
+    pub player: Option<crate::agents::AgentSpec>,
     /// Run the evaluator's own loop in `--out` (resumed where it stopped): its
     /// alpha-beta player's games train the next evaluator, gated against the best.
     #[arg(long, conflicts_with = "generate")]
@@ -66,7 +71,9 @@ pub fn run(args: DistillArgs, games: &Games) -> anyhow::Result<()> {
     let config = Config::load_with(&args.config, &args.set)?;
     let mode = match (args.r#loop, args.generate) {
         (true, _) => DistillMode::Loop { from: args.from },
-        (false, true) => DistillMode::Generate,
+        (false, true) => DistillMode::Generate {
+            player: args.player,
+        },
         (false, false) => DistillMode::Train {
             data: args.data,
             name: args.name,

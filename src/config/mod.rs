@@ -244,6 +244,8 @@ pub struct DistillConfig {
     pub generations: u32,
     pub loop_nodes: u64,
     pub opening_plies: u32,
+    pub opening_filter: f64,
+    pub adjudicate: f64,
 }
 
 impl Default for DistillConfig {
@@ -265,6 +267,8 @@ impl Default for DistillConfig {
             generations: 20,
             loop_nodes: 2000,
             opening_plies: 8,
+            opening_filter: 0.0,
+            adjudicate: 0.0,
         }
     }
 }

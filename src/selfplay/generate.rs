@@ -1,13 +1,13 @@
-//! Positions by the million for the fast evaluator, written as replay shards
-//! (`replay/shard-…`, the record format runs write) into a directory or store that
-//! `contagion distill` reads:
+//! Positions by the million for the fast evaluator, written into a directory or store
+//! that `contagion distill` reads:
 //!
 //! - [`generate`]: games of the teacher network against itself at few simulations (the
 //!   trainer's self-play: batched across games, root noise, moves sampled by visits for
-//!   the first plies);
+//!   the first plies), as replay shards (`replay/shard-…`, the record format runs write);
 //! - [`generate_searched`]: games of any agent against itself from random openings (the
-//!   alpha-beta player at a fixed node count, in the evaluator's own loop), each move's
-//!   reported value kept as its root value.
+//!   alpha-beta player at a fixed node count), each move's reported value kept as its
+//!   score, as compact game records ([`super::records`]): openings filtered, decided
+//!   games adjudicated, every core busy.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -15,10 +15,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::records::{self, CHUNK_GAMES, Chunk, Record};
 use super::replay::{PREFIX, SHARD_GAMES, Shard};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::agents::{AgentSpec, Baselines, Limits, Score};
-use crate::games::{Game, MAX_PLAYERS};
+use crate::arena::random_opening;
+use crate::games::{Action, Game, Outcome};
 use crate::nn::Net;
 use crate::progress::Progress;
 use crate::rng::Rng;
@@ -111,110 +113,183 @@ pub fn generate<G: Baselines>(
     Ok(stats)
 }
 
-/// Games of `player` (an agent spec; the alpha-beta player at a fixed node count in the
-/// evaluator's own loop) against itself from random openings of `opening_plies`
-/// plies: `games` games on `threads` threads, seeded by `seed`, written to the store at
-/// `out` like [`generate`]'s. Every move after the opening is a target (the move
-/// played, and with two players the value the search reported for it); a game still
-/// running after `move_limit` moves (0: none) takes [`Game::adjudicate`]'s result.
-#[allow(clippy::too_many_arguments)]
+/// How [`generate_searched`] plays: `player` (an agent spec; the alpha-beta player at a
+/// fixed node count) against itself.
+#[derive(Debug, Clone)]
+pub struct SearchedGames {
+    /// The player.
+    pub player: AgentSpec,
+    /// Games to play.
+    pub games: u32,
+    /// Random plies before each game.
+    pub opening_plies: u32,
+    /// Keep an opening only if the player's first search values it within this of a
+    /// draw (two players; 0: every opening); another is drawn in its place.
+    pub opening_filter: f32,
+    /// End a game as a win for the side ahead once a search values it at least this
+    /// (two players; 0: play every game out).
+    pub adjudicate: f32,
+    /// A game still running after this many moves (0: none) takes
+    /// [`Game::adjudicate`]'s result.
+    pub move_limit: u32,
+    /// Seeds the openings and the players.
+    pub seed: u64,
+    /// Games played at once.
+    pub threads: usize,
+    /// A progress bar.
+    pub progress: bool,
+}
+
+/// The openings tried for one game before the filter gives up and keeps the last.
+const OPENING_TRIES: u64 = 16;
+
+/// Games of `o.player` against itself from random openings, written to the store at
+/// `out` as compact game records ([`super::records`]), each chunk rewritten as a game
+/// ends. Every move after the opening is a position: the move played and the value the
+/// search reported for it.
 pub fn generate_searched<G: Baselines>(
     start: &G,
-    player: &AgentSpec,
-    games: u32,
-    opening_plies: u32,
-    move_limit: u32,
-    seed: u64,
-    threads: usize,
-    progress: bool,
+    o: &SearchedGames,
     out: &str,
 ) -> anyhow::Result<SelfPlayStats> {
     let t0 = Instant::now();
-    let writer = ShardWriter::open(start, out)?;
+    let writer = ChunkWriter::open(start, out)?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+        .num_threads(o.threads.max(1))
         .build()?;
-    let bar = Progress::new("games", games as u64, "games", progress);
+    let bar = Progress::new("games", o.games as u64, "games", o.progress);
     let positions = AtomicU64::new(0);
     pool.install(|| {
-        (0..games).into_par_iter().try_for_each(|i| {
-            let game_seed = Rng::derive(seed, i as u64);
-            let game = play_searched(start, player, opening_plies, move_limit, game_seed)?;
-            positions.fetch_add(game.moves.len() as u64 - opening_plies as u64, Relaxed);
-            writer.add(game)?;
+        (0..o.games).into_par_iter().try_for_each(|i| {
+            let record = play_searched(start, o, Rng::derive(o.seed, i as u64))?;
+            positions.fetch_add(record.positions() as u64, Relaxed);
+            writer.add(record)?;
             bar.inc();
             anyhow::Ok(())
         })
     })?;
-    writer.finish()?;
     bar.finish();
     Ok(SelfPlayStats {
-        games: games as u64,
+        games: o.games as u64,
         positions: positions.into_inner(),
         wall: t0.elapsed(),
         ..SelfPlayStats::default()
     })
 }
 
-/// One game of `player` against itself after a random opening seeded by `seed`.
-fn play_searched<G: Baselines>(
-    start: &G,
-    player: &AgentSpec,
-    opening_plies: u32,
-    move_limit: u32,
-    seed: u64,
-) -> anyhow::Result<SelfPlayGame> {
-    let opening = crate::arena::random_opening(start, opening_plies, seed)?;
-    let mut agent = player.build(start, seed)?;
-    let _ = agent.set_option("Hash", SEARCHED_HASH_MIB);
-    let mut state = start.clone();
-    let n = start.num_players();
-    let mut game = SelfPlayGame {
-        moves: Vec::new(),
-        targets: Vec::new(),
-        outcome: [0.0; MAX_PLAYERS],
-        sims: 0,
-        seed,
-        values: Vec::new(),
-        proven: Vec::new(),
-    };
-    for &a in &opening {
-        state.apply(a)?;
-        game.moves.push(a);
-        game.targets.push(Vec::new());
-        game.values.push([0.0; MAX_PLAYERS]);
+/// Game records gathered into chunks of [`CHUNK_GAMES`], the open chunk rewritten whole
+/// at each game; named after the writer's start and process, so that writers never
+/// share a chunk.
+struct ChunkWriter {
+    store: std::sync::Arc<dyn Store>,
+    game: String,
+    stem: String,
+    /// The open chunk's number and its games.
+    open: Mutex<(u32, Vec<Record>)>,
+}
+
+impl ChunkWriter {
+    fn open<G: Game>(start: &G, out: &str) -> anyhow::Result<ChunkWriter> {
+        let millis = (std::time::SystemTime::now())
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        Ok(ChunkWriter {
+            store: crate::store::open(out)?,
+            game: start.name().into(),
+            stem: format!("{}{millis}-{}", records::PREFIX, std::process::id()),
+            open: Mutex::new((0, Vec::new())),
+        })
     }
+
+    /// Keeps `record`: the open chunk written again with it, the next opened when full.
+    fn add(&self, record: Record) -> anyhow::Result<()> {
+        let mut open = self.open.lock().expect("chunk lock");
+        open.1.push(record);
+        let chunk = Chunk {
+            game: self.game.clone(),
+            records: std::mem::take(&mut open.1),
+        };
+        let key = format!("{}-{:05}.bin", self.stem, open.0);
+        let written = self.store.put(&key, &chunk.to_bytes()?);
+        open.1 = chunk.records;
+        if open.1.len() >= CHUNK_GAMES {
+            open.0 += 1;
+            open.1.clear();
+        }
+        written
+    }
+}
+
+/// One game of `o.player` against itself after a random opening from `seed` (another
+/// drawn while the filter refuses it).
+fn play_searched<G: Baselines>(start: &G, o: &SearchedGames, seed: u64) -> anyhow::Result<Record> {
+    let n = start.num_players();
+    let two = n == 2;
+    let mut agent = o.player.build(start, seed)?;
+    let _ = agent.set_option("Hash", SEARCHED_HASH_MIB);
     let limits = Limits::default();
+    // The player's search of a position: its move, and its value for the mover.
+    let mut search = |state: &G| -> anyhow::Result<(Action, i16)> {
+        let action = agent.select(state, &limits)?;
+        let score = match agent.last_search() {
+            Some(info) if two => {
+                let proven = matches!(info.score, Score::Mate(_));
+                records::score_of(info.score.value(), proven)
+            }
+            _ => records::NO_SCORE,
+        };
+        Ok((action, score))
+    };
+    let mut tries = 0;
+    let (mut state, opening, mut first) = loop {
+        let opening = random_opening(start, o.opening_plies, Rng::derive(seed, tries))?;
+        let mut state = start.clone();
+        for &a in &opening {
+            state.apply(a)?;
+        }
+        tries += 1;
+        if state.outcome().is_some() {
+            continue;
+        }
+        let first = search(&state)?;
+        let even =
+            first.1 == records::NO_SCORE || records::value_of(first.1).abs() <= o.opening_filter;
+        if !two || o.opening_filter <= 0.0 || even || tries >= OPENING_TRIES {
+            break (state, opening, Some(first));
+        }
+    };
+    let mut record = Record {
+        opening: opening.len() as u16,
+        scores: vec![records::NO_SCORE; opening.len()],
+        moves: opening,
+        result: Vec::new(),
+    };
     let outcome = loop {
         if let Some(o) = state.outcome() {
             break o;
         }
-        if move_limit > 0 && game.moves.len() >= move_limit as usize {
+        if o.move_limit > 0 && record.moves.len() >= o.move_limit as usize {
             break state.adjudicate();
         }
-        let action = agent.select(&state, &limits)?;
-        let info = agent.last_search();
+        let (action, score) = match first.take() {
+            Some(found) => found,
+            None => search(&state)?,
+        };
         let mover = state.to_move();
-        let mut values = [0.0; MAX_PLAYERS];
-        if let (2, Some(info)) = (n, &info) {
-            let v = info.score.value();
-            values[mover] = v;
-            values[1 - mover] = -v;
-            if matches!(info.score, Score::Mate(_)) {
-                game.proven.push(game.moves.len() as u32);
+        state.apply(action)?;
+        record.moves.push(action);
+        record.scores.push(score);
+        if two && o.adjudicate > 0.0 && score != records::NO_SCORE && state.outcome().is_none() {
+            // Decided: the position searched, and its move, are the game's last.
+            let value = records::value_of(score);
+            if value.abs() >= o.adjudicate {
+                let ahead = if value > 0.0 { mover } else { 1 - mover };
+                break Outcome::win(ahead, 2);
             }
         }
-        game.sims = game
-            .sims
-            .max(info.map_or(0, |i| i.nodes.min(u32::MAX as u64) as u32));
-        state.apply(action)?;
-        game.moves.push(action);
-        game.targets.push(vec![(action, 1)]);
-        game.values.push(values);
     };
-    game.outcome = outcome.0;
-    if n != 2 {
-        game.values.clear();
-    }
-    Ok(game)
+    record.result = (0..n)
+        .map(|p| (outcome.0[p] * 100.0).round() as i8)
+        .collect();
+    Ok(record)
 }

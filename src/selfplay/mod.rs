@@ -23,6 +23,7 @@
 
 mod flight;
 pub mod generate;
+pub mod records;
 pub mod replay;
 pub mod resign;
 pub mod surprise;

@@ -34,12 +34,14 @@ use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
 use crate::nn::values;
 use crate::progress::Progress;
 use crate::rng::Rng;
+use crate::selfplay::records;
 use crate::selfplay::replay::{self, Shard, Targets};
 
 /// What a distillation is asked to do.
 #[derive(Debug, Clone)]
 pub struct DistillOptions {
-    /// Where the games are: run directories or stores (their `replay/` shards).
+    /// Where the games are: run directories or stores (their `replay/` shards and
+    /// `games/` records).
     pub data: Vec<String>,
     /// The bundle directory to write.
     pub out: PathBuf,
@@ -149,9 +151,13 @@ fn read_positions<G: Game>(
     let mut keys = Vec::new();
     for root in &opts.data {
         let store = crate::store::open(root)?;
-        let found = store.list(replay::PREFIX)?;
+        let found = [store.list(replay::PREFIX)?, store.list(records::PREFIX)?].concat();
         if found.is_empty() {
-            bail!("{root}: no replay shards ({}*)", replay::PREFIX);
+            bail!(
+                "{root}: no replay shards ({}*) and no game records ({}*)",
+                replay::PREFIX,
+                records::PREFIX
+            );
         }
         keys.extend(found.into_iter().map(|k| (store.clone(), k)));
     }
@@ -168,8 +174,14 @@ fn read_positions<G: Game>(
             .get(&key, crate::limits::MAX_MODEL_BYTES)?
             .with_context(|| format!("{}: gone while reading", location.display()))?;
         let what = location.display().to_string();
-        let shard = Shard::from_bytes(&bytes, start.name(), &what)?;
-        for game in &shard.games {
+        let read = match key.starts_with(records::PREFIX) {
+            true => (records::Chunk::from_bytes(&bytes, start.name(), &what)?.records)
+                .iter()
+                .map(|r| r.to_game(players))
+                .collect(),
+            false => Shard::from_bytes(&bytes, start.name(), &what)?.games,
+        };
+        for game in &read {
             games += 1;
             let samples = replay::positions(start, game, targets)
                 .with_context(|| format!("{what}: a game does not replay"))?;

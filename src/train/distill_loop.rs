@@ -5,7 +5,7 @@
 //! games. From nothing the first best has random weights; from a teacher it is an
 //! evaluator distilled from the network's games.
 //!
-//! The loop's directory holds `data/` (every generation's games, replay shards),
+//! The loop's directory holds `data/` (every generation's games, compact game records),
 //! `gen-NNNN/` (each generation's evaluator bundle), `best/` (a copy of the best, which
 //! plays as `nnue:DIR/best`) and `loop.jsonl` (a line a generation: its games, training,
 //! gate and time), rewritten whole at each line like a run's metrics, so a crash leaves
@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::limits::MAX_TEXT_BYTES;
 use crate::nn::nnue::{FloatNet, bundle};
 use crate::rng::{Rng, salt};
-use crate::selfplay::generate::generate_searched;
+use crate::selfplay::generate::{SearchedGames, generate_searched};
 use crate::store::Store;
 
 /// The log of a loop directory, a JSON line a generation.
@@ -167,17 +167,18 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
         let played_by = best;
         let best_dir = generation_dir(dir, played_by);
         let seed = Rng::derive(c.run.seed ^ salt::LOOP_GAMES, number as u64);
-        let played = generate_searched(
-            start,
-            &player(&best_dir, d.loop_nodes),
-            d.games,
-            d.opening_plies,
-            c.ply_cap(number),
+        let games = SearchedGames {
+            player: player(&best_dir, d.loop_nodes),
+            games: d.games,
+            opening_plies: d.opening_plies,
+            opening_filter: d.opening_filter as f32,
+            adjudicate: d.adjudicate as f32,
+            move_limit: c.ply_cap(number),
             seed,
-            opts.threads,
-            opts.progress,
-            &data,
-        )?;
+            threads: opts.threads,
+            progress: opts.progress,
+        };
+        let played = generate_searched(start, &games, &data)?;
         let out = generation_dir(dir, number);
         let trained = distill(
             start,

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use super::distill::{DistillOptions, distill};
 use super::distill_loop::{Generation, LoopOptions, run_loop};
-use crate::agents::Baselines;
+use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::Net;
 use crate::selfplay::SelfPlaySettings;
+use crate::selfplay::generate::{SearchedGames, generate_searched};
 
 /// What `contagion distill` does.
 #[derive(Debug, Clone)]
@@ -21,8 +22,13 @@ pub enum DistillMode {
         /// The name the bundle lists (default: the directory's name).
         name: Option<String>,
     },
-    /// Play the teacher's games into the data directory.
-    Generate,
+    /// Play games into the data directory: the teacher's, or `player`'s against itself
+    /// (compact game records, `distill.games` of them from `distill.opening_plies`
+    /// random plies, filtered and adjudicated as `[distill]` says).
+    Generate {
+        /// The agent whose games are played (the teacher's when `None`).
+        player: Option<AgentSpec>,
+    },
     /// Run the evaluator's own loop, a new one starting from the bundle `from`.
     Loop {
         /// The evaluator bundle a new loop starts from (default: random weights).
@@ -75,7 +81,14 @@ pub fn distill_run<G: Baselines>(
         DistillMode::Loop { from } => {
             return run_generations(start, config, run, from, labelling(teacher)?);
         }
-        DistillMode::Generate => return generate_games(start, config, run, teacher),
+        DistillMode::Generate {
+            player: Some(player),
+        } => {
+            return generate_searched_games(start, config, run, player);
+        }
+        DistillMode::Generate { player: None } => {
+            return generate_games(start, config, run, teacher);
+        }
         DistillMode::Train { data, name } => (data, name),
     };
     let data = match data.is_empty() {
@@ -167,6 +180,38 @@ fn generate_games<G: Baselines>(
         stats.wall.as_secs_f64(),
         stats.positions_per_second(),
         settings.sims,
+    );
+    Ok(())
+}
+
+/// `player`'s games against itself played into `run.out`.
+fn generate_searched_games<G: Baselines>(
+    start: &G,
+    config: &Config,
+    run: &DistillRun,
+    player: &AgentSpec,
+) -> anyhow::Result<()> {
+    let d = &config.distill;
+    let games = SearchedGames {
+        player: player.clone(),
+        games: d.games,
+        opening_plies: d.opening_plies,
+        opening_filter: d.opening_filter as f32,
+        adjudicate: d.adjudicate as f32,
+        move_limit: config.ply_cap(1),
+        seed: config.run.seed,
+        threads: run.threads,
+        progress: run.progress,
+    };
+    let out = run.out.to_string_lossy();
+    let stats = generate_searched(start, &games, &out)?;
+    println!(
+        "{} games of {player}, {} positions in {:.1} s: {:.0} positions/s ({} threads) into {out}",
+        stats.games,
+        stats.positions,
+        stats.wall.as_secs_f64(),
+        stats.positions_per_second(),
+        run.threads,
     );
     Ok(())
 }

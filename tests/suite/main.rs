@@ -50,6 +50,7 @@ mod readme;
 mod reference_rules;
 mod robustness;
 mod safety;
+mod searched_data;
 mod serve;
 mod solver;
 mod tensorboard;

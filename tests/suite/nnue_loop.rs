@@ -8,6 +8,7 @@ use contagion::games::Game;
 use contagion::games::infexion::Board;
 use contagion::nn::nnue::{bundle, features};
 use contagion::rng::Rng;
+use contagion::selfplay::records::Chunk;
 
 use crate::process::{contagion, temp_dir, text};
 use crate::python;
@@ -90,8 +91,18 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
     assert_eq!(lines[2]["generation"], 2);
     assert_eq!(lines[2]["played_by"], lines[1]["best"]);
     assert!(lines[2]["minutes"].as_f64() >= lines[1]["minutes"].as_f64());
-    let shards = std::fs::read_dir(out.join("data/replay")).unwrap().count();
-    assert_eq!(shards, 6, "two generations of 12 games, 4 a shard");
+    let chunks: Vec<_> = (std::fs::read_dir(out.join("data/games")).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(chunks.len(), 2, "a chunk of game records a generation");
+    let games: usize = (chunks.iter())
+        .map(|p| {
+            let bytes = std::fs::read(p).unwrap();
+            let chunk = Chunk::from_bytes(&bytes, "ataxx", &p.display().to_string()).unwrap();
+            chunk.records.len()
+        })
+        .sum();
+    assert_eq!(games, 24, "two generations of 12 games");
     std::fs::remove_dir_all(&dir).ok();
 }
 

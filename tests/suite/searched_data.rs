@@ -1,0 +1,179 @@
+//! The alpha-beta player's own data (`contagion distill --generate --player`): compact
+//! game records that replay, filtered openings, adjudicated games, kept through a
+//! `kill -9`, refused by name when damaged, and read by the evaluator's trainer.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use contagion::games::ataxx::Ataxx;
+use contagion::selfplay::records::{self, Chunk};
+
+use crate::process::{contagion, temp_dir, text};
+
+/// A config for Ataxx's data with `distill` settings `extra` (TOML lines).
+fn config(dir: &Path, extra: &str) -> PathBuf {
+    let path = dir.join("data.toml");
+    let text = format!(
+        "[run]\nname = \"ataxx-data\"\ngame = \"ataxx\"\n\n[distill]\nhidden = 16\ndense = 8\nepochs = 1\nopening_plies = 4\n{extra}\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Every chunk under the data directory `out`, read.
+fn chunks(out: &Path) -> Vec<(PathBuf, Chunk)> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(out.join("games"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.sort();
+    let read = |p: PathBuf| {
+        let bytes = std::fs::read(&p).unwrap();
+        let chunk = Chunk::from_bytes(&bytes, "ataxx", &p.display().to_string()).unwrap();
+        (p, chunk)
+    };
+    found.into_iter().map(read).collect()
+}
+
+fn generate(config: &Path, out: &Path, player: &str) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_contagion"));
+    cmd.args([
+        "distill",
+        "--generate",
+        "--quiet",
+        "--threads",
+        "2",
+        "--config",
+    ])
+    .arg(config)
+    .args(["--player", player, "--out"])
+    .arg(out);
+    cmd
+}
+
+#[test]
+fn the_player_s_games_are_compact_records_that_replay_and_train_the_evaluator() {
+    let dir = temp_dir("searched-data");
+    let cfg = config(&dir, "games = 6\nopening_filter = 0.3\nadjudicate = 0.9");
+    let out = dir.join("data");
+    let o = generate(&cfg, &out, "nnue:models/ataxx,nodes=400")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("6 games of nnue:models/ataxx"),
+        "{}",
+        text(&o)
+    );
+    let found = chunks(&out);
+    assert_eq!(found.len(), 1, "six games fill one chunk");
+    let (path, chunk) = &found[0];
+    assert_eq!(chunk.records.len(), 6);
+    let positions: usize = chunk.records.iter().map(|r| r.positions()).sum();
+    let bytes = std::fs::metadata(path).unwrap().len() as usize;
+    assert!(
+        bytes <= 20 * positions,
+        "{bytes} bytes for {positions} positions"
+    );
+    for r in &chunk.records {
+        assert_eq!(r.opening, 4);
+        assert!(r.scores[..4].iter().all(|&s| s == records::NO_SCORE));
+        assert!(r.scores[4..].iter().all(|&s| s != records::NO_SCORE));
+        // The opening the filter kept: the first search values it within 0.3 of a draw
+        // (or the filter gave up after its tries).
+        let mut state = Ataxx::standard();
+        for &a in &r.moves {
+            state.apply(a).expect("a legal move");
+        }
+        let decided = (r.scores.last()).is_some_and(|&s| records::value_of(s).abs() >= 0.9);
+        assert!(
+            state.outcome().is_some() || decided,
+            "a game ends or is adjudicated"
+        );
+        assert_eq!(r.result.len(), 2);
+        assert_eq!(r.result[0], -r.result[1], "{:?}", r.result);
+    }
+    let filtered = (chunk.records.iter())
+        .filter(|r| records::value_of(r.scores[4]).abs() <= 0.3)
+        .count();
+    assert!(filtered >= 5, "{filtered} of 6 openings within the filter");
+    // The evaluator's trainer reads them.
+    let bundle = dir.join("bundle");
+    let trained = contagion(&[
+        "distill",
+        "--quiet",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--data",
+        out.to_str().unwrap(),
+        "--out",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(trained.status.success(), "{}", text(&trained));
+    assert!(text(&trained).contains("6 games:"), "{}", text(&trained));
+    // A damaged chunk is refused, named.
+    let mut bytes = std::fs::read(path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(path, bytes).unwrap();
+    let refused = contagion(&[
+        "distill",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--data",
+        out.to_str().unwrap(),
+        "--out",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(!refused.status.success());
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(text(&refused).contains(&name), "{}", text(&refused));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn killed_mid_way_the_data_keeps_every_finished_game_and_a_second_run_adds_to_it() {
+    let dir = temp_dir("searched-kill");
+    let cfg = config(&dir, "games = 100000");
+    let out = dir.join("data");
+    let mut child = generate(&cfg, &out, "nnue:models/ataxx,nodes=200")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once some games are written, while others are in flight.
+    let t0 = Instant::now();
+    while chunks(&out)
+        .first()
+        .is_none_or(|(_, c)| c.records.len() < 3)
+    {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no games written");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let kept = chunks(&out);
+    assert_eq!(kept.len(), 1);
+    let before = kept[0].1.records.len();
+    assert!(before >= 3);
+    // Every kept game replays to its end.
+    for r in &kept[0].1.records {
+        let mut state = Ataxx::standard();
+        for &a in &r.moves {
+            state.apply(a).expect("a legal move");
+        }
+    }
+    // A second run writes chunks of its own beside the first.
+    let cfg = config(&dir, "games = 2");
+    let o = generate(&cfg, &out, "nnue:models/ataxx,nodes=200")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let after = chunks(&out);
+    assert_eq!(after.len(), 2, "a chunk a run");
+    assert_eq!(
+        after.iter().find(|(p, _)| *p == kept[0].0).unwrap().1,
+        kept[0].1
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
