@@ -66,6 +66,8 @@ pub struct NnueAgent<G: Game> {
     ms: Option<u64>,
     depth: Option<u32>,
     nodes: Option<u64>,
+    /// Nodes after which no new iteration starts (`soft=`).
+    soft_nodes: Option<u64>,
     last: Option<SearchInfo>,
 }
 
@@ -107,8 +109,15 @@ impl<G: Game> NnueAgent<G> {
             ms,
             depth,
             nodes,
+            soft_nodes: None,
             last: None,
         }
+    }
+
+    /// Starts no new iteration once a search has spent `nodes` (the public engines' soft
+    /// limit beside the hard `nodes`); `None`: none.
+    pub fn set_soft_nodes(&mut self, nodes: Option<u64>) {
+        self.soft_nodes = nodes;
     }
 
     /// What the search prunes ([`Pruning::DEFAULT`] unless set).
@@ -256,6 +265,7 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
         let pvs_limits = PvsLimits {
             depth,
             nodes,
+            soft_nodes: self.soft_nodes.filter(|_| !limits.infinite),
             soft: match limits.time_left {
                 Some(_) => budget.map(|b| start + b.mul_f64(SOFT_SHARE)),
                 None => hard,

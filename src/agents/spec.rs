@@ -68,6 +68,8 @@ pub enum AgentSpec {
         depth: Option<u32>,
         /// Nodes per move.
         nodes: Option<u64>,
+        /// Nodes after which no new iteration starts.
+        soft: Option<u64>,
         /// What the search prunes.
         pruning: Pruning,
     },
@@ -210,6 +212,7 @@ pub const KINDS: &[Kind] = &[
             MS,
             param("depth", "D", 1, crate::limits::MAX_SEARCH_DEPTH as u64, None),
             param("nodes", "N", 1, crate::limits::MAX_NODES, None),
+            param("soft", "S", 1, crate::limits::MAX_NODES, None),
             pruning_param(&PRUNING_KNOBS[0]),
             pruning_param(&PRUNING_KNOBS[1]),
             pruning_param(&PRUNING_KNOBS[2]),
@@ -220,7 +223,7 @@ pub const KINDS: &[Kind] = &[
             pruning_param(&PRUNING_KNOBS[7]),
             pruning_param(&PRUNING_KNOBS[8]),
         ],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given); the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and U thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder",
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given), no new iteration started after S nodes; the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and U thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];
@@ -397,6 +400,7 @@ impl FromStr for AgentSpec {
                 ms,
                 depth: get("depth").map(|d| d as u32),
                 nodes,
+                soft: get("soft"),
                 pruning: PRUNING_KNOBS.iter().fold(Pruning::DEFAULT, |mut p, k| {
                     (k.set)(&mut p, get(k.key).unwrap_or(k.default));
                     p
@@ -457,6 +461,7 @@ impl fmt::Display for AgentSpec {
                 ms,
                 depth,
                 nodes,
+                soft,
                 pruning,
             } => {
                 write!(f, "nnue:{}", path.display())?;
@@ -464,6 +469,7 @@ impl fmt::Display for AgentSpec {
                     ("ms", *ms),
                     ("depth", depth.map(u64::from)),
                     ("nodes", *nodes),
+                    ("soft", *soft),
                 ];
                 for (k, v) in limits {
                     if let Some(v) = v {
@@ -573,10 +579,12 @@ impl AgentSpec {
                 ms,
                 depth,
                 nodes,
+                soft,
                 pruning,
             } => {
                 let mut agent = super::nnue::NnueAgent::load(name, path, start, ms, depth, nodes)?;
                 agent.set_pruning(pruning);
+                agent.set_soft_nodes(soft);
                 Box::new(agent)
             }
             AgentSpec::Engine { ref command } => Box::new(super::external::ExternalAgent::start(

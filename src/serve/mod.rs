@@ -288,6 +288,7 @@ fn opponent(s: &Server, text: &str, game: &str) -> Result<AgentSpec, ApiError> {
                 ms: None,
                 depth: None,
                 nodes: None,
+                soft: None,
                 pruning: Default::default(),
             }
         } else {

@@ -73,6 +73,7 @@ fn player(path: &Path, nodes: u64) -> AgentSpec {
         ms: None,
         depth: None,
         nodes: Some(nodes),
+        soft: None,
         pruning: Default::default(),
     }
 }

@@ -99,16 +99,19 @@ fn the_player_s_games_are_compact_records_that_replay_and_train_the_evaluator() 
     assert!(filtered >= 5, "{filtered} of 6 openings within the filter");
     // The evaluator's trainer reads them.
     let bundle = dir.join("bundle");
-    let trained = contagion(&[
-        "distill",
-        "--quiet",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--data",
-        out.to_str().unwrap(),
-        "--out",
-        bundle.to_str().unwrap(),
-    ]);
+    let train = || {
+        contagion(&[
+            "distill",
+            "--quiet",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--data",
+            out.to_str().unwrap(),
+            "--out",
+            bundle.to_str().unwrap(),
+        ])
+    };
+    let trained = train();
     assert!(trained.status.success(), "{}", text(&trained));
     assert!(text(&trained).contains("6 games:"), "{}", text(&trained));
     // A damaged chunk is refused, named.
@@ -116,15 +119,7 @@ fn the_player_s_games_are_compact_records_that_replay_and_train_the_evaluator() 
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(path, bytes).unwrap();
-    let refused = contagion(&[
-        "distill",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--data",
-        out.to_str().unwrap(),
-        "--out",
-        bundle.to_str().unwrap(),
-    ]);
+    let refused = train();
     assert!(!refused.status.success());
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     assert!(text(&refused).contains(&name), "{}", text(&refused));
@@ -176,4 +171,22 @@ fn killed_mid_way_the_data_keeps_every_finished_game_and_a_second_run_adds_to_it
         kept[0].1
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_soft_node_limit_starts_no_iteration_past_it_and_reads_back() {
+    use contagion::agents::{AgentSpec, Limits};
+    let start = Ataxx::standard();
+    let search = |text: &str| {
+        let spec: AgentSpec = text.parse().unwrap();
+        assert_eq!(spec.to_string(), text);
+        let mut agent = spec.build(&start, 1).unwrap();
+        agent.select(&start, &Limits::default()).unwrap();
+        agent.last_search().unwrap()
+    };
+    let hard = search("nnue:models/ataxx,nodes=40000");
+    let soft = search("nnue:models/ataxx,nodes=40000,soft=2000");
+    assert!(soft.nodes >= 2000, "{soft:?}");
+    assert!(soft.nodes < hard.nodes, "{soft:?} against {hard:?}");
+    assert!(soft.depth < hard.depth, "{soft:?} against {hard:?}");
 }

@@ -73,6 +73,8 @@ pub struct PvsLimits {
     pub depth: Option<u32>,
     /// Stop after this many nodes.
     pub nodes: Option<u64>,
+    /// Start no new iteration after this many nodes.
+    pub soft_nodes: Option<u64>,
     /// Start no new iteration after this instant.
     pub soft: Option<Instant>,
     /// Abort the iteration at this instant.
@@ -220,6 +222,7 @@ impl<G: Searchable> Pvs<G> {
             });
             if score.abs() >= WIN_BOUND
                 || self.limits.soft.is_some_and(|t| Instant::now() >= t)
+                || self.limits.soft_nodes.is_some_and(|n| self.nodes >= n)
                 || self.limits.stop.requested()
             {
                 break;
