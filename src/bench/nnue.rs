@@ -15,6 +15,7 @@ use crate::nn::nnue::net::Scratch;
 use crate::nn::nnue::{Accumulator, Evaluator, Incremental, features};
 use crate::rng::Rng;
 use crate::search::pvs::Evaluation;
+use crate::selfplay::generate::{SearchedGames, generate_searched};
 
 /// Random games' positions from `start`, at least `count`.
 fn positions<G: Game>(start: &G, count: usize) -> Vec<G> {
@@ -179,20 +180,20 @@ pub fn data<G: Baselines>(
     let dir = std::env::temp_dir().join(format!("contagion-bench-data-{}", std::process::id()));
     let spec = format!("nnue:{},nodes={nodes}", evaluator.display());
     let threads = crate::limits::cores();
-    let o = crate::selfplay::generate::SearchedGames {
-        player: spec.parse()?,
+    // The data's defaults (their openings; no filter, no adjudication), these games.
+    let defaults = crate::config::DistillConfig::default();
+    let o = SearchedGames {
         games,
-        opening_plies: 8,
-        opening_filter: 0.0,
-        adjudicate: 0.0,
-        move_limit: 0,
-        seed: 1,
         threads,
-        progress: false,
+        ..SearchedGames::from_config(&defaults, spec.parse()?, 1)
     };
-    let played = crate::selfplay::generate::generate_searched(start, &o, &dir.to_string_lossy());
-    let bytes: u64 = (std::fs::read_dir(dir.join("games")).into_iter().flatten())
-        .filter_map(|e| e.ok()?.metadata().ok())
+    let store = crate::store::open(&dir.to_string_lossy())?;
+    let played = generate_searched(start, &o, &dir.to_string_lossy());
+    let chunks = store
+        .list(crate::selfplay::records::PREFIX)
+        .unwrap_or_default();
+    let bytes: u64 = (chunks.iter())
+        .filter_map(|k| std::fs::metadata(store.location(k)).ok())
         .map(|m| m.len())
         .sum();
     let _ = std::fs::remove_dir_all(&dir);

@@ -20,6 +20,7 @@ use super::replay::{PREFIX, SHARD_GAMES, Shard};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats};
 use crate::agents::{AgentSpec, Baselines, Limits, Score};
 use crate::arena::random_opening;
+use crate::config::DistillConfig;
 use crate::games::{Action, Game, Outcome};
 use crate::nn::Net;
 use crate::progress::Progress;
@@ -138,6 +139,25 @@ pub struct SearchedGames {
     pub threads: usize,
     /// A progress bar.
     pub progress: bool,
+}
+
+impl SearchedGames {
+    /// `player`'s games as `[distill]` sets them (`games`, `opening_plies`,
+    /// `opening_filter`, `adjudicate`), seeded by `seed`: without a move limit, on one
+    /// thread, without a progress bar.
+    pub fn from_config(d: &DistillConfig, player: AgentSpec, seed: u64) -> SearchedGames {
+        SearchedGames {
+            player,
+            games: d.games,
+            opening_plies: d.opening_plies,
+            opening_filter: d.opening_filter as f32,
+            adjudicate: d.adjudicate as f32,
+            move_limit: 0,
+            seed,
+            threads: 1,
+            progress: false,
+        }
+    }
 }
 
 /// The openings tried for one game before the filter gives up and keeps the last.

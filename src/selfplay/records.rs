@@ -14,7 +14,7 @@ use bincode::{Decode, Encode};
 
 use super::SelfPlayGame;
 use crate::framing;
-use crate::games::{Action, MAX_PLAYERS};
+use crate::games::{Action, Game, MAX_PLAYERS};
 
 /// Where a store keeps the chunks.
 pub const PREFIX: &str = "games/chunk-";
@@ -77,16 +77,20 @@ impl Record {
         self.moves.len() - self.opening as usize
     }
 
-    /// The game as the trainers read games: the move played as each searched move's
-    /// target, the score as its value (two players), proven where it is at the bound.
-    pub fn to_game(&self, players: usize) -> SelfPlayGame {
+    /// The game of `start`'s as the trainers read games: the move played as each
+    /// searched move's target, the score as its mover's value (two players), proven where
+    /// it is at the bound. The moves are replayed for their movers; an illegal one is an
+    /// error.
+    pub fn to_game<G: Game>(&self, start: &G) -> anyhow::Result<SelfPlayGame> {
+        let players = start.num_players();
         let mut outcome = [0.0; MAX_PLAYERS];
         for (o, &r) in outcome.iter_mut().zip(&self.result) {
             *o = r as f32 / 100.0;
         }
         let (mut targets, mut values, mut proven) = (Vec::new(), Vec::new(), Vec::new());
-        let mut mover = 0;
+        let mut state = start.clone();
         for (i, (&a, &s)) in self.moves.iter().zip(&self.scores).enumerate() {
+            let mover = state.to_move();
             let scored = i >= self.opening as usize && s != NO_SCORE;
             targets.push(match i >= self.opening as usize {
                 true => vec![(a, 1)],
@@ -101,12 +105,12 @@ impl Record {
                 }
             }
             values.push(v);
-            mover = (mover + 1) % players;
+            state.apply(a)?;
         }
         if players != 2 {
             values.clear();
         }
-        SelfPlayGame {
+        Ok(SelfPlayGame {
             moves: self.moves.clone(),
             targets,
             outcome,
@@ -114,7 +118,7 @@ impl Record {
             seed: 0,
             values,
             proven,
-        }
+        })
     }
 }
 

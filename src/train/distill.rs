@@ -177,8 +177,9 @@ fn read_positions<G: Game>(
         let read = match key.starts_with(records::PREFIX) {
             true => (records::Chunk::from_bytes(&bytes, start.name(), &what)?.records)
                 .iter()
-                .map(|r| r.to_game(players))
-                .collect(),
+                .map(|r| r.to_game(start))
+                .collect::<anyhow::Result<_>>()
+                .with_context(|| format!("{what}: a game does not replay"))?,
             false => Shard::from_bytes(&bytes, start.name(), &what)?.games,
         };
         for game in &read {

@@ -169,15 +169,10 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
         let best_dir = generation_dir(dir, played_by);
         let seed = Rng::derive(c.run.seed ^ salt::LOOP_GAMES, number as u64);
         let games = SearchedGames {
-            player: player(&best_dir, d.loop_nodes),
-            games: d.games,
-            opening_plies: d.opening_plies,
-            opening_filter: d.opening_filter as f32,
-            adjudicate: d.adjudicate as f32,
             move_limit: c.ply_cap(number),
-            seed,
             threads: opts.threads,
             progress: opts.progress,
+            ..SearchedGames::from_config(d, player(&best_dir, d.loop_nodes), seed)
         };
         let played = generate_searched(start, &games, &data)?;
         let out = generation_dir(dir, number);

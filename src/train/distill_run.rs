@@ -191,17 +191,11 @@ fn generate_searched_games<G: Baselines>(
     run: &DistillRun,
     player: &AgentSpec,
 ) -> anyhow::Result<()> {
-    let d = &config.distill;
     let games = SearchedGames {
-        player: player.clone(),
-        games: d.games,
-        opening_plies: d.opening_plies,
-        opening_filter: d.opening_filter as f32,
-        adjudicate: d.adjudicate as f32,
         move_limit: config.ply_cap(1),
-        seed: config.run.seed,
         threads: run.threads,
         progress: run.progress,
+        ..SearchedGames::from_config(&config.distill, player.clone(), config.run.seed)
     };
     let out = run.out.to_string_lossy();
     let stats = generate_searched(start, &games, &out)?;
