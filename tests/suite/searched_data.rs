@@ -21,12 +21,12 @@ fn config(dir: &Path, extra: &str) -> PathBuf {
     path
 }
 
-/// Every chunk under the data directory `out`, read.
+/// Every chunk under the data directory `out`, read, as the store lists them (a write a
+/// kill cut short leaves a hidden temporary file, which no reader sees).
 fn chunks(out: &Path) -> Vec<(PathBuf, Chunk)> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(out.join("games"))
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    found.sort();
+    let store = contagion::store::open(out.to_str().unwrap()).unwrap();
+    let found = store.list(records::PREFIX).unwrap();
+    let found = found.iter().map(|key| out.join(key));
     let read = |p: PathBuf| {
         let bytes = std::fs::read(&p).unwrap();
         let chunk = Chunk::from_bytes(&bytes, "ataxx", &p.display().to_string()).unwrap();
