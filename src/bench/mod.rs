@@ -2,13 +2,14 @@
 //! lines to print): rules engine and alpha-beta search; the endgame
 //! solver in [`endgame`], the network in [`learning`], the low-precision forwards'
 //! agreement with the float one in [`agree`], the fast evaluator and its player in
-//! [`nnue`](mod@nnue).
+//! [`nnue`](mod@nnue), its training step in [`distill`](mod@distill).
 //!
 //! Every figure is the median of several timed rounds on one thread, so a noisy shared
 //! machine moves it less; the spread (min–max) is printed beside it.
 
 pub mod agree;
 pub mod command;
+pub mod distill;
 pub mod dump;
 pub mod endgame;
 pub mod learning;

@@ -18,7 +18,7 @@ use crate::search::pvs::Evaluation;
 use crate::selfplay::generate::{SearchedGames, generate_searched};
 
 /// Random games' positions from `start`, at least `count`.
-fn positions<G: Game>(start: &G, count: usize) -> Vec<G> {
+pub(super) fn positions<G: Game>(start: &G, count: usize) -> Vec<G> {
     let mut rng = Rng::new(1);
     let mut buf = Vec::new();
     let mut out = Vec::new();

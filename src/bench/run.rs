@@ -7,6 +7,7 @@ use super::command::{
     self, AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
     SelfplayOptions, TrainOptions,
 };
+use super::distill::DistillBenchOptions;
 
 /// The figures `contagion bench` can measure.
 #[derive(Debug, Clone, Subcommand)]
@@ -33,6 +34,9 @@ pub enum BenchKind {
     Nnue(NnueOptions),
     /// Training steps: samples per second.
     Train(TrainOptions),
+    /// The fast evaluator's training step: positions per second, features read and a
+    /// step taken, beside burn's autodiff step.
+    Distill(DistillBenchOptions),
 }
 
 /// `contagion bench` for `start`'s game: the figures `what` asks for, medians of
@@ -53,6 +57,7 @@ pub fn bench<G: crate::agents::Baselines>(
         BenchKind::Selfplay(o) => command::selfplay(start, o)?,
         BenchKind::Nnue(o) => command::nnue(start, o, rounds)?,
         BenchKind::Train(o) => command::train(start, o, rounds)?,
+        BenchKind::Distill(o) => super::distill::distill(start, o, rounds)?,
     };
     for line in lines {
         if json {

@@ -162,22 +162,15 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     }
 
     /// Calls `on` with each of the fast evaluator's 2×2 tuple features ([`tuples`](super::tuples)),
-    /// numbered after the encoding's entries; a game without an owner map
-    /// ([`Game::owners`]) has none and calls nothing.
-    fn tuple_inputs(&self, on: &mut dyn FnMut(u32)) {
+    /// numbered from `offset`; a game without an owner map ([`Game::owners`]) has none
+    /// and calls nothing.
+    fn tuple_inputs(&self, offset: u32, on: &mut dyn FnMut(u32)) {
         let Some(owners) = self.owners() else {
             return;
         };
-        let s = self.encoding_shape();
-        let offset = s.len() as u32;
-        super::tuples::each(
-            &owners,
-            self.to_move(),
-            self.num_players(),
-            s.width,
-            offset,
-            on,
-        );
+        let width = self.encoding_shape().width;
+        let players = self.num_players();
+        super::tuples::each(&owners, self.to_move(), players, width, offset, on);
     }
 
     /// What each input plane means, in order (for exported model manifests). The
@@ -401,8 +394,12 @@ impl<G: Game> Searchable for G {
         self.hot_inputs(scratch, &mut |i| out.insert(i));
     }
 
-    fn tuples(&self, out: &mut impl FeatureSink) {
-        self.tuple_inputs(&mut |i| out.insert(i));
+    fn encoding_len(&self) -> usize {
+        self.encoding_shape().len()
+    }
+
+    fn tuples(&self, offset: u32, out: &mut impl FeatureSink) {
+        self.tuple_inputs(offset, &mut |i| out.insert(i));
     }
 
     fn quiet(&self, action: Action) -> bool {

@@ -49,10 +49,12 @@ pub trait Searchable: Clone + Send + Sync + 'static {
     /// ([`Game::hot_inputs`](super::Game::hot_inputs); `scratch` holds the encoding where
     /// it is made).
     fn features(&self, scratch: &mut Vec<f32>, out: &mut impl FeatureSink);
-    /// Adds the 2×2 tuple features to `out`
+    /// The length of the game's encoding: where [`Searchable::features`] ends.
+    fn encoding_len(&self) -> usize;
+    /// Adds the 2×2 tuple features to `out`, numbered from `offset`
     /// ([`Game::tuple_inputs`](super::Game::tuple_inputs); none where the game has no
     /// owner map).
-    fn tuples(&self, out: &mut impl FeatureSink);
+    fn tuples(&self, offset: u32, out: &mut impl FeatureSink);
     /// The position with the turn passed, for null-move pruning; `None` (the default)
     /// where the search should not try one.
     fn null_move(&self) -> Option<Self> {

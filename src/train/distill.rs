@@ -1,5 +1,4 @@
-//! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained with burn on the
-//! positions of self-play games, the replay shards a run writes (local or S3) or
+//! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained on the positions of self-play games, the replay shards a run writes (local or S3) or
 //! [`crate::selfplay::generate`] makes.
 //!
 //! Each position's target, for each seat relative to the mover, is
@@ -10,28 +9,25 @@
 //! out by hash for the validation loss, and every training step maps each position
 //! through a random symmetry. The model is the evaluator's float form (a linear layer
 //! over the multi-hot features, clipped, a dense layer, clipped, one tanh a seat); its
-//! mean squared error falls step by step. At the end it is quantised, the integer form
-//! is measured against the float one on the held-out positions of the games, and the
-//! bundle is written ([`crate::nn::nnue::bundle`]).
+//! mean squared error falls step by step, by the hand-derived sparse step or by burn's
+//! autodiff (`distill.trainer`, [`crate::nn::nnue::autodiff::Trainer`]). At the end it
+//! is quantised, the integer form is measured against the float one on the held-out
+//! positions of the games, and the bundle is written ([`crate::nn::nnue::bundle`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use burn::module::Module;
-use burn::nn::{Linear, LinearConfig};
-use burn::optim::{AdamConfig, GradientsParams};
-use burn::tensor::activation::tanh;
-use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::agents::Baselines;
 use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
+use crate::nn::nnue::autodiff::EvalTraining;
 use crate::nn::nnue::bundle::{self, Agreement};
 use crate::nn::nnue::features::Features;
-use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FloatNet};
-use crate::nn::values;
+use crate::nn::nnue::step::SparseBatch;
+use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
 use crate::rng::Rng;
 use crate::selfplay::records;
@@ -89,45 +85,6 @@ pub struct DistillReport {
     pub steps: u64,
     /// Seconds spent.
     pub seconds: f64,
-}
-
-/// The evaluator's float form as a burn module.
-#[derive(Module, Debug)]
-struct EvalModel {
-    ft: Linear,
-    l1: Linear,
-    out: Linear,
-}
-
-impl EvalModel {
-    fn new(shape: &EvalShape, device: &Device) -> EvalModel {
-        EvalModel {
-            ft: LinearConfig::new(shape.inputs, shape.hidden).init(device),
-            l1: LinearConfig::new(shape.hidden, shape.dense).init(device),
-            out: LinearConfig::new(shape.dense, shape.outputs).init(device),
-        }
-    }
-
-    fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        let h = self.ft.forward(x).clamp(0.0, 1.0);
-        let h = self.l1.forward(h).clamp(0.0, 1.0);
-        tanh(self.out.forward(h))
-    }
-
-    /// The weights in the bundle's layout (`[out, in]` for the dense layers, which burn
-    /// keeps as `[in, out]`).
-    fn float_net(&self, shape: &EvalShape) -> FloatNet {
-        let t = |w: Tensor<2>| values(w.transpose());
-        FloatNet {
-            shape: shape.clone(),
-            ft_w: values(self.ft.weight.val()),
-            ft_b: values(self.ft.bias.as_ref().expect("bias").val()),
-            l1_w: t(self.l1.weight.val()),
-            l1_b: values(self.l1.bias.as_ref().expect("bias").val()),
-            out_w: t(self.out.weight.val()),
-            out_b: values(self.out.bias.as_ref().expect("bias").val()),
-        }
-    }
 }
 
 /// Every position of the games in `data`, each taken once, its target the result and
@@ -290,48 +247,60 @@ fn teach<G: Game>(
     bar.finish();
 }
 
-/// The multi-hot rows and targets of `batch`, each position through symmetry `sym(i)`.
-fn tensors<G: Game>(
-    batch: &[&Position<G>],
-    shape: &EvalShape,
-    sym: impl Fn(usize) -> usize,
-    scratch: &mut Vec<f32>,
-    device: &Device,
-) -> (Tensor<2>, Tensor<2>) {
-    let n = shape.inputs;
-    let mut x = vec![0.0f32; batch.len() * n];
-    let mut y = Vec::with_capacity(batch.len() * shape.outputs);
-    let mut active = Features::default();
-    for (i, p) in batch.iter().enumerate() {
-        match sym(i) {
-            0 => shape.features.fill(&p.state, scratch, &mut active),
-            s => (shape.features).fill(&p.state.transform(s), scratch, &mut active),
-        }
-        for f in active.iter() {
-            x[i * n + f as usize] = 1.0;
-        }
-        y.extend_from_slice(&p.target[..shape.outputs]);
-    }
-    (
-        Tensor::<2>::from_data(TensorData::new(x, [batch.len(), n]), device),
-        Tensor::<2>::from_data(TensorData::new(y, [batch.len(), shape.outputs]), device),
-    )
+/// `batch` filled with the features of each `(state, symmetry, targets)` of
+/// `positions` under `set`, read on every core.
+pub fn fill_batch<G: Game>(
+    batch: &mut SparseBatch,
+    set: FeatureSet,
+    positions: &[(&G, usize, &[f32])],
+) {
+    use rayon::prelude::*;
+    batch.clear();
+    let parts: Vec<SparseBatch> = (positions.par_chunks(256))
+        .map(|chunk| {
+            let mut part = SparseBatch::new(batch.outputs());
+            let (mut scratch, mut active) = (Vec::new(), Features::default());
+            for &(state, sym, target) in chunk {
+                match sym {
+                    0 => set.fill(state, &mut scratch, &mut active),
+                    s => set.fill(&state.transform(s), &mut scratch, &mut active),
+                }
+                part.push(active.iter(), target);
+            }
+            part
+        })
+        .collect();
+    parts.iter().for_each(|p| batch.append(p));
 }
 
-/// The mean squared error a seat of `model` on `positions` (no symmetry).
-fn loss_on<G: Game>(model: &EvalModel, positions: &[Position<G>], shape: &EvalShape) -> f64 {
-    let device = crate::nn::device();
-    let model = model.valid();
-    let mut scratch = Vec::new();
+/// `batch` filled with `positions`, position `i` through symmetry `sym(i)`.
+fn fill<G: Game>(
+    batch: &mut SparseBatch,
+    positions: &[&Position<G>],
+    shape: &EvalShape,
+    sym: impl Fn(usize) -> usize,
+) {
+    let items: Vec<(&G, usize, &[f32])> = (positions.iter().enumerate())
+        .map(|(i, p)| (&p.state, sym(i), &p.target[..]))
+        .collect();
+    fill_batch(batch, shape.features, &items);
+}
+
+/// The mean squared error a seat of `trainer`'s weights on `positions` (no symmetry).
+fn loss_on<G: Game>(
+    trainer: &dyn EvalTraining,
+    positions: &[Position<G>],
+    shape: &EvalShape,
+) -> anyhow::Result<f64> {
     let (mut sum, mut count) = (0.0, 0usize);
+    let mut batch = SparseBatch::new(shape.outputs);
     for chunk in positions.chunks(4096) {
         let refs: Vec<&Position<G>> = chunk.iter().collect();
-        let (x, y) = tensors(&refs, shape, |_| 0, &mut scratch, &device);
-        let err = (model.forward(x) - y).powi_scalar(2).sum();
-        sum += err.into_scalar::<f32>() as f64;
+        fill(&mut batch, &refs, shape, |_| 0);
+        sum += trainer.squared_error(&batch)?;
         count += chunk.len() * shape.outputs;
     }
-    sum / count.max(1) as f64
+    Ok(sum / count.max(1) as f64)
 }
 
 /// The integer form of `net` against the float one on up to 10,000 of `positions`.
@@ -423,9 +392,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         !train.is_empty(),
         "no positions to train on ({games} games read)"
     );
-    let device = crate::nn::device().autodiff();
-    let mut model = EvalModel::new(&shape, &device);
-    let mut optim = AdamConfig::new().init();
+    let mut trainer = c.trainer.start(&shape, opts.seed);
     let mut rng = Rng::new(opts.seed);
     let syms = start.augmentation_symmetries().max(1);
     let batch_size = c.batch_size as usize;
@@ -437,7 +404,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         train_positions: train.len(),
         validation_positions: held.len(),
         branch_positions,
-        validation_loss: vec![loss_on(&model, &held, &shape)],
+        validation_loss: vec![loss_on(&*trainer, &held, &shape)?],
         train_loss: Vec::new(),
         agreement: Agreement {
             positions: 0,
@@ -448,33 +415,30 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         seconds: 0.0,
     };
     let mut order: Vec<usize> = (0..train.len()).collect();
-    let mut scratch = Vec::new();
+    let mut batch = SparseBatch::new(shape.outputs);
     for _ in 0..c.epochs {
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
         }
         let mut epoch_loss = 0.0;
         for chunk in order.chunks(batch_size) {
-            let batch: Vec<&Position<G>> = chunk.iter().map(|&i| &train[i]).collect();
-            let s: Vec<usize> = (0..batch.len()).map(|_| rng.below(syms)).collect();
-            let (x, y) = tensors(&batch, &shape, |i| s[i], &mut scratch, &device);
-            let loss = (model.forward(x) - y).powi_scalar(2).mean();
-            epoch_loss += loss.clone().into_scalar::<f32>() as f64;
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
+            let positions: Vec<&Position<G>> = chunk.iter().map(|&i| &train[i]).collect();
+            let s: Vec<usize> = (0..positions.len()).map(|_| rng.below(syms)).collect();
+            fill(&mut batch, &positions, &shape, |i| s[i]);
             let progress_share = report.steps as f64 / total.max(1) as f64;
             let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress_share).cos());
             let lr = c.learning_rate * (0.1 + 0.9 * cosine);
-            model = optim.step(lr, model, grads);
+            epoch_loss += trainer.step(&batch, lr)?;
             report.steps += 1;
             progress.inc();
         }
         report
             .train_loss
             .push(epoch_loss / steps_per_epoch.max(1) as f64);
-        report.validation_loss.push(loss_on(&model, &held, &shape));
+        (report.validation_loss).push(loss_on(&*trainer, &held, &shape)?);
     }
     progress.finish();
-    let net = model.valid().float_net(&shape);
+    let net = trainer.float_net();
     // The integer form is measured on positions of the games (held out where any are).
     let set = if held.iter().any(|p| !p.branch) {
         &held

@@ -104,7 +104,7 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
 
 #[test]
 fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
-    for set in [FeatureSet::Encoding, FeatureSet::Tuples] {
+    for set in FeatureSet::ALL {
         incremental_equals_fresh(&Board::new(), set);
         incremental_equals_fresh(&Ataxx::standard(), set);
         incremental_equals_fresh(&Ataxx::virus(), set);
@@ -683,13 +683,14 @@ fn bitboard_features_equal_the_encoding_s() {
                 let mut got = features::Features::default();
                 contagion::games::Searchable::features(&bits, &mut Vec::new(), &mut got);
                 assert_eq!(got, features::set_of(&s), "{}", s.to_notation());
-                let tuples = FeatureSet::Tuples;
-                assert_eq!(
-                    tuples.set_of(&bits),
-                    tuples.set_of(&s),
-                    "{}",
-                    s.to_notation()
-                );
+                for set in [FeatureSet::Tuples, FeatureSet::Windows] {
+                    assert_eq!(set.set_of(&bits), set.set_of(&s), "{}", s.to_notation());
+                }
+                // The windows alone: one pattern a window, each within its window's.
+                let windows: Vec<u32> = FeatureSet::Windows.set_of(&s).iter().collect();
+                let side = s.encoding_shape().width;
+                assert_eq!(windows.len(), (side - 1) * (side - 1), "{}", s.to_notation());
+                assert!(windows.iter().enumerate().all(|(w, &f)| f / 81 == w as u32));
                 checked += 1;
                 s.legal_actions(&mut moves);
                 s.apply(moves[rng.below(moves.len())]).unwrap();

@@ -402,9 +402,12 @@ impl Searchable for Bits {
         }
     }
 
-    /// After the encoding's entries, as [`Game::tuple_inputs`](crate::games::Game::tuple_inputs) numbers them.
-    fn tuples(&self, out: &mut impl FeatureSink) {
-        let offset = (self.side() * self.side() * PLANES) as u32;
+    fn encoding_len(&self) -> usize {
+        self.side() * self.side() * PLANES
+    }
+
+    /// As [`Game::tuple_inputs`](crate::games::Game::tuple_inputs) numbers them.
+    fn tuples(&self, offset: u32, out: &mut impl FeatureSink) {
         let per = tuples::patterns(2) as u32;
         self.tuple_patterns(|window, pattern| out.insert(offset + window * per + pattern));
     }

@@ -17,8 +17,10 @@ use crate::games::Searchable;
 use crate::games::{Game, tuples};
 pub use crate::search::pvs::features::{Features, diff};
 
-/// Which features an evaluator reads: the encoding's entries, or those and the 2×2
-/// tuples after them ([`tuples`]). Its name is the bundle manifest's `features`.
+/// Which features an evaluator reads: the encoding's entries, those and the 2×2 tuples
+/// after them ([`tuples`]), or the tuples alone (the pattern inputs of the public
+/// Ataxx engines: every window's pattern, so exactly one feature a window). Its name is
+/// the bundle manifest's `features`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum FeatureSet {
@@ -27,13 +29,19 @@ pub enum FeatureSet {
     Encoding,
     /// Those and every 2×2 window's pattern.
     Tuples,
+    /// Every 2×2 window's pattern alone.
+    Windows,
 }
 
 impl FeatureSet {
     /// Every set, in [`FeatureSet::NAMES`]' order.
-    pub const ALL: [FeatureSet; 2] = [FeatureSet::Encoding, FeatureSet::Tuples];
+    pub const ALL: [FeatureSet; 3] = [
+        FeatureSet::Encoding,
+        FeatureSet::Tuples,
+        FeatureSet::Windows,
+    ];
     /// Every set's name, as configs and manifests write it.
-    pub const NAMES: &'static [&'static str] = &["encoding-set", "encoding-set+2x2"];
+    pub const NAMES: &'static [&'static str] = &["encoding-set", "encoding-set+2x2", "2x2"];
 
     /// The set's name.
     pub fn name(self) -> &'static str {
@@ -57,14 +65,20 @@ impl FeatureSet {
         let s = start.encoding_shape();
         match self {
             FeatureSet::Encoding => Ok(s.len()),
-            FeatureSet::Tuples => {
+            FeatureSet::Tuples | FeatureSet::Windows => {
                 anyhow::ensure!(
                     start.owners().is_some(),
                     "{} has no owner map, so no 2×2 tuple features (feature set '{}')",
                     start.name(),
                     self.name()
                 );
-                Ok(s.len() + tuples::count(start.num_players(), s.height, s.width))
+                let windows = tuples::count(start.num_players(), s.height, s.width);
+                Ok(windows
+                    + if self == FeatureSet::Tuples {
+                        s.len()
+                    } else {
+                        0
+                    })
             }
         }
     }
@@ -72,9 +86,16 @@ impl FeatureSet {
     /// Clears `out` and fills it with `state`'s features (`scratch` holds the encoding
     /// where it is made).
     pub fn fill<N: Searchable>(self, state: &N, scratch: &mut Vec<f32>, out: &mut Features) {
-        state.features(scratch, out);
-        if self == FeatureSet::Tuples {
-            state.tuples(out);
+        match self {
+            FeatureSet::Encoding => state.features(scratch, out),
+            FeatureSet::Tuples => {
+                state.features(scratch, out);
+                state.tuples(state.encoding_len() as u32, out);
+            }
+            FeatureSet::Windows => {
+                out.clear();
+                state.tuples(0, out);
+            }
         }
     }
 

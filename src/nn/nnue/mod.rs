@@ -10,6 +10,8 @@
 //! - [`net`]: the shape, the float weights, the integer [`Evaluator`] and its
 //!   [`Accumulator`].
 //! - [`bundle`]: the evaluator's bundle (safetensors, manifest, checksum).
+//! - [`step`]: the hand-derived training step over sparse features, and Adam;
+//!   [`autodiff`]: the float form as a burn module, the reference it is held to.
 //!
 //! [`Incremental`] is the evaluation the search enters at every node: one accumulator a
 //! ply, each moved from the nearest ancestor with the same mover (features are from the
@@ -17,10 +19,12 @@
 //! features; its accumulator is made when the search asks for its values or a
 //! descendant's, so nodes the search leaves by the table or a cut-off cost no update.
 
+pub mod autodiff;
 pub mod bundle;
 pub mod features;
 pub mod kernels;
 pub mod net;
+pub mod step;
 
 use std::sync::Arc;
 
