@@ -689,7 +689,12 @@ fn bitboard_features_equal_the_encoding_s() {
                 // The windows alone: one pattern a window, each within its window's.
                 let windows: Vec<u32> = FeatureSet::Windows.set_of(&s).iter().collect();
                 let side = s.encoding_shape().width;
-                assert_eq!(windows.len(), (side - 1) * (side - 1), "{}", s.to_notation());
+                assert_eq!(
+                    windows.len(),
+                    (side - 1) * (side - 1),
+                    "{}",
+                    s.to_notation()
+                );
                 assert!(windows.iter().enumerate().all(|(w, &f)| f / 81 == w as u32));
                 checked += 1;
                 s.legal_actions(&mut moves);

@@ -9,10 +9,11 @@
 //! Positions are shared among the threads, each summing every gradient into its own
 //! buffers (the feature rows' included: a position's accumulator gradient is added to
 //! its features' rows at once, never stored), which are then summed band by band on
-//! every core. Adam then updates every weight,
-//! the rows the batch left alone included, exactly as burn's does ([`BETA_1`],
+//! every core; the dense layer's backward takes four positions at a time, so that its
+//! weights and their gradients are read once for the four. Adam then updates every
+//! weight, the rows the batch left alone included, exactly as burn's does ([`BETA_1`],
 //! [`BETA_2`], [`EPSILON`], its bias corrections), so that burn's autodiff is the
-//! reference this step is held to (`tests`, and `tests/suite/distill.rs` on whole runs).
+//! reference this step is held to (the tests of [`super::autodiff`]).
 //!
 //! The inner loops are additions of one row to another, which the compiler turns into
 //! vector instructions; on x86-64 they are also compiled for AVX2 and for AVX-512 and
@@ -374,9 +375,14 @@ mod x86 {
     wide!(part_avx512, "avx512f,avx512bw");
 }
 
+/// Positions whose dense layer's backward is taken together: its weights and their
+/// gradients read and written once for all of them.
+const QUAD: usize = 4;
+
 /// The forward and backward of the positions `range` of `batch`: their squared errors
 /// and their gradients summed into `local` (the loss's gradient a unit error is
-/// `scale`; 0 computes the errors alone).
+/// `scale`; 0 computes the errors alone). Positions go [`QUAD`] at a time through the
+/// dense layer's backward (a short group padded with zero gradients).
 #[inline(always)]
 fn part(
     net: &FloatNet,
@@ -389,59 +395,87 @@ fn part(
     let s = &net.shape;
     let (hn, dn) = (s.hidden, s.dense);
     let [g_ft_w, g_ft_b, g_l1_w, g_l1_b, g_out_w, g_out_b] = &mut local.grads;
-    let (mut acc, mut h, mut dh) = (vec![0.0f32; hn], vec![0.0f32; hn], vec![0.0f32; hn]);
+    let (mut accs, mut hs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * hn]);
+    let (mut dhs, mut dzs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * dn]);
     let (mut z, mut g, mut dg) = (vec![0.0f32; dn], vec![0.0f32; dn], vec![0.0f32; dn]);
     let mut da = vec![0.0f32; hn];
-    for p in range {
-        let (features, target) = batch.position(p);
-        acc.copy_from_slice(&net.ft_b);
-        for &f in features {
-            add(&mut acc, &net.ft_w[f as usize * hn..(f as usize + 1) * hn]);
-        }
-        h.iter_mut()
-            .zip(&acc)
-            .for_each(|(h, a)| *h = a.clamp(0.0, 1.0));
-        z.copy_from_slice(&net.l1_b);
-        for (j, &x) in h.iter().enumerate() {
-            if x != 0.0 {
-                axpy(&mut z, x, &l1_t[j * dn..(j + 1) * dn]);
+    for first in range.clone().step_by(QUAD) {
+        let quad = first..(first + QUAD).min(range.end);
+        dzs.fill(0.0);
+        for (i, p) in quad.clone().enumerate() {
+            let (features, target) = batch.position(p);
+            let (acc, h) = (
+                &mut accs[i * hn..(i + 1) * hn],
+                &mut hs[i * hn..(i + 1) * hn],
+            );
+            acc.copy_from_slice(&net.ft_b);
+            for &f in features {
+                add(acc, &net.ft_w[f as usize * hn..(f as usize + 1) * hn]);
             }
-        }
-        g.iter_mut()
-            .zip(&z)
-            .for_each(|(g, z)| *g = z.clamp(0.0, 1.0));
-        dg.fill(0.0);
-        for (k, &t) in target.iter().enumerate() {
-            let w = &net.out_w[k * dn..(k + 1) * dn];
-            let o = net.out_b[k] + w.iter().zip(&g).map(|(w, g)| w * g).sum::<f32>();
-            let y = o.tanh();
-            let e = y - t;
-            local.loss += (e * e) as f64;
-            if scale == 0.0 {
-                continue;
+            h.iter_mut()
+                .zip(&*acc)
+                .for_each(|(h, a)| *h = a.clamp(0.0, 1.0));
+            z.copy_from_slice(&net.l1_b);
+            for (j, &x) in h.iter().enumerate() {
+                if x != 0.0 {
+                    axpy(&mut z, x, &l1_t[j * dn..(j + 1) * dn]);
+                }
             }
-            let d_o = scale * e * (1.0 - y * y);
-            g_out_b[k] += d_o;
-            axpy(&mut g_out_w[k * dn..(k + 1) * dn], d_o, &g);
-            axpy(&mut dg, d_o, w);
+            g.iter_mut()
+                .zip(&z)
+                .for_each(|(g, z)| *g = z.clamp(0.0, 1.0));
+            dg.fill(0.0);
+            for (k, &t) in target.iter().enumerate() {
+                let w = &net.out_w[k * dn..(k + 1) * dn];
+                let o = net.out_b[k] + w.iter().zip(&g).map(|(w, g)| w * g).sum::<f32>();
+                let y = o.tanh();
+                let e = y - t;
+                local.loss += (e * e) as f64;
+                if scale == 0.0 {
+                    continue;
+                }
+                let d_o = scale * e * (1.0 - y * y);
+                g_out_b[k] += d_o;
+                axpy(&mut g_out_w[k * dn..(k + 1) * dn], d_o, &g);
+                axpy(&mut dg, d_o, w);
+            }
+            let dz = &mut dzs[i * dn..(i + 1) * dn];
+            for ((dz, &z), &dg) in dz.iter_mut().zip(&z).zip(&dg) {
+                *dz = if z > 0.0 && z < 1.0 { dg } else { 0.0 };
+            }
+            add(g_l1_b, dz);
         }
         if scale == 0.0 {
             continue;
         }
-        dh.fill(0.0);
-        for (d, (&z, &dg)) in z.iter().zip(&dg).enumerate() {
-            if z > 0.0 && z < 1.0 && dg != 0.0 {
-                g_l1_b[d] += dg;
-                axpy(&mut g_l1_w[d * hn..(d + 1) * hn], dg, &h);
-                axpy(&mut dh, dg, &net.l1_w[d * hn..(d + 1) * hn]);
+        // The dense layer's backward for the quad: each weight row and its gradient
+        // read once.
+        dhs.fill(0.0);
+        for d in 0..dn {
+            let dz: [f32; QUAD] = std::array::from_fn(|i| dzs[i * dn + d]);
+            if dz == [0.0; QUAD] {
+                continue;
+            }
+            let (w, gw) = (
+                &net.l1_w[d * hn..(d + 1) * hn],
+                &mut g_l1_w[d * hn..(d + 1) * hn],
+            );
+            for j in 0..hn {
+                let mut sum = gw[j];
+                (0..QUAD).for_each(|i| sum += dz[i] * hs[i * hn + j]);
+                gw[j] = sum;
+                (0..QUAD).for_each(|i| dhs[i * hn + j] += dz[i] * w[j]);
             }
         }
-        for ((da, &a), &dh) in da.iter_mut().zip(&acc).zip(&dh) {
-            *da = if a > 0.0 && a < 1.0 { dh } else { 0.0 };
-        }
-        add(g_ft_b, &da);
-        for &f in features {
-            add(&mut g_ft_w[f as usize * hn..(f as usize + 1) * hn], &da);
+        for (i, p) in quad.enumerate() {
+            let (acc, dh) = (&accs[i * hn..(i + 1) * hn], &dhs[i * hn..(i + 1) * hn]);
+            for ((da, &a), &dh) in da.iter_mut().zip(acc).zip(dh) {
+                *da = if a > 0.0 && a < 1.0 { dh } else { 0.0 };
+            }
+            add(g_ft_b, &da);
+            for &f in batch.position(p).0 {
+                add(&mut g_ft_w[f as usize * hn..(f as usize + 1) * hn], &da);
+            }
         }
     }
 }
