@@ -12,7 +12,7 @@ use super::nnue::positions;
 use crate::games::Game;
 use crate::nn::nnue::autodiff::{BurnTrainer, EvalTraining};
 use crate::nn::nnue::step::{SparseBatch, SparseTrainer};
-use crate::nn::nnue::{EvalShape, FeatureSet};
+use crate::nn::nnue::{Activation, EvalShape, FeatureSet};
 use crate::rng::Rng;
 use crate::train::distill::fill_batch;
 
@@ -22,6 +22,9 @@ pub struct DistillBenchOptions {
     /// The feature set (`distill.features`).
     #[arg(long, default_value = "2x2", value_parser = |s: &str| FeatureSet::parse(s).map_err(|e| e.to_string()))]
     pub features: FeatureSet,
+    /// The accumulator's activation (`distill.activation`).
+    #[arg(long, default_value = "crelu", value_parser = |s: &str| Activation::try_from(s.to_string()))]
+    pub activation: Activation,
     /// Accumulator units.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub hidden: u32,
@@ -46,6 +49,8 @@ pub struct DistillRate {
     pub shape: [usize; 4],
     /// The feature set's name.
     pub features: String,
+    /// The activation's name.
+    pub activation: String,
     /// Positions a step.
     pub batch: usize,
     /// Threads.
@@ -67,8 +72,14 @@ impl std::fmt::Display for DistillRate {
         let [i, h, d, o] = self.shape;
         write!(
             f,
-            "evaluator training {i}→{h}→{d}→{o} ({}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
-            self.features, self.batch, self.threads, self.step, self.features_rate, self.both
+            "evaluator training {i}→{h}→{d}→{o} ({}, {}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
+            self.features,
+            self.activation,
+            self.batch,
+            self.threads,
+            self.step,
+            self.features_rate,
+            self.both
         )?;
         if let Some(b) = self.burn {
             write!(
@@ -100,6 +111,7 @@ pub fn distill<G: Game>(
         dense: o.dense as usize,
         outputs: start.num_players(),
         features: o.features,
+        activation: o.activation,
     };
     shape.check()?;
     let batch = o.batch as usize;
@@ -147,6 +159,7 @@ pub fn distill<G: Game>(
     let rate = DistillRate {
         shape: [shape.inputs, shape.hidden, shape.dense, shape.outputs],
         features: o.features.name().into(),
+        activation: o.activation.name().into(),
         batch,
         threads: rayon::current_num_threads(),
         step,

@@ -338,6 +338,7 @@ pub fn shape_of<G: Game>(start: &G, c: &DistillConfig) -> anyhow::Result<EvalSha
         dense: c.dense as usize,
         outputs: start.num_players(),
         features: c.features,
+        activation: c.activation,
     };
     shape.check()?;
     Ok(shape)

@@ -45,6 +45,7 @@ fn random_net_of<G: Game>(start: &G, set: FeatureSet, seed: u64) -> FloatNet {
         dense: 16,
         outputs: start.num_players(),
         features: set,
+        activation: Default::default(),
     };
     FloatNet::random(shape, seed)
 }
@@ -227,6 +228,40 @@ fn tuple_features_are_learnt_named_and_held_to_their_bundle() {
     let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
     assert!(
         msg.contains("feature set 'encoding-set+3x3'") && msg.contains("encoding-set+2x2"),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_windows_alone_with_a_squared_activation_are_learnt_and_held_to_their_bundle() {
+    use contagion::nn::nnue::Activation;
+    let dir = temp("distill-screlu");
+    teacher_games(&dir.join("data"), 24);
+    let mut opts = distill_options(&dir);
+    opts.settings.features = FeatureSet::Windows;
+    opts.settings.activation = Activation::Screlu;
+    let r = distill(&Ataxx::standard(), &opts).unwrap();
+    let loss = &r.validation_loss;
+    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
+    assert!(r.agreement.mean_abs_diff < 0.03, "{:?}", r.agreement);
+    let bundle_dir = dir.join("bundle");
+    let start = Ataxx::standard();
+    let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
+    assert_eq!(m.features, "2x2");
+    assert_eq!(net.shape.inputs, 36 * 81);
+    assert_eq!(net.shape.activation, Activation::Screlu);
+    let mut agent =
+        NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(3), None).unwrap();
+    assert!(start.is_legal(agent.select(&start, &Limits::default()).unwrap()));
+    // An activation this build does not have is refused, named.
+    let manifest = bundle_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"screlu\""), "{text}");
+    std::fs::write(&manifest, text.replace("\"screlu\"", "\"gelu\"")).unwrap();
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
+    assert!(
+        msg.contains("activation 'gelu'") && msg.contains("screlu"),
         "{msg}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -12,7 +12,7 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::tanh;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use super::net::{EvalShape, FloatNet};
+use super::net::{Activation, EvalShape, FloatNet};
 use super::step::{BETA_1, BETA_2, EPSILON, SparseBatch, SparseTrainer};
 use crate::nn::values;
 
@@ -123,9 +123,14 @@ impl EvalModel {
         }
     }
 
-    /// The values (tanh, a seat relative to the mover) of multi-hot rows `x`.
-    pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+    /// The values (tanh, a seat relative to the mover) of multi-hot rows `x` through
+    /// `activation` after the accumulator.
+    pub fn forward(&self, x: Tensor<2>, activation: Activation) -> Tensor<2> {
         let h = self.ft.forward(x).clamp(0.0, 1.0);
+        let h = match activation {
+            Activation::Crelu => h,
+            Activation::Screlu => h.clone() * h,
+        };
         let h = self.l1.forward(h).clamp(0.0, 1.0);
         tanh(self.out.forward(h))
     }
@@ -198,7 +203,9 @@ impl BurnTrainer {
     pub fn gradients(&self, batch: &SparseBatch) -> anyhow::Result<(FloatNet, f64)> {
         let model = self.model.as_ref().context("no model")?;
         let (x, y) = tensors(batch, &self.shape, &self.device);
-        let loss = (model.forward(x) - y).powi_scalar(2).mean();
+        let loss = (model.forward(x, self.shape.activation) - y)
+            .powi_scalar(2)
+            .mean();
         let error = loss.clone().into_scalar::<f32>() as f64;
         let grads = GradientsParams::from_grads(loss.backward(), model);
         let grad = |l: &Linear| -> (Tensor<2>, Tensor<1>) {
@@ -226,7 +233,9 @@ impl EvalTraining for BurnTrainer {
     fn step(&mut self, batch: &SparseBatch, lr: f64) -> anyhow::Result<f64> {
         let model = self.model.take().context("no model")?;
         let (x, y) = tensors(batch, &self.shape, &self.device);
-        let loss = (model.forward(x) - y).powi_scalar(2).mean();
+        let loss = (model.forward(x, self.shape.activation) - y)
+            .powi_scalar(2)
+            .mean();
         let error = loss.clone().into_scalar::<f32>() as f64;
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         self.model = Some(self.optim.step(lr, model, grads));
@@ -237,7 +246,9 @@ impl EvalTraining for BurnTrainer {
         let model = self.model.as_ref().context("no model")?.valid();
         let device = crate::nn::device();
         let (x, y) = tensors(batch, &self.shape, &device);
-        let sum = (model.forward(x) - y).powi_scalar(2).sum();
+        let sum = (model.forward(x, self.shape.activation) - y)
+            .powi_scalar(2)
+            .sum();
         Ok(sum.into_scalar::<f32>() as f64)
     }
 
@@ -272,7 +283,12 @@ mod tests {
     }
 
     fn shape() -> EvalShape {
+        shape_with(Activation::Crelu)
+    }
+
+    fn shape_with(activation: Activation) -> EvalShape {
         EvalShape {
+            activation,
             game: "test".into(),
             inputs: 300,
             hidden: 24,
@@ -297,7 +313,13 @@ mod tests {
 
     #[test]
     fn the_sparse_step_s_gradients_are_burn_s() {
-        let net = FloatNet::random(shape(), 3);
+        for activation in Activation::ALL {
+            gradients_are_burn_s(activation);
+        }
+    }
+
+    fn gradients_are_burn_s(activation: Activation) {
+        let net = FloatNet::random(shape_with(activation), 3);
         let b = batch(&net.shape, 37, 5);
         let mut sparse = SparseTrainer::from_net(net.clone());
         let loss = sparse.gradients(&b).unwrap();
@@ -322,7 +344,13 @@ mod tests {
 
     #[test]
     fn sparse_and_burn_training_take_the_same_steps() {
-        let start = FloatNet::random(shape(), 7);
+        for activation in Activation::ALL {
+            same_steps(activation);
+        }
+    }
+
+    fn same_steps(activation: Activation) {
+        let start = FloatNet::random(shape_with(activation), 7);
         let mut sparse = SparseTrainer::from_net(start.clone());
         let mut burn = BurnTrainer::from_net(&start);
         for k in 0..4 {

@@ -29,7 +29,7 @@ pub mod step;
 use std::sync::Arc;
 
 pub use features::FeatureSet;
-pub use net::{Accumulator, EvalShape, Evaluator, FloatNet};
+pub use net::{Accumulator, Activation, EvalShape, Evaluator, FloatNet};
 
 use crate::games::MAX_PLAYERS;
 use crate::games::Searchable;

@@ -1,7 +1,8 @@
 //! The evaluator's training step derived by hand: the float form's forward and backward
 //! over sparse features, and Adam, without a tensor library.
 //!
-//! The model is [`FloatNet`]'s: `features → accumulator → clip → dense → clip → tanh`,
+//! The model is [`FloatNet`]'s: `features → accumulator → activation → dense → clip →
+//! tanh`,
 //! its loss the mean squared error over a batch's positions and seats. A position's
 //! accumulator is its bias and the rows of its few features (never a multiplication by
 //! the inputs' zeros, which a dense `inputs × hidden` product spends nearly all its time
@@ -393,7 +394,7 @@ fn part(
     local: &mut Local,
 ) {
     let s = &net.shape;
-    let (hn, dn) = (s.hidden, s.dense);
+    let (hn, dn, act) = (s.hidden, s.dense, s.activation);
     let [g_ft_w, g_ft_b, g_l1_w, g_l1_b, g_out_w, g_out_b] = &mut local.grads;
     let (mut accs, mut hs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * hn]);
     let (mut dhs, mut dzs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * dn]);
@@ -414,7 +415,7 @@ fn part(
             }
             h.iter_mut()
                 .zip(&*acc)
-                .for_each(|(h, a)| *h = a.clamp(0.0, 1.0));
+                .for_each(|(h, &a)| *h = act.apply(a));
             z.copy_from_slice(&net.l1_b);
             for (j, &x) in h.iter().enumerate() {
                 if x != 0.0 {
@@ -470,7 +471,7 @@ fn part(
         for (i, p) in quad.enumerate() {
             let (acc, dh) = (&accs[i * hn..(i + 1) * hn], &dhs[i * hn..(i + 1) * hn]);
             for ((da, &a), &dh) in da.iter_mut().zip(acc).zip(dh) {
-                *da = if a > 0.0 && a < 1.0 { dh } else { 0.0 };
+                *da = dh * act.slope(a);
             }
             add(g_ft_b, &da);
             for &f in batch.position(p).0 {
@@ -493,6 +494,7 @@ mod tests {
             dense: 12,
             outputs: 2,
             features: super::super::FeatureSet::Encoding,
+            activation: super::super::Activation::Screlu,
         };
         let net = FloatNet::random(shape, 11);
         let mut rng = crate::rng::Rng::new(2);
