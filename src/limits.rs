@@ -171,6 +171,20 @@ pub fn read_text(path: &Path, max: u64) -> anyhow::Result<String> {
         .map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", path.display()))
 }
 
+/// The one of `all` whose name (`names`, in `all`'s order) is `name`, or a message
+/// naming it as a `what` and listing the names: for the small enums configs and
+/// manifests name.
+pub fn named<T: Copy>(what: &str, all: &[T], names: &[&str], name: &str) -> Result<T, String> {
+    let found = names.iter().position(|n| *n == name).map(|i| all[i]);
+    found.ok_or_else(|| {
+        format!(
+            "{what} '{}': this build has {}",
+            clip(name),
+            names.join(", ")
+        )
+    })
+}
+
 /// `text` for quoting in a message: at most [`MAX_ECHO_CHARS`] characters, with the
 /// length of the rest when it is cut.
 pub fn clip(text: &str) -> String {

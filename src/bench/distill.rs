@@ -12,9 +12,9 @@ use super::nnue::positions;
 use crate::games::Game;
 use crate::nn::nnue::autodiff::{BurnTrainer, EvalTraining};
 use crate::nn::nnue::step::{SparseBatch, SparseTrainer};
-use crate::nn::nnue::{Activation, EvalShape, FeatureSet};
+use crate::nn::nnue::{Activation, FeatureSet};
 use crate::rng::Rng;
-use crate::train::distill::fill_batch;
+use crate::train::distill::{fill_batch, shape_of};
 
 /// The evaluator's training step: positions a second.
 #[derive(Debug, Clone, Args)]
@@ -104,16 +104,14 @@ pub fn distill<G: Game>(
     o: &DistillBenchOptions,
     rounds: usize,
 ) -> anyhow::Result<Vec<Line>> {
-    let shape = EvalShape {
-        game: start.name().into(),
-        inputs: o.features.inputs(start)?,
-        hidden: o.hidden as usize,
-        dense: o.dense as usize,
-        outputs: start.num_players(),
+    let settings = crate::config::DistillConfig {
         features: o.features,
         activation: o.activation,
+        hidden: o.hidden,
+        dense: o.dense,
+        ..Default::default()
     };
-    shape.check()?;
+    let shape = shape_of(start, &settings)?;
     let batch = o.batch as usize;
     let states = positions(start, batch.min(50_000));
     let mut rng = Rng::new(7);

@@ -50,13 +50,7 @@ impl Trainer {
 impl TryFrom<String> for Trainer {
     type Error = String;
     fn try_from(name: String) -> Result<Trainer, String> {
-        (Trainer::ALL.into_iter().find(|t| t.name() == name)).ok_or_else(|| {
-            format!(
-                "trainer '{}': this build has {}",
-                crate::limits::clip(&name),
-                Trainer::NAMES.join(", ")
-            )
-        })
+        crate::limits::named("trainer", &Self::ALL, Self::NAMES, &name)
     }
 }
 

@@ -72,13 +72,7 @@ impl Activation {
 impl TryFrom<String> for Activation {
     type Error = String;
     fn try_from(name: String) -> Result<Activation, String> {
-        (Activation::ALL.into_iter().find(|a| a.name() == name)).ok_or_else(|| {
-            format!(
-                "activation '{}': this build has {}",
-                crate::limits::clip(&name),
-                Activation::NAMES.join(", ")
-            )
-        })
+        crate::limits::named("activation", &Self::ALL, Self::NAMES, &name)
     }
 }
 

@@ -222,7 +222,14 @@ impl SparseTrainer {
             local.grads.iter_mut().for_each(|g| g.fill(0.0));
             local.loss = 0.0;
             let range = (k * per).min(n)..(k * per + per).min(n);
-            run_part(kernel, net, l1_t, batch, range, scale, local);
+            let job = Job {
+                net,
+                l1_t,
+                batch,
+                range,
+                scale,
+            };
+            run_part(kernel, job, local);
         });
         let locals = &self.locals[..parts];
         for (k, g) in self.grads.iter_mut().enumerate() {
@@ -291,7 +298,14 @@ impl SparseTrainer {
             let mut local = Local::new(s, false);
             let range = k * per..(k * per + per).min(n);
             let (net, l1_t) = (&self.net, &self.l1_t);
-            run_part(self.kernel, net, l1_t, batch, range, 0.0, &mut local);
+            let job = Job {
+                net,
+                l1_t,
+                batch,
+                range,
+                scale: 0.0,
+            };
+            run_part(self.kernel, job, &mut local);
             local.loss
         });
         Ok(sums.sum())
@@ -326,25 +340,26 @@ fn transpose(w: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     t
 }
 
-/// [`part`] in `kernel`'s form.
-#[allow(clippy::too_many_arguments)]
-fn run_part(
-    kernel: Kernel,
-    net: &FloatNet,
-    l1_t: &[f32],
-    batch: &SparseBatch,
+/// What [`part`] works on: the weights, the batch, its positions and the loss's
+/// gradient a unit error (0: the errors alone).
+struct Job<'a> {
+    net: &'a FloatNet,
+    l1_t: &'a [f32],
+    batch: &'a SparseBatch,
     range: Range<usize>,
     scale: f32,
-    local: &mut Local,
-) {
+}
+
+/// [`part`] in `kernel`'s form.
+fn run_part(kernel: Kernel, job: Job, local: &mut Local) {
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: [`Kernel::detect`] names a form only where the CPU runs it.
-        Kernel::Avx2 => unsafe { x86::part_avx2(net, l1_t, batch, range, scale, local) },
+        Kernel::Avx2 => unsafe { x86::part_avx2(job, local) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Kernel::Avx512 => unsafe { x86::part_avx512(net, l1_t, batch, range, scale, local) },
-        _ => part(net, l1_t, batch, range, scale, local),
+        Kernel::Avx512 => unsafe { x86::part_avx512(job, local) },
+        _ => part(job, local),
     }
 }
 
@@ -360,15 +375,8 @@ mod x86 {
             /// # Safety
             /// The CPU must have them.
             #[target_feature(enable = $feature)]
-            pub(super) unsafe fn $name(
-                net: &FloatNet,
-                l1_t: &[f32],
-                batch: &SparseBatch,
-                range: Range<usize>,
-                scale: f32,
-                local: &mut Local,
-            ) {
-                part(net, l1_t, batch, range, scale, local);
+            pub(super) unsafe fn $name(job: Job, local: &mut Local) {
+                part(job, local);
             }
         };
     }
@@ -385,14 +393,14 @@ const QUAD: usize = 4;
 /// `scale`; 0 computes the errors alone). Positions go [`QUAD`] at a time through the
 /// dense layer's backward (a short group padded with zero gradients).
 #[inline(always)]
-fn part(
-    net: &FloatNet,
-    l1_t: &[f32],
-    batch: &SparseBatch,
-    range: Range<usize>,
-    scale: f32,
-    local: &mut Local,
-) {
+fn part(job: Job, local: &mut Local) {
+    let Job {
+        net,
+        l1_t,
+        batch,
+        range,
+        scale,
+    } = job;
     let s = &net.shape;
     let (hn, dn, act) = (s.hidden, s.dense, s.activation);
     let [g_ft_w, g_ft_b, g_l1_w, g_l1_b, g_out_w, g_out_b] = &mut local.grads;
