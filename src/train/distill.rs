@@ -1,4 +1,5 @@
-//! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained on the positions of self-play games, the replay shards a run writes (local or S3) or
+//! Distillation: the fast evaluator ([`crate::nn::nnue`]) trained on the positions of
+//! self-play games, the replay shards a run writes (local or S3) or
 //! [`crate::selfplay::generate`] makes.
 //!
 //! Each position's target, for each seat relative to the mover, is

@@ -146,7 +146,7 @@ impl EvalModel {
 }
 
 /// `batch` as dense multi-hot rows and targets.
-pub fn tensors(batch: &SparseBatch, shape: &EvalShape, device: &Device) -> (Tensor<2>, Tensor<2>) {
+fn tensors(batch: &SparseBatch, shape: &EvalShape, device: &Device) -> (Tensor<2>, Tensor<2>) {
     let (n, inputs) = (batch.len(), shape.inputs);
     let mut x = vec![0.0f32; n * inputs];
     let mut y = Vec::with_capacity(n * shape.outputs);
@@ -161,6 +161,17 @@ pub fn tensors(batch: &SparseBatch, shape: &EvalShape, device: &Device) -> (Tens
         Tensor::from_data(TensorData::new(x, [n, inputs]), device),
         Tensor::from_data(TensorData::new(y, [n, shape.outputs]), device),
     )
+}
+
+/// The squared error of each position and seat of `batch` under `model`, on `device`.
+fn squared_errors(
+    model: &EvalModel,
+    batch: &SparseBatch,
+    shape: &EvalShape,
+    device: &Device,
+) -> Tensor<2> {
+    let (x, y) = tensors(batch, shape, device);
+    (model.forward(x, shape.activation) - y).powi_scalar(2)
 }
 
 /// burn's autodiff and Adam on the evaluator.
@@ -196,10 +207,7 @@ impl BurnTrainer {
     /// (the shape of a [`FloatNet`]), and that error.
     pub fn gradients(&self, batch: &SparseBatch) -> anyhow::Result<(FloatNet, f64)> {
         let model = self.model.as_ref().context("no model")?;
-        let (x, y) = tensors(batch, &self.shape, &self.device);
-        let loss = (model.forward(x, self.shape.activation) - y)
-            .powi_scalar(2)
-            .mean();
+        let loss = squared_errors(model, batch, &self.shape, &self.device).mean();
         let error = loss.clone().into_scalar::<f32>() as f64;
         let grads = GradientsParams::from_grads(loss.backward(), model);
         let grad = |l: &Linear| -> (Tensor<2>, Tensor<1>) {
@@ -226,10 +234,7 @@ impl BurnTrainer {
 impl EvalTraining for BurnTrainer {
     fn step(&mut self, batch: &SparseBatch, lr: f64) -> anyhow::Result<f64> {
         let model = self.model.take().context("no model")?;
-        let (x, y) = tensors(batch, &self.shape, &self.device);
-        let loss = (model.forward(x, self.shape.activation) - y)
-            .powi_scalar(2)
-            .mean();
+        let loss = squared_errors(&model, batch, &self.shape, &self.device).mean();
         let error = loss.clone().into_scalar::<f32>() as f64;
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         self.model = Some(self.optim.step(lr, model, grads));
@@ -238,11 +243,7 @@ impl EvalTraining for BurnTrainer {
 
     fn squared_error(&self, batch: &SparseBatch) -> anyhow::Result<f64> {
         let model = self.model.as_ref().context("no model")?.valid();
-        let device = crate::nn::device();
-        let (x, y) = tensors(batch, &self.shape, &device);
-        let sum = (model.forward(x, self.shape.activation) - y)
-            .powi_scalar(2)
-            .sum();
+        let sum = squared_errors(&model, batch, &self.shape, &crate::nn::device()).sum();
         Ok(sum.into_scalar::<f32>() as f64)
     }
 

@@ -6,12 +6,11 @@
 //! give one feature a square and piece, through the [`Game`] API alone, for any game.
 //! Planes that are constant give features that never change (a bias); a plane such as
 //! Ataxx's half-move clock turns on all at once, which the accumulator meets with a
-//! refresh. A [`FeatureSet`] may add pattern features after them: every 2×2 window's
-//! pattern of owners ([`crate::games::tuples`]). A position's features are a
+//! refresh. A [`FeatureSet`] may add pattern features after them, or read those alone:
+//! every 2×2 window's pattern of owners ([`crate::games::tuples`]). A position's
+//! features are a
 //! [`Features`] set, a bit an input, so two positions' sets are compared a word at a
 //! time ([`diff`]): what an incremental update adds and takes away.
-
-use anyhow::Context;
 
 use crate::games::Searchable;
 use crate::games::{Game, tuples};
@@ -50,14 +49,8 @@ impl FeatureSet {
 
     /// Reads a set's name.
     pub fn parse(name: &str) -> anyhow::Result<FeatureSet> {
-        let known = Self::ALL.into_iter().find(|set| set.name() == name);
-        known.with_context(|| {
-            format!(
-                "feature set '{}': this build makes {}",
-                crate::limits::clip(name),
-                Self::NAMES.join(", ")
-            )
-        })
+        crate::limits::named("feature set", &Self::ALL, Self::NAMES, name)
+            .map_err(anyhow::Error::msg)
     }
 
     /// The inputs this set gives `start`'s game, or why the game has not got it.
@@ -73,12 +66,12 @@ impl FeatureSet {
                     self.name()
                 );
                 let windows = tuples::count(start.num_players(), s.height, s.width);
-                Ok(windows
-                    + if self == FeatureSet::Tuples {
-                        s.len()
-                    } else {
-                        0
-                    })
+                let encoding = if self == FeatureSet::Tuples {
+                    s.len()
+                } else {
+                    0
+                };
+                Ok(encoding + windows)
             }
         }
     }

@@ -2,8 +2,9 @@
 //! bundle stores) and the integer form the search runs ([`Evaluator`]).
 //!
 //! `features → accumulator (hidden units) → clip to [0, 1] (or its square:
-//! [`Activation`]) → dense (dense units) → clip to [0, 1] → one output a seat → tanh`, the outputs relative to the mover as the
-//! policy-value network's value head is (output 0 the mover, 1 the next seat, …).
+//! [`Activation`]) → dense (dense units) → clip to [0, 1] → one output a seat → tanh`,
+//! the outputs relative to the mover as the policy-value network's value head is
+//! (output 0 the mover, 1 the next seat, …).
 //!
 //! Integers, at the evaluator's scale `qa` (new evaluators [`QA`]; a bundle names its
 //! own): the accumulator row of a feature and its bias are the float weights × `qa` in

@@ -2,8 +2,7 @@
 //! over sparse features, and Adam, without a tensor library.
 //!
 //! The model is [`FloatNet`]'s: `features → accumulator → activation → dense → clip →
-//! tanh`,
-//! its loss the mean squared error over a batch's positions and seats. A position's
+//! tanh`, its loss the mean squared error over a batch's positions and seats. A position's
 //! accumulator is its bias and the rows of its few features (never a multiplication by
 //! the inputs' zeros, which a dense `inputs × hidden` product spends nearly all its time
 //! on); the backward adds each position's accumulator gradient to the same rows.
@@ -103,7 +102,7 @@ impl SparseBatch {
         )
     }
 
-    /// Every feature index, for a check against the shape.
+    /// The largest feature index, for a check against the shape.
     fn largest_feature(&self) -> Option<u32> {
         self.features.iter().copied().max()
     }
