@@ -90,6 +90,13 @@ impl Rng {
         g.iter().map(|x| (x / sum) as f32).collect()
     }
 
+    /// `items` in a uniformly random order (Fisher–Yates, from the end).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
+
     /// A uniformly chosen element, `None` for an empty slice.
     pub fn choose<T: Copy>(&mut self, items: &[T]) -> Option<T> {
         (!items.is_empty()).then(|| items[self.below(items.len())])

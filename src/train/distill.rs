@@ -6,21 +6,21 @@
 //! `λ · result + τ · teacher value + (1 − λ − τ) · search value` (the game's result, a
 //! teacher network's own value of the position, and the root's value from the search
 //! that played it; a position the search proved takes its proven result).
-//! Positions are taken once (by their hash, their targets averaged), a share is held
-//! out by hash for the validation loss, and every training step maps each position
-//! through a random symmetry. The model is the evaluator's float form (a linear layer
+//! The positions are read whole, each once, or streamed through a bounded buffer
+//! (`distill.stream`, `distill_data`); a share is held out by hash for the validation
+//! loss, and every training step maps each position through a random symmetry. The model is the evaluator's float form (a linear layer
 //! over the multi-hot features, clipped, a dense layer, clipped, one tanh a seat); its
 //! mean squared error falls step by step, by the hand-derived sparse step or by burn's
 //! autodiff (`distill.trainer`, [`crate::nn::nnue::autodiff::Trainer`]). At the end it
 //! is quantised, the integer form is measured against the float one on the held-out
 //! positions of the games, and the bundle is written ([`crate::nn::nnue::bundle`]).
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
+use super::distill_data::{Position, Stream, cut_of, held_out, read_positions};
 use crate::agents::Baselines;
 use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
@@ -31,8 +31,6 @@ use crate::nn::nnue::step::SparseBatch;
 use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
 use crate::rng::Rng;
-use crate::selfplay::records;
-use crate::selfplay::replay::{self, Shard, Targets};
 
 /// What a distillation is asked to do.
 #[derive(Debug, Clone)]
@@ -55,13 +53,12 @@ pub struct DistillOptions {
     pub progress: bool,
 }
 
-/// A position and its targets relative to its mover.
-#[derive(Clone)]
-struct Position<G> {
-    state: G,
-    target: [f32; MAX_PLAYERS],
-    /// Made off a game's line (`distill.branches`), not played in one.
-    branch: bool,
+/// Where the training positions come from.
+enum Source<G> {
+    /// Read whole, each once.
+    Memory(Vec<Position<G>>),
+    /// Streamed through a bounded buffer (`distill.stream`).
+    Stream(Stream<G>),
 }
 
 /// What a distillation measured.
@@ -69,7 +66,7 @@ struct Position<G> {
 pub struct DistillReport {
     /// Games read.
     pub games: usize,
-    /// Distinct positions trained on and held out.
+    /// Positions trained on (distinct unless streamed).
     pub train_positions: usize,
     /// Held out.
     pub validation_positions: usize,
@@ -86,93 +83,6 @@ pub struct DistillReport {
     pub steps: u64,
     /// Seconds spent.
     pub seconds: f64,
-}
-
-/// Every position of the games in `data`, each taken once, its target the result and
-/// the search value mixed in their shares of `λ + (1 − λ − τ)` (the teacher's share is
-/// added by [`teach`]).
-fn read_positions<G: Game>(
-    start: &G,
-    opts: &DistillOptions,
-) -> anyhow::Result<(usize, Vec<Position<G>>)> {
-    let c = &opts.settings;
-    let rest = 1.0 - c.teacher_value;
-    let root_mix = if rest > 1e-9 {
-        (1.0 - c.lambda - c.teacher_value).max(0.0) / rest
-    } else {
-        0.0
-    };
-    let targets = Targets {
-        root_mix: root_mix as f32,
-        ..Targets::default()
-    };
-    let mut keys = Vec::new();
-    for root in &opts.data {
-        let store = crate::store::open(root)?;
-        let found = [store.list(replay::PREFIX)?, store.list(records::PREFIX)?].concat();
-        if found.is_empty() {
-            bail!(
-                "{root}: no replay shards ({}*) and no game records ({}*)",
-                replay::PREFIX,
-                records::PREFIX
-            );
-        }
-        keys.extend(found.into_iter().map(|k| (store.clone(), k)));
-    }
-    keys.reverse(); // newest first, for --max-positions
-    let players = start.num_players();
-    let mut merged: HashMap<u64, (Position<G>, u32)> = HashMap::new();
-    let mut games = 0;
-    for (store, key) in keys {
-        if c.max_positions > 0 && merged.len() as u64 >= c.max_positions {
-            break;
-        }
-        let location = store.location(&key);
-        let bytes = store
-            .get(&key, crate::limits::MAX_MODEL_BYTES)?
-            .with_context(|| format!("{}: gone while reading", location.display()))?;
-        let what = location.display().to_string();
-        let read = match key.starts_with(records::PREFIX) {
-            true => (records::Chunk::from_bytes(&bytes, start.name(), &what)?.records)
-                .iter()
-                .map(|r| r.to_game(start))
-                .collect::<anyhow::Result<_>>()
-                .with_context(|| format!("{what}: a game does not replay"))?,
-            false => Shard::from_bytes(&bytes, start.name(), &what)?.games,
-        };
-        for game in &read {
-            games += 1;
-            let samples = replay::positions(start, game, targets)
-                .with_context(|| format!("{what}: a game does not replay"))?;
-            for s in samples {
-                let mover = s.state.to_move();
-                let mut target = [0.0; MAX_PLAYERS];
-                for (k, t) in target.iter_mut().enumerate().take(players) {
-                    *t = s.outcome[(mover + k) % players];
-                }
-                let entry = merged.entry(s.state.hash()).or_insert_with(|| {
-                    let p = Position {
-                        state: s.state.clone(),
-                        target: [0.0; MAX_PLAYERS],
-                        branch: false,
-                    };
-                    (p, 0)
-                });
-                for (sum, t) in entry.0.target.iter_mut().zip(target).take(players) {
-                    *sum += t;
-                }
-                entry.1 += 1;
-            }
-        }
-    }
-    let mut out: Vec<Position<G>> = (merged.into_values())
-        .map(|(mut p, n)| {
-            p.target.iter_mut().for_each(|t| *t /= n as f32);
-            p
-        })
-        .collect();
-    out.sort_by_key(|p| p.state.hash());
-    Ok((games, out))
 }
 
 /// The most random plies a branch plays from a game's position (`distill.branches`).
@@ -369,41 +279,63 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         ),
         Some(t) => Some(t),
     };
-    let (games, mut positions) = read_positions(start, opts)?;
-    let mut branch_positions = 0;
-    if let Some(teacher) = teacher {
-        if c.teacher_value > 0.0 {
-            teach(
-                teacher,
-                &mut positions,
-                c.teacher_value as f32,
-                opts.progress,
-            );
+    let teacher_share =
+        (teacher.filter(|_| c.teacher_value > 0.0)).map(|t| (t, c.teacher_value as f32));
+    let (games, mut held, source, branch_positions) = match c.stream {
+        0 => {
+            let (games, mut positions) = read_positions(start, &opts.data, c)?;
+            if let Some((t, share)) = teacher_share {
+                teach(t, &mut positions, share, opts.progress);
+            }
+            let mut branched = 0;
+            if let Some(teacher) = teacher.filter(|_| c.branches > 0) {
+                let mut branches = branch(&positions, c.branches, opts.seed);
+                teach(teacher, &mut branches, 1.0, opts.progress);
+                branched = branches.len();
+                positions.extend(branches);
+            }
+            let cut = cut_of(c.validation);
+            let (held, train): (Vec<_>, Vec<_>) =
+                (positions.into_iter()).partition(|p| held_out(&p.state, cut, opts.seed));
+            (games, held, Source::Memory(train), branched)
         }
-        if c.branches > 0 {
-            let mut branches = branch(&positions, c.branches, opts.seed);
-            teach(teacher, &mut branches, 1.0, opts.progress);
-            branch_positions = branches.len();
-            positions.extend(branches);
+        capacity => {
+            if c.branches > 0 {
+                bail!(
+                    "distill.branches = {}: the branches need every position in memory (distill.stream = 0)",
+                    c.branches
+                );
+            }
+            if c.validation <= 0.0 {
+                bail!(
+                    "distill.stream = {capacity}: needs held-out positions (distill.validation > 0) to measure the integer form on"
+                );
+            }
+            let (stream, held) = Stream::open(start, &opts.data, c, opts.seed, capacity as usize)?;
+            (stream.games, held, Source::Stream(stream), 0)
         }
+    };
+    if let (Some((t, share)), Source::Stream(_)) = (teacher_share, &source) {
+        teach(t, &mut held, share, opts.progress);
     }
-    let cut = (c.validation * u64::MAX as f64) as u64;
-    let (held, train): (Vec<_>, Vec<_>) = (positions.into_iter())
-        .partition(|p| crate::rng::splitmix64(p.state.hash() ^ opts.seed) < cut);
+    let train_positions = match &source {
+        Source::Memory(train) => train.len(),
+        Source::Stream(stream) => stream.positions,
+    };
     anyhow::ensure!(
-        !train.is_empty(),
+        train_positions > 0,
         "no positions to train on ({games} games read)"
     );
     let mut trainer = c.trainer.start(&shape, opts.seed);
-    let mut rng = Rng::new(opts.seed);
+    let (mut order_rng, mut sym_rng) = (Rng::new(opts.seed), Rng::new(Rng::derive(opts.seed, 1)));
     let syms = start.augmentation_symmetries().max(1);
     let batch_size = c.batch_size as usize;
-    let steps_per_epoch = train.len().div_ceil(batch_size);
+    let steps_per_epoch = train_positions.div_ceil(batch_size);
     let total = steps_per_epoch as u64 * c.epochs as u64;
     let progress = Progress::new("distill", total, "steps", opts.progress);
     let mut report = DistillReport {
         games,
-        train_positions: train.len(),
+        train_positions,
         validation_positions: held.len(),
         branch_positions,
         validation_loss: vec![loss_on(&*trainer, &held, &shape)?],
@@ -416,23 +348,37 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         steps: 0,
         seconds: 0.0,
     };
-    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut order: Vec<usize> = match &source {
+        Source::Memory(train) => (0..train.len()).collect(),
+        Source::Stream(_) => Vec::new(),
+    };
     let mut batch = SparseBatch::new(shape.outputs);
     for _ in 0..c.epochs {
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
         let mut epoch_loss = 0.0;
-        for chunk in order.chunks(batch_size) {
-            let positions: Vec<&Position<G>> = chunk.iter().map(|&i| &train[i]).collect();
-            let s: Vec<usize> = (0..positions.len()).map(|_| rng.below(syms)).collect();
-            fill(&mut batch, &positions, &shape, |i| s[i]);
-            let progress_share = report.steps as f64 / total.max(1) as f64;
+        let mut step = |positions: &[&Position<G>]| -> anyhow::Result<()> {
+            let s: Vec<usize> = (0..positions.len()).map(|_| sym_rng.below(syms)).collect();
+            fill(&mut batch, positions, &shape, |i| s[i]);
+            let progress_share = (report.steps as f64 / total.max(1) as f64).min(1.0);
             let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress_share).cos());
             let lr = c.learning_rate * (0.1 + 0.9 * cosine);
             epoch_loss += trainer.step(&batch, lr)?;
             report.steps += 1;
             progress.inc();
+            Ok(())
+        };
+        match &source {
+            Source::Memory(train) => {
+                order_rng.shuffle(&mut order);
+                for chunk in order.chunks(batch_size) {
+                    step(&chunk.iter().map(|&i| &train[i]).collect::<Vec<_>>())?;
+                }
+            }
+            Source::Stream(stream) => stream.pass(&mut order_rng, batch_size, |chunk| {
+                if let Some((t, share)) = teacher_share {
+                    teach(t, chunk, share, false);
+                }
+                step(&chunk.iter().collect::<Vec<_>>())
+            })?,
         }
         report
             .train_loss
@@ -442,13 +388,21 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     progress.finish();
     let net = trainer.float_net();
     // The integer form is measured on positions of the games (held out where any are).
-    let set = if held.iter().any(|p| !p.branch) {
-        &held
-    } else {
-        &train
+    let played: Vec<G> = match (&source, held.iter().any(|p| !p.branch)) {
+        (Source::Memory(train), false) => train
+            .iter()
+            .filter(|p| !p.branch)
+            .map(|p| p.state.clone())
+            .take(10_000)
+            .collect(),
+        _ => held
+            .iter()
+            .filter(|p| !p.branch)
+            .map(|p| p.state.clone())
+            .take(10_000)
+            .collect(),
     };
-    let played = set.iter().filter(|p| !p.branch).map(|p| p.state.clone());
-    report.agreement = agreement(&net, played);
+    report.agreement = agreement(&net, played.into_iter());
     report.seconds = t0.elapsed().as_secs_f64();
     let name = opts.name.clone().unwrap_or_else(|| {
         (opts.out.file_name()).map_or("evaluator".into(), |n| n.to_string_lossy().into_owned())

@@ -19,10 +19,12 @@
 //! - [`gating`]: candidate-vs-best gating (with an optional SPRT) and baseline matches.
 //! - [`metrics`]: the per-iteration metrics record.
 //! - [`distill`]: the fast evaluator trained on self-play positions (`contagion distill`).
+//! - `distill_data`: its positions, read whole or streamed.
 //! - [`distill_loop`]: the fast evaluator's own loop (`contagion distill --loop`).
 
 pub mod batch;
 pub mod distill;
+mod distill_data;
 pub mod distill_loop;
 pub mod distill_run;
 pub mod events;

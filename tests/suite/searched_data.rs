@@ -99,21 +99,52 @@ fn the_player_s_games_are_compact_records_that_replay_and_train_the_evaluator() 
     assert!(filtered >= 5, "{filtered} of 6 openings within the filter");
     // The evaluator's trainer reads them.
     let bundle = dir.join("bundle");
-    let train = || {
-        contagion(&[
+    let train_with = |extra: &[&str]| {
+        let (cfg, out, bundle) = (cfg.to_str(), out.to_str(), bundle.to_str());
+        let args = [
             "distill",
             "--quiet",
             "--config",
-            cfg.to_str().unwrap(),
+            cfg.unwrap(),
             "--data",
-            out.to_str().unwrap(),
-            "--out",
-            bundle.to_str().unwrap(),
-        ])
+            out.unwrap(),
+        ];
+        contagion(&[&args[..], &["--out", bundle.unwrap()], extra].concat())
     };
+    let train = || train_with(&[]);
     let trained = train();
     assert!(trained.status.success(), "{}", text(&trained));
     assert!(text(&trained).contains("6 games:"), "{}", text(&trained));
+    // Streamed through a buffer of 64 positions, every position trains, repeats and all.
+    let streamed = train_with(&["--set", "distill.stream=64"]);
+    assert!(streamed.status.success(), "{}", text(&streamed));
+    let trained_on = |o: &std::process::Output| -> usize {
+        let line = text(o)
+            .lines()
+            .find(|l| l.contains("6 games:"))
+            .unwrap()
+            .to_string();
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    assert!(
+        trained_on(&streamed) >= trained_on(&trained),
+        "{}",
+        text(&streamed)
+    );
+    let refused = train_with(&[
+        "--set",
+        "distill.stream=64",
+        "--set",
+        "distill.branches=2",
+        "--teacher",
+        "models/ataxx",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("distill.stream = 0"),
+        "{}",
+        text(&refused)
+    );
     // A damaged chunk is refused, named.
     let mut bytes = std::fs::read(path).unwrap();
     let last = bytes.len() - 1;
