@@ -28,8 +28,8 @@ pub struct DistillBenchOptions {
     /// Accumulator units.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub hidden: u32,
-    /// Dense units after them.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// Dense units after them (0: none).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(0..=1024))]
     pub dense: u32,
     /// Positions a step.
     #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -70,9 +70,13 @@ pub struct DistillRate {
 impl std::fmt::Display for DistillRate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let [i, h, d, o] = self.shape;
+        let dense = match d {
+            0 => String::new(),
+            d => format!("→{d}"),
+        };
         write!(
             f,
-            "evaluator training {i}→{h}→{d}→{o} ({}, {}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
+            "evaluator training {i}→{h}{dense}→{o} ({}, {}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
             self.features,
             self.activation,
             self.batch,

@@ -192,7 +192,7 @@ const TABLE: &[Field] = &[
     num("distill.lambda", 0.0, 1.0, "the fast evaluator's target: λ · the game's result + τ · the teacher's value + (1 - λ - τ) · the search's root value, τ being `distill.teacher_value`"),
     num("distill.teacher_value", 0.0, 1.0, "the share of the evaluator's target taken from the teacher network's own value of each position, out of the search value's share (`distill --teacher`; λ + this ≤ 1)"),
     num("distill.hidden", 8.0, 1024.0, "the evaluator's accumulator units"),
-    num("distill.dense", 4.0, 256.0, "units of the dense layer after the accumulator"),
+    num("distill.dense", 0.0, 256.0, "units of the dense layer after the accumulator (0: none, the outputs read the accumulator: the public engines' shape)"),
     num("distill.epochs", 1.0, 1000.0, "passes over the training positions"),
     num("distill.batch_size", 16.0, 65_536.0, "positions a training step"),
     num("distill.learning_rate", 1e-6, 1.0, "Adam's peak learning rate (cosine decay to a tenth)"),

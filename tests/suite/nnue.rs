@@ -234,13 +234,15 @@ fn tuple_features_are_learnt_named_and_held_to_their_bundle() {
 }
 
 #[test]
-fn the_windows_alone_with_a_squared_activation_are_learnt_and_held_to_their_bundle() {
+fn the_public_engines_shape_is_learnt_and_held_to_its_bundle() {
+    // The windows alone, the squared activation, no dense layer.
     use contagion::nn::nnue::Activation;
     let dir = temp("distill-screlu");
     teacher_games(&dir.join("data"), 24);
     let mut opts = distill_options(&dir);
     opts.settings.features = FeatureSet::Windows;
     opts.settings.activation = Activation::Screlu;
+    opts.settings.dense = 0;
     let r = distill(&Ataxx::standard(), &opts).unwrap();
     let loss = &r.validation_loss;
     assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
@@ -251,6 +253,10 @@ fn the_windows_alone_with_a_squared_activation_are_learnt_and_held_to_their_bund
     assert_eq!(m.features, "2x2");
     assert_eq!(net.shape.inputs, 36 * 81);
     assert_eq!(net.shape.activation, Activation::Screlu);
+    assert_eq!(
+        (net.shape.dense, net.out_w.len(), m.shape.dense),
+        (0, 2 * 32, 0)
+    );
     let mut agent =
         NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(3), None).unwrap();
     assert!(start.is_legal(agent.select(&start, &Limits::default()).unwrap()));

@@ -87,7 +87,8 @@ impl EvalTraining for SparseTrainer {
 #[derive(Module, Debug)]
 pub struct EvalModel {
     ft: Linear,
-    l1: Linear,
+    /// The dense layer (none with 0 dense units).
+    l1: Option<Linear>,
     out: Linear,
 }
 
@@ -112,8 +113,8 @@ impl EvalModel {
         };
         EvalModel {
             ft: linear(s.inputs, s.hidden, &net.ft_w, &net.ft_b, false),
-            l1: linear(s.hidden, s.dense, &net.l1_w, &net.l1_b, true),
-            out: linear(s.dense, s.outputs, &net.out_w, &net.out_b, true),
+            l1: (s.dense > 0).then(|| linear(s.hidden, s.dense, &net.l1_w, &net.l1_b, true)),
+            out: linear(s.top(), s.outputs, &net.out_w, &net.out_b, true),
         }
     }
 
@@ -125,7 +126,10 @@ impl EvalModel {
             Activation::Crelu => h,
             Activation::Screlu => h.clone() * h,
         };
-        let h = self.l1.forward(h).clamp(0.0, 1.0);
+        let h = match &self.l1 {
+            Some(l1) => l1.forward(h).clamp(0.0, 1.0),
+            None => h,
+        };
         tanh(self.out.forward(h))
     }
 
@@ -137,8 +141,8 @@ impl EvalModel {
             shape: shape.clone(),
             ft_w: values(self.ft.weight.val()),
             ft_b: bias(&self.ft),
-            l1_w: t(self.l1.weight.val()),
-            l1_b: bias(&self.l1),
+            l1_w: (self.l1.as_ref()).map_or(Vec::new(), |l| t(l.weight.val())),
+            l1_b: (self.l1.as_ref()).map_or(Vec::new(), bias),
             out_w: t(self.out.weight.val()),
             out_b: bias(&self.out),
         }
@@ -210,22 +214,25 @@ impl BurnTrainer {
         let loss = squared_errors(model, batch, &self.shape, &self.device).mean();
         let error = loss.clone().into_scalar::<f32>() as f64;
         let grads = GradientsParams::from_grads(loss.backward(), model);
-        let grad = |l: &Linear| -> (Tensor<2>, Tensor<1>) {
+        // A layer's weight and bias gradients, the weight's in the bundle's layout
+        // (transposed but for the accumulator's).
+        let grad = |l: &Linear, transposed: bool| -> (Vec<f32>, Vec<f32>) {
             let w = grads.get::<2>(l.weight.id).expect("weight gradient");
             let b = grads.get::<1>(l.bias.as_ref().expect("bias").id);
-            (w, b.expect("bias gradient"))
+            let w = if transposed { w.transpose() } else { w };
+            (values(w), values(b.expect("bias gradient")))
         };
-        let (ft_w, ft_b) = grad(&model.ft);
-        let (l1_w, l1_b) = grad(&model.l1);
-        let (out_w, out_b) = grad(&model.out);
+        let (ft_w, ft_b) = grad(&model.ft, false);
+        let (l1_w, l1_b) = (model.l1.as_ref()).map_or_else(Default::default, |l| grad(l, true));
+        let (out_w, out_b) = grad(&model.out, true);
         let net = FloatNet {
             shape: self.shape.clone(),
-            ft_w: values(ft_w),
-            ft_b: values(ft_b),
-            l1_w: values(l1_w.transpose()),
-            l1_b: values(l1_b),
-            out_w: values(out_w.transpose()),
-            out_b: values(out_b),
+            ft_w,
+            ft_b,
+            l1_w,
+            l1_b,
+            out_w,
+            out_b,
         };
         Ok((net, error))
     }
@@ -278,16 +285,16 @@ mod tests {
     }
 
     fn shape() -> EvalShape {
-        shape_with(Activation::Crelu)
+        shape_with(Activation::Crelu, 8)
     }
 
-    fn shape_with(activation: Activation) -> EvalShape {
+    fn shape_with(activation: Activation, dense: usize) -> EvalShape {
         EvalShape {
             activation,
             game: "test".into(),
             inputs: 300,
             hidden: 24,
-            dense: 8,
+            dense,
             outputs: 3,
             features: FeatureSet::Encoding,
         }
@@ -309,12 +316,14 @@ mod tests {
     #[test]
     fn the_sparse_step_s_gradients_are_burn_s() {
         for activation in Activation::ALL {
-            gradients_are_burn_s(activation);
+            for dense in [8, 0] {
+                gradients_are_burn_s(shape_with(activation, dense));
+            }
         }
     }
 
-    fn gradients_are_burn_s(activation: Activation) {
-        let net = FloatNet::random(shape_with(activation), 3);
+    fn gradients_are_burn_s(shape: EvalShape) {
+        let net = FloatNet::random(shape, 3);
         let b = batch(&net.shape, 37, 5);
         let mut sparse = SparseTrainer::from_net(net.clone());
         let loss = sparse.gradients(&b).unwrap();
@@ -340,12 +349,14 @@ mod tests {
     #[test]
     fn sparse_and_burn_training_take_the_same_steps() {
         for activation in Activation::ALL {
-            same_steps(activation);
+            for dense in [8, 0] {
+                same_steps(shape_with(activation, dense));
+            }
         }
     }
 
-    fn same_steps(activation: Activation) {
-        let start = FloatNet::random(shape_with(activation), 7);
+    fn same_steps(shape: EvalShape) {
+        let start = FloatNet::random(shape, 7);
         let mut sparse = SparseTrainer::from_net(start.clone());
         let mut burn = BurnTrainer::from_net(&start);
         for k in 0..4 {

@@ -4,12 +4,14 @@
 //! `features → accumulator (hidden units) → clip to [0, 1] (or its square:
 //! [`Activation`]) → dense (dense units) → clip to [0, 1] → one output a seat → tanh`,
 //! the outputs relative to the mover as the policy-value network's value head is
-//! (output 0 the mover, 1 the next seat, …).
+//! (output 0 the mover, 1 the next seat, …). With no dense units (`dense = 0`, the
+//! public engines' shape) the outputs read the accumulator's activations directly.
 //!
 //! Integers, at the evaluator's scale `qa` (new evaluators [`QA`]; a bundle names its
 //! own): the accumulator row of a feature and its bias are the float weights × `qa` in
 //! `i16`; a clipped unit is `0..=qa`; the dense weights are × [`QB`] in `i16`, their
-//! biases × `qa · QB` in `i32`; a dense sum is shifted down by `log2 QB` before clipping.
+//! biases × `qa · QB` in `i32`; a dense sum is shifted down by `log2 QB` before clipping;
+//! the outputs' weights and biases are scaled as the dense layer's.
 //! [`Accumulator`]s are kept one a ply by the search and moved from an ancestor's by the
 //! features that differ ([`super::features::diff`]), or refreshed when too many do.
 
@@ -93,7 +95,7 @@ pub struct EvalShape {
     pub inputs: usize,
     /// Accumulator units.
     pub hidden: usize,
-    /// Units of the dense layer after it.
+    /// Units of the dense layer after it (0: none).
     pub dense: usize,
     /// Outputs: one a seat.
     pub outputs: usize,
@@ -113,19 +115,27 @@ impl EvalShape {
             ("ft.bias", vec![self.hidden]),
             ("l1.weight", vec![self.dense, self.hidden]),
             ("l1.bias", vec![self.dense]),
-            ("out.weight", vec![self.outputs, self.dense]),
+            ("out.weight", vec![self.outputs, self.top()]),
             ("out.bias", vec![self.outputs]),
         ]
     }
 
-    /// Whether the shape can run: at least one of everything, outputs within the seats.
+    /// The units the outputs read: the dense layer's, or the accumulator's where there
+    /// is none.
+    pub fn top(&self) -> usize {
+        match self.dense {
+            0 => self.hidden,
+            d => d,
+        }
+    }
+
+    /// Whether the shape can run: inputs and accumulator units, outputs within the seats.
     pub fn check(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            self.inputs > 0 && self.hidden > 0 && self.dense > 0,
-            "an evaluator needs inputs, hidden and dense units (got {}, {}, {})",
+            self.inputs > 0 && self.hidden > 0,
+            "an evaluator needs inputs and accumulator units (got {} and {})",
             self.inputs,
-            self.hidden,
-            self.dense
+            self.hidden
         );
         anyhow::ensure!(
             (1..=MAX_PLAYERS).contains(&self.outputs),
@@ -149,7 +159,7 @@ pub struct FloatNet {
     pub l1_w: Vec<f32>,
     /// `[dense]`.
     pub l1_b: Vec<f32>,
-    /// `[outputs, dense]`.
+    /// `[outputs, top]` ([`EvalShape::top`]).
     pub out_w: Vec<f32>,
     /// `[outputs]`.
     pub out_b: Vec<f32>,
@@ -180,7 +190,11 @@ impl FloatNet {
             ft_b: v(h, 0.2),
             l1_w: v(d * h, 0.3),
             l1_b: v(d, 0.1),
-            out_w: v(o * d, 0.5),
+            // Read from the accumulator, the outputs sum many more units: smaller weights.
+            out_w: v(
+                o * shape.top(),
+                if d > 0 { 0.5 } else { 2.0 / (h as f64).sqrt() },
+            ),
             out_b: v(o, 0.1),
             shape,
         }
@@ -203,10 +217,14 @@ impl FloatNet {
                 z.clamp(0.0, 1.0)
             })
             .collect();
+        let (top, n) = match s.dense {
+            0 => (&h1, s.hidden),
+            d => (&h2, d),
+        };
         let mut out = [0.0; MAX_PLAYERS];
         for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
-            let row = &self.out_w[k * s.dense..(k + 1) * s.dense];
-            *o = (self.out_b[k] + row.iter().zip(&h2).map(|(w, x)| w * x).sum::<f32>()).tanh();
+            let row = &self.out_w[k * n..(k + 1) * n];
+            *o = (self.out_b[k] + row.iter().zip(top).map(|(w, x)| w * x).sum::<f32>()).tanh();
         }
         out
     }
@@ -287,7 +305,11 @@ impl Evaluator {
             ft_b: quantize(&net.ft_b, a),
             l1_w: kernel.dense_layout(&quantize(&net.l1_w, b), net.shape.hidden, net.shape.dense),
             l1_b: quantize_i32(&net.l1_b, a * b),
-            out_w: quantize(&net.out_w, b),
+            out_w: kernel.dense_layout(
+                &quantize(&net.out_w, b),
+                net.shape.top(),
+                net.shape.outputs,
+            ),
             out_b: quantize_i32(&net.out_b, a * b),
         }
     }
@@ -342,19 +364,18 @@ impl Evaluator {
             (scratch.h1.iter_mut())
                 .for_each(|h| *h = ((*h as i32 * *h as i32 * m + (1 << 15)) >> 16) as i16);
         }
-        self.kernel
-            .dense(&scratch.h1, &self.l1_w, &self.l1_b, &mut scratch.z);
-        for (h, z) in scratch.h2.iter_mut().zip(&scratch.z) {
-            *h = (z >> QB_SHIFT).clamp(0, self.qa as i32) as i16;
-        }
         let mut out = [0; MAX_PLAYERS];
-        let (d, h2) = (s.dense, &scratch.h2);
-        for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
-            let row = &self.out_w[k * d..(k + 1) * d];
-            *o = (row.iter().zip(h2)).fold(self.out_b[k], |sum, (w, x)| {
-                sum.wrapping_add(*w as i32 * *x as i32)
-            });
-        }
+        let top = match s.dense {
+            0 => &scratch.h1,
+            _ => {
+                (self.kernel).dense(&scratch.h1, &self.l1_w, &self.l1_b, &mut scratch.z);
+                for (h, z) in scratch.h2.iter_mut().zip(&scratch.z) {
+                    *h = (z >> QB_SHIFT).clamp(0, self.qa as i32) as i16;
+                }
+                &scratch.h2
+            }
+        };
+        (self.kernel).dense(top, &self.out_w, &self.out_b, &mut out[..s.outputs]);
         out
     }
 
@@ -377,11 +398,13 @@ mod tests {
     #[test]
     fn the_integer_form_follows_the_float_one() {
         for activation in Activation::ALL {
-            follows(activation);
+            for dense in [16, 0] {
+                follows(activation, dense);
+            }
         }
     }
 
-    fn follows(activation: Activation) {
+    fn follows(activation: Activation, dense: usize) {
         use crate::games::Game;
         let start = crate::games::ataxx::Ataxx::standard();
         let set = FeatureSet::Tuples;
@@ -389,7 +412,7 @@ mod tests {
             game: "ataxx".into(),
             inputs: set.inputs(&start).unwrap(),
             hidden: 64,
-            dense: 16,
+            dense,
             outputs: 2,
             features: set,
             activation,
@@ -428,7 +451,7 @@ mod tests {
                 for k in 0..2 {
                     assert!(
                         (got[k] - want[k]).abs() < 0.1,
-                        "{activation:?} at {qa}: {got:?} vs {want:?}"
+                        "{activation:?}, {dense} dense, at {qa}: {got:?} vs {want:?}"
                     );
                     sum += (got[k] - want[k]).abs();
                 }
@@ -437,7 +460,7 @@ mod tests {
         }
         assert!(
             errors[1] <= errors[0],
-            "{activation:?}: a finer scale, a smaller error: {errors:?}"
+            "{activation:?}, {dense} dense: a finer scale, a smaller error: {errors:?}"
         );
     }
 }

@@ -2,7 +2,7 @@
 //! over sparse features, and Adam, without a tensor library.
 //!
 //! The model is [`FloatNet`]'s: `features → accumulator → activation → dense → clip →
-//! tanh`, its loss the mean squared error over a batch's positions and seats. A position's
+//! tanh` (or no dense layer), its loss the mean squared error over a batch's positions and seats. A position's
 //! accumulator is its bias and the rows of its few features (never a multiplication by
 //! the inputs' zeros, which a dense `inputs × hidden` product spends nearly all its time
 //! on); the backward adds each position's accumulator gradient to the same rows.
@@ -170,8 +170,8 @@ impl SparseTrainer {
             ft_b: uniform(h, i),
             l1_w: uniform(d * h, h),
             l1_b: uniform(d, h),
-            out_w: uniform(o * d, d),
-            out_b: uniform(o, d),
+            out_w: uniform(o * shape.top(), shape.top()),
+            out_b: uniform(o, shape.top()),
             shape,
         };
         SparseTrainer::from_net(net)
@@ -401,15 +401,16 @@ fn part(job: Job, local: &mut Local) {
         scale,
     } = job;
     let s = &net.shape;
-    let (hn, dn, act) = (s.hidden, s.dense, s.activation);
+    let (hn, dn, tn, act) = (s.hidden, s.dense, s.top(), s.activation);
     let [g_ft_w, g_ft_b, g_l1_w, g_l1_b, g_out_w, g_out_b] = &mut local.grads;
     let (mut accs, mut hs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * hn]);
     let (mut dhs, mut dzs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * dn]);
-    let (mut z, mut g, mut dg) = (vec![0.0f32; dn], vec![0.0f32; dn], vec![0.0f32; dn]);
+    let (mut z, mut g, mut dg) = (vec![0.0f32; dn], vec![0.0f32; dn], vec![0.0f32; tn]);
     let mut da = vec![0.0f32; hn];
     for first in range.clone().step_by(QUAD) {
         let quad = first..(first + QUAD).min(range.end);
         dzs.fill(0.0);
+        dhs.fill(0.0);
         for (i, p) in quad.clone().enumerate() {
             let (features, target) = batch.position(p);
             let (acc, h) = (
@@ -423,19 +424,26 @@ fn part(job: Job, local: &mut Local) {
             h.iter_mut()
                 .zip(&*acc)
                 .for_each(|(h, &a)| *h = act.apply(a));
-            z.copy_from_slice(&net.l1_b);
-            for (j, &x) in h.iter().enumerate() {
-                if x != 0.0 {
-                    axpy(&mut z, x, &l1_t[j * dn..(j + 1) * dn]);
+            // The units the outputs read: the dense layer's, or the accumulator's.
+            let top: &[f32] = match dn {
+                0 => h,
+                _ => {
+                    z.copy_from_slice(&net.l1_b);
+                    for (j, &x) in h.iter().enumerate() {
+                        if x != 0.0 {
+                            axpy(&mut z, x, &l1_t[j * dn..(j + 1) * dn]);
+                        }
+                    }
+                    g.iter_mut()
+                        .zip(&z)
+                        .for_each(|(g, z)| *g = z.clamp(0.0, 1.0));
+                    &g
                 }
-            }
-            g.iter_mut()
-                .zip(&z)
-                .for_each(|(g, z)| *g = z.clamp(0.0, 1.0));
+            };
             dg.fill(0.0);
             for (k, &t) in target.iter().enumerate() {
-                let w = &net.out_w[k * dn..(k + 1) * dn];
-                let o = net.out_b[k] + w.iter().zip(&g).map(|(w, g)| w * g).sum::<f32>();
+                let w = &net.out_w[k * tn..(k + 1) * tn];
+                let o = net.out_b[k] + w.iter().zip(top).map(|(w, g)| w * g).sum::<f32>();
                 let y = o.tanh();
                 let e = y - t;
                 local.loss += (e * e) as f64;
@@ -444,8 +452,12 @@ fn part(job: Job, local: &mut Local) {
                 }
                 let d_o = scale * e * (1.0 - y * y);
                 g_out_b[k] += d_o;
-                axpy(&mut g_out_w[k * dn..(k + 1) * dn], d_o, &g);
+                axpy(&mut g_out_w[k * tn..(k + 1) * tn], d_o, top);
                 axpy(&mut dg, d_o, w);
+            }
+            if dn == 0 {
+                dhs[i * hn..(i + 1) * hn].copy_from_slice(&dg);
+                continue;
             }
             let dz = &mut dzs[i * dn..(i + 1) * dn];
             for ((dz, &z), &dg) in dz.iter_mut().zip(&z).zip(&dg) {
@@ -458,7 +470,6 @@ fn part(job: Job, local: &mut Local) {
         }
         // The dense layer's backward for the quad: each weight row and its gradient
         // read once.
-        dhs.fill(0.0);
         for d in 0..dn {
             let dz: [f32; QUAD] = std::array::from_fn(|i| dzs[i * dn + d]);
             if dz == [0.0; QUAD] {
@@ -494,11 +505,17 @@ mod tests {
 
     #[test]
     fn every_form_gives_the_scalar_form_s_gradients_bit_for_bit() {
+        for dense in [12, 0] {
+            forms_agree(dense);
+        }
+    }
+
+    fn forms_agree(dense: usize) {
         let shape = EvalShape {
             game: "test".into(),
             inputs: 200,
             hidden: 40,
-            dense: 12,
+            dense,
             outputs: 2,
             features: super::super::FeatureSet::Encoding,
             activation: super::super::Activation::Screlu,
