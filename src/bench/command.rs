@@ -572,7 +572,8 @@ pub fn selfplay<G: Baselines>(start: &G, o: &SelfplayOptions) -> anyhow::Result<
         full_fraction: 1.0,
         fast_sims: sims,
         resign: crate::selfplay::resign::ResignRule::OFF,
-        opponent: None,
+        league: Vec::new(),
+        league_weights: Vec::new(),
         opponent_fraction: 0.0,
     };
     let games = (workers * concurrent) as u32;

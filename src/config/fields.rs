@@ -77,6 +77,7 @@ const fn text(key: &'static str, form: &'static str, doc: &'static str) -> Field
 const MANY: f64 = 1e6;
 /// The spec of an agent: see `docs/evaluate.md`.
 const SPEC: &str = "an agent spec";
+const LEAGUE: &str = "agent specs separated by spaces";
 
 /// Every config field, section by section, in the order of [`Config`]'s sections: the
 /// table below with each auxiliary head's weight and settings after the value's weight
@@ -144,8 +145,9 @@ const TABLE: &[Field] = &[
     num("selfplay.max_plies", 0.0, MANY, "games are cut here and adjudicated by the game's score (power, pieces, the Chexers race; 0: no cap)"),
     num("selfplay.max_plies_iterations", 0.0, MANY, "the cap holds for iterations 1 to this one, later games end by their rules (0: every iteration)"),
     num("selfplay.score_weight", 0.0, 1.0, "value target = (1 - w) · result + w · the game's score vector (power or piece share; Chexers: 0.8 tanh(race lead in moves / 14))"),
-    text("selfplay.opponent", SPEC, "a fixed agent (a baseline or `model:PATH`) that plays every seat but the network's ..."),
+    text("selfplay.opponent", LEAGUE, "a fixed agent (a baseline or `model:PATH`), or a league of them separated by spaces, one drawn for each game, that plays every seat but the network's ..."),
     num("selfplay.opponent_fraction", 0.0, 1.0, "... in this share of games (0: pure self-play)"),
+    num("selfplay.pfsp", 0.0, 10.0, "a league member is drawn in proportion to (1 - the network's recent score against it) to this power, a twentieth of the largest at least (0: every member alike)"),
     num("selfplay.draw_value", -1.0, 1.0, "a game drawn by its rules is recorded as this for every seat (0: like any result; below 0 no seat plays for a draw)"),
     num("replay.window", 1.0, 1e8, "positions kept (the most recent)"),
     Field {

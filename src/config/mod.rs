@@ -140,6 +140,7 @@ pub struct SelfPlayConfig {
     pub score_weight: f64,
     pub opponent: String,
     pub opponent_fraction: f64,
+    pub pfsp: f64,
     pub draw_value: f64,
 }
 
@@ -344,6 +345,7 @@ impl Default for SelfPlayConfig {
             score_weight: 0.0,
             opponent: "greedy".into(),
             opponent_fraction: 0.0,
+            pfsp: 2.0,
             draw_value: 0.0,
         }
     }
@@ -513,6 +515,11 @@ impl Config {
             0 => crate::limits::cores(),
             n => n,
         }
+    }
+
+    /// The league of `selfplay.opponent` (its scores not yet recorded).
+    pub fn league(&self) -> anyhow::Result<crate::selfplay::league::League> {
+        crate::selfplay::league::League::parse(&self.selfplay.opponent, self.selfplay.pfsp)
     }
 
     /// The ply cap of self-play games in `iteration` (0: none): `selfplay.max_plies`

@@ -86,7 +86,17 @@ impl Config {
                 d.teacher_value
             );
         }
-        spec("selfplay.opponent", &self.selfplay.opponent)?;
+        let league = self
+            .selfplay
+            .opponent
+            .split_whitespace()
+            .collect::<Vec<_>>();
+        if league.is_empty() {
+            bail!("selfplay.opponent: no agent named");
+        }
+        for member in league {
+            spec("selfplay.opponent", member)?;
+        }
         spec("baseline.spec", &self.baseline.spec)?;
         Ok(())
     }

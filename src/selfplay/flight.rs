@@ -5,6 +5,7 @@
 //! and replaced by the next one. A position in the endgame solver's reach is handed to
 //! it before the move is chosen; a solved one is played and recorded as proven.
 
+use super::league::League;
 use super::resign::{ResignWatch, Verdict, resigned_outcome};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, mix_score};
 use crate::agents::mcts::SOLVER_NODES_PER_SIM;
@@ -33,8 +34,9 @@ enum Turn {
 /// A game in flight: its tree, what it has recorded so far and its random stream.
 struct InFlight<G: Game> {
     tree: Tree<G>,
-    /// In a game against the opponent: the network's seat and the agent.
-    opponent: Option<(usize, Box<dyn Agent<G>>)>,
+    /// In a game against the league: the network's seat, the member (its index in
+    /// the league) and its agent.
+    opponent: Option<(usize, usize, Box<dyn Agent<G>>)>,
     moves: Vec<Action>,
     targets: Vec<Vec<(Action, u32)>>,
     values: Vec<[f32; MAX_PLAYERS]>,
@@ -102,17 +104,19 @@ pub(super) fn run<G: Baselines>(
 
 impl<G: Baselines> Flight<'_, G> {
     /// Game `id`: its random stream, whether its resignations are checked, and whether
-    /// it is played against the opponent (and in which seat).
+    /// it is played against a member of the league (which, and in which seat).
     fn new_game(&self, id: u64) -> anyhow::Result<InFlight<G>> {
         let (start, settings) = (self.start, self.settings);
         let seed = Rng::derive(self.seed, id);
         let mut rng = Rng::new(seed);
         let r = &settings.resign;
         let checking = r.moves > 0 && r.check_fraction > 0.0 && rng.unit() < r.check_fraction;
-        let opponent = match &settings.opponent {
-            Some(spec) if rng.unit() < settings.opponent_fraction => {
+        let opponent = match settings.league.is_empty() {
+            false if rng.unit() < settings.opponent_fraction => {
                 let seat = rng.below(start.num_players());
-                Some((seat, spec.build(start, rng.next_u64())?))
+                let member = League::draw(&settings.league_weights, &mut rng);
+                let agent = settings.league[member].build(start, rng.next_u64())?;
+                Some((seat, member, agent))
             }
             _ => None,
         };
@@ -139,7 +143,7 @@ impl<G: Baselines> Flight<'_, G> {
                 // Drawn for every game, the opponent's turns too: one random stream.
                 let full = s.full_fraction >= 1.0 || g.rng.unit() < s.full_fraction;
                 match &g.opponent {
-                    Some((seat, _)) if *seat != g.tree.root().to_move() => Turn::Opponent,
+                    Some((seat, ..)) if *seat != g.tree.root().to_move() => Turn::Opponent,
                     _ if full => Turn::Full,
                     _ => Turn::Fast,
                 }
@@ -208,7 +212,7 @@ impl<G: Baselines> Flight<'_, G> {
         let (players, mover) = (g.tree.root().num_players(), g.tree.root().to_move());
         let values = g.tree.root_values();
         let played = match (turn, &mut g.opponent) {
-            (Turn::Opponent, Some((_, opponent))) => {
+            (Turn::Opponent, Some((_, _, opponent))) => {
                 let action = opponent.select(g.tree.root(), &Limits::default())?;
                 anyhow::ensure!(
                     g.tree.root().is_legal(action),
@@ -278,7 +282,14 @@ impl<G: Baselines> Flight<'_, G> {
     /// Counts a finished game and hands it on.
     fn finish(&mut self, g: InFlight<G>, outcome: [f32; MAX_PLAYERS]) {
         self.stats.games += 1;
-        self.stats.opponent_games += u64::from(g.opponent.is_some());
+        if let Some((seat, member, _)) = &g.opponent {
+            self.stats.opponent_games += 1;
+            let score = ((outcome[*seat] + 1.0) / 2.0).clamp(0.0, 1.0);
+            let counts = &mut self.stats.league;
+            counts.resize(counts.len().max(member + 1), (0, 0.0));
+            counts[*member].0 += 1;
+            counts[*member].1 += score as f64;
+        }
         self.stats.positions += g.moves.len() as u64;
         (self.on_game)(SelfPlayGame {
             moves: g.moves,

@@ -10,11 +10,13 @@
 //! forward instead ([`crate::nn::queue`]), as a GPU wants them.
 //!
 //! A share of games (`opponent_fraction`) is played against a fixed agent (a baseline
-//! or an older model): the network plays one seat, drawn at random, and the agent the
-//! others. Only the network's moves are recorded as targets; the game's result teaches
-//! the value of every position, so the network meets play unlike its own.
+//! or an older model), one drawn from a league of them ([`league`]): the network plays
+//! one seat, drawn at random, and the agent the others. Only the network's moves are
+//! recorded as targets; the game's result teaches the value of every position, so the
+//! network meets play unlike its own.
 //!
 //! - `flight`: one thread's games in flight, move by move.
+//! - [`league`]: the agents drawn to play beside the network, by its scores against them.
 //! - [`generate`]: teacher games written as shards for the fast evaluator's training.
 //! - [`replay`]: the replay buffer and its shards in the run's store.
 //! - [`resign`]: resignation and its false-resignation check.
@@ -23,6 +25,7 @@
 
 mod flight;
 pub mod generate;
+pub mod league;
 pub mod records;
 pub mod replay;
 pub mod resign;
@@ -168,9 +171,12 @@ pub struct SelfPlaySettings {
     pub fast_sims: u32,
     /// When a player resigns.
     pub resign: ResignRule,
-    /// The agent that plays every seat but one in `opponent_fraction` of the games.
-    pub opponent: Option<AgentSpec>,
-    /// The share of games played against `opponent`.
+    /// The league: the agents, one of which plays every seat but one in
+    /// `opponent_fraction` of the games (none: pure self-play).
+    pub league: Vec<AgentSpec>,
+    /// Each member's share of those games ([`league::League::weights`]).
+    pub league_weights: Vec<f64>,
+    /// The share of games played against the league.
     pub opponent_fraction: f64,
 }
 
@@ -182,6 +188,9 @@ impl SelfPlaySettings {
         progress: bool,
         iteration: u32,
     ) -> SelfPlaySettings {
+        let league = (c.selfplay.opponent_fraction > 0.0)
+            .then(|| c.league().ok())
+            .flatten();
         SelfPlaySettings {
             sims: c.mcts.simulations,
             params: c.mcts_params(true),
@@ -204,11 +213,19 @@ impl SelfPlaySettings {
             },
             // Validated with the config: a spec that does not parse is refused there.
             // None without a share of games, so pure self-play draws as it always did.
-            opponent: (c.selfplay.opponent_fraction > 0.0)
-                .then(|| c.selfplay.opponent.parse().ok())
-                .flatten(),
+            league: league.as_ref().map_or(Vec::new(), |l| l.members.clone()),
+            league_weights: league.as_ref().map_or(Vec::new(), |l| l.weights()),
             opponent_fraction: c.selfplay.opponent_fraction,
         }
+    }
+
+    /// The settings with `league`'s members and weights (its scores recorded so far).
+    pub fn with_league(mut self, league: &league::League) -> SelfPlaySettings {
+        if !self.league.is_empty() {
+            self.league = league.members.clone();
+            self.league_weights = league.weights();
+        }
+        self
     }
 }
 
@@ -228,8 +245,11 @@ pub struct SelfPlayStats {
     pub resign_checks: u64,
     /// Of those, the resignations that would have been false.
     pub false_resigns: u64,
-    /// Games in which `opponent` played all seats but the network's.
+    /// Games in which a member of the league played all seats but the network's.
     pub opponent_games: u64,
+    /// Games against each member of the league and the network's summed score in them
+    /// (0 a loss, 1 a win), in the league's order.
+    pub league: Vec<(u64, f64)>,
     /// Wall time.
     pub wall: Duration,
     /// The evaluators' counters.
@@ -246,6 +266,11 @@ impl SelfPlayStats {
         self.resign_checks += o.resign_checks;
         self.false_resigns += o.false_resigns;
         self.opponent_games += o.opponent_games;
+        (self.league).resize(self.league.len().max(o.league.len()), (0, 0.0));
+        for (mine, theirs) in self.league.iter_mut().zip(&o.league) {
+            mine.0 += theirs.0;
+            mine.1 += theirs.1;
+        }
         self.eval.add(&o.eval);
     }
 
@@ -288,7 +313,10 @@ pub fn play<G: Baselines>(
         batch => Some(Queue::start(net.clone().with_threads(workers)?, batch)?),
     };
     let progress = Progress::new("self-play", games as u64, "games", settings.progress);
-    let total = Mutex::new(Ok(SelfPlayStats::default()));
+    let total = Mutex::new(Ok(SelfPlayStats {
+        league: vec![(0, 0.0); settings.league.len()],
+        ..SelfPlayStats::default()
+    }));
     pool.install(|| {
         (0..workers).into_par_iter().for_each(|w| {
             let ids: Vec<u64> = (w as u64..games as u64).step_by(workers).collect();

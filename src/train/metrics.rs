@@ -123,6 +123,10 @@ pub struct IterationMetrics {
     /// Self-play games played against `selfplay.opponent` (one seat the network's).
     #[serde(default)]
     pub opponent_games: u64,
+    /// The network's results against each member of the league it met in its own
+    /// self-play this iteration (what the league's draw weighs by).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub league: Vec<crate::selfplay::league::MemberResult>,
     #[serde(default)]
     pub false_resign_rate: Option<f64>,
     /// Seconds the trainer spent taking worker uploads in (read, check, write, delete).

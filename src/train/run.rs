@@ -209,7 +209,19 @@ fn summary_line(m: &IterationMetrics) -> String {
         m.best_iteration,
         res(&m.vs_baseline),
         res(&m.vs_greedy),
-    ) + &ingest_text(m)
+    ) + &league_text(m)
+        + &ingest_text(m)
+}
+
+/// ` | league: SPEC score (games), …`, when the network met the league.
+fn league_text(m: &IterationMetrics) -> String {
+    let members: Vec<String> = (m.league.iter())
+        .map(|r| format!("{} {:.0}% ({})", r.opponent, 100.0 * r.score, r.games))
+        .collect();
+    match members.is_empty() {
+        true => String::new(),
+        false => format!(" | league: {}", members.join(", ")),
+    }
 }
 
 /// ` o X m Y`: the auxiliary heads' losses, where the network has them.
@@ -352,6 +364,10 @@ impl<G: Baselines> Run<'_, G> {
             resigned_games: sp.resigned,
             adjudicated_games: sp.adjudicated,
             opponent_games: sp.opponent_games,
+            league: match sp.league.is_empty() {
+                true => Vec::new(),
+                false => c.league()?.results(&sp.league),
+            },
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
             device: c.train.device,
@@ -430,7 +446,13 @@ impl<G: Baselines> Run<'_, G> {
         .for_self_play();
         let done = have as u32;
         let todo = c.selfplay.games_per_iteration.saturating_sub(done);
-        let settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress, it);
+        let mut settings = SelfPlaySettings::from_config(c, c.selfplay.workers, progress, it);
+        if !settings.league.is_empty() {
+            // The scores against the league: every finished iteration's, from the log.
+            let done = metrics::records(store)?;
+            let league = c.league()?.replay(done.iter().map(|m| &m.league[..]));
+            settings = settings.with_league(&league);
+        }
         type Pending<'b, G> = (
             Vec<SelfPlayGame>,
             Option<anyhow::Error>,

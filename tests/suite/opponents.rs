@@ -1,6 +1,8 @@
 //! Self-play against a fixed opponent (`selfplay.opponent`, `selfplay.opponent_fraction`):
 //! real games through `selfplay::play`, replayed move by move, with the opponent's moves
-//! checked against the agent itself and the replay buffer's targets against the seats.
+//! checked against the agent itself and the replay buffer's targets against the seats;
+//! a league of them, drawn by its weights, its scores in a run's metrics and read back on
+//! a resume.
 
 use std::sync::Mutex;
 
@@ -10,20 +12,35 @@ use contagion::games::Game;
 use contagion::games::chexers::Chexers;
 use contagion::nn::NetShape;
 use contagion::selfplay::replay::{Targets, positions};
-use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, play};
+use contagion::selfplay::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, play};
 use contagion::train::Trainer;
 
 /// Plays `games` capped Chexers games with `opponent` in `fraction` of them.
 fn games_against(fraction: f64, games: u32) -> (Vec<SelfPlayGame>, u64) {
+    let (found, stats) = league_games("alphabeta:depth=1", fraction, games, None);
+    (found, stats.opponent_games)
+}
+
+/// Plays `games` capped Chexers games with the league `league` in `fraction` of them,
+/// its members drawn by `weights` (the config's where `None`).
+fn league_games(
+    league: &str,
+    fraction: f64,
+    games: u32,
+    weights: Option<Vec<f64>>,
+) -> (Vec<SelfPlayGame>, SelfPlayStats) {
     let start = Chexers::new();
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/chexers-tiny.toml");
     let mut c = Config::load(std::path::Path::new(path)).unwrap();
     c.selfplay.max_plies = 24;
     c.mcts.simulations = 4;
-    c.selfplay.opponent = "alphabeta:depth=1".into();
+    c.selfplay.opponent = league.into();
     c.selfplay.opponent_fraction = fraction;
     c.validate().unwrap();
-    let settings = SelfPlaySettings::from_config(&c, 2, false, 1);
+    let mut settings = SelfPlaySettings::from_config(&c, 2, false, 1);
+    if let Some(w) = weights {
+        settings.league_weights = w;
+    }
     let net = Trainer::new(
         NetShape::for_game(&start, 1, 8, 16),
         &TrainConfig::default(),
@@ -37,7 +54,7 @@ fn games_against(fraction: f64, games: u32) -> (Vec<SelfPlayGame>, u64) {
     .unwrap();
     let found = found.into_inner().unwrap();
     assert_eq!(found.len() as u64, stats.games);
-    (found, stats.opponent_games)
+    (found, stats)
 }
 
 #[test]
@@ -93,4 +110,93 @@ fn without_a_fraction_every_move_is_the_networks() {
     let (games, against) = games_against(0.0, 4);
     assert_eq!(against, 0);
     assert!(games.iter().flat_map(|g| &g.targets).all(|v| !v.is_empty()));
+}
+
+#[test]
+fn a_league_member_is_drawn_by_its_weight_and_its_games_are_counted() {
+    let league = "greedy random alphabeta:depth=1";
+    let (games, stats) = league_games(league, 1.0, 6, Some(vec![0.0, 1.0, 0.0]));
+    assert_eq!(stats.opponent_games, 6);
+    assert_eq!(
+        stats.league.iter().map(|l| l.0).collect::<Vec<_>>(),
+        [0, 6, 0]
+    );
+    // The network's summed score: a win 1, a loss 0, a cut game by its score.
+    let sum: f64 = (games.iter())
+        .map(|g| {
+            let start = Chexers::new();
+            let mut state = start.clone();
+            let mut seat = None;
+            for (&a, v) in g.moves.iter().zip(&g.targets) {
+                seat = seat.or((!v.is_empty()).then(|| state.to_move()));
+                state.apply(a).unwrap();
+            }
+            ((g.outcome[seat.unwrap()] as f64 + 1.0) / 2.0).clamp(0.0, 1.0)
+        })
+        .sum();
+    assert!(
+        (stats.league[1].1 - sum).abs() < 1e-4,
+        "{:?} against {sum}",
+        stats.league
+    );
+    let (_, even) = league_games(league, 1.0, 12, None);
+    assert_eq!(even.league.iter().map(|l| l.0).sum::<u64>(), 12);
+    assert!(
+        even.league.iter().filter(|l| l.0 > 0).count() >= 2,
+        "{:?}",
+        even.league
+    );
+}
+
+#[test]
+fn a_run_logs_its_scores_against_the_league_and_a_resume_reads_them_back() {
+    use crate::process::{text, train};
+    use contagion::train::metrics;
+    let root = std::env::temp_dir().join(format!("contagion-league-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let config = std::path::Path::new("tests/data/test-run.toml");
+    let league = [
+        "--set",
+        "selfplay.opponent=greedy random",
+        "--set",
+        "selfplay.opponent_fraction=1",
+    ];
+    let o = train(config, &root, &league);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("| league: "), "{}", text(&o));
+    let o = train(
+        config,
+        &root,
+        &[&league[..], &["--set", "run.iterations=2"]].concat(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("resuming"), "{}", text(&o));
+    let (m, _) = metrics::read(&root.join("test-run/metrics.jsonl")).unwrap();
+    assert_eq!(m.len(), 2);
+    for it in &m {
+        let games: u64 = it.league.iter().map(|r| r.games).sum();
+        assert_eq!((games, it.opponent_games), (4, 4), "{:?}", it.league);
+        assert!(it.league.iter().all(|r| (0.0..=1.0).contains(&r.score)));
+    }
+    // Read back as the resumed run did: the scores after both iterations.
+    let c = contagion::config::Config::load(config).unwrap();
+    let mut c = c;
+    c.selfplay.opponent = "greedy random".into();
+    let read = c
+        .league()
+        .unwrap()
+        .replay(m.iter().map(|it| &it.league[..]));
+    let mut live = c.league().unwrap();
+    m.iter().for_each(|it| live.record(&it.league));
+    assert_eq!(read.scores, live.scores);
+    assert!(read.scores.iter().any(|&s| s != 0.5), "{:?}", read.scores);
+    // A member that is no agent is refused, named.
+    let bad = train(
+        config,
+        &root.join("bad"),
+        &["--set", "selfplay.opponent=greedy nosuch"],
+    );
+    assert!(!bad.status.success());
+    assert!(text(&bad).contains("nosuch"), "{}", text(&bad));
+    std::fs::remove_dir_all(&root).ok();
 }
