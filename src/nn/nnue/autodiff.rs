@@ -225,16 +225,8 @@ impl BurnTrainer {
         let (ft_w, ft_b) = grad(&model.ft, false);
         let (l1_w, l1_b) = (model.l1.as_ref()).map_or_else(Default::default, |l| grad(l, true));
         let (out_w, out_b) = grad(&model.out, true);
-        let net = FloatNet {
-            shape: self.shape.clone(),
-            ft_w,
-            ft_b,
-            l1_w,
-            l1_b,
-            out_w,
-            out_b,
-        };
-        Ok((net, error))
+        let parts = [ft_w, ft_b, l1_w, l1_b, out_w, out_b];
+        Ok((FloatNet::from_parts(self.shape.clone(), parts), error))
     }
 }
 
@@ -332,15 +324,8 @@ mod tests {
             (loss - burn_loss).abs() < 1e-5,
             "{loss} against {burn_loss}"
         );
-        let mine = FloatNet {
-            shape: net.shape.clone(),
-            ft_w: sparse.gradient(0).to_vec(),
-            ft_b: sparse.gradient(1).to_vec(),
-            l1_w: sparse.gradient(2).to_vec(),
-            l1_b: sparse.gradient(3).to_vec(),
-            out_w: sparse.gradient(4).to_vec(),
-            out_b: sparse.gradient(5).to_vec(),
-        };
+        let parts = std::array::from_fn(|k| sparse.gradient(k).to_vec());
+        let mine = FloatNet::from_parts(net.shape.clone(), parts);
         let (diff, size) = gap(&mine, &burn_grads);
         assert!(size > 1e-3, "the gradients are not all zero");
         assert!(diff <= 1e-5 * size.max(1.0), "{diff} of {size}");

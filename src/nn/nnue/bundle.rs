@@ -219,16 +219,7 @@ pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, Fl
         );
         parts.push(t.data);
     }
-    let mut parts = parts.into_iter();
-    let mut next = || parts.next().expect("six tensors");
-    let net = FloatNet {
-        shape: shape.clone(),
-        ft_w: next(),
-        ft_b: next(),
-        l1_w: next(),
-        l1_b: next(),
-        out_w: next(),
-        out_b: next(),
-    };
+    let parts: [Vec<f32>; 6] = parts.try_into().expect("six tensors");
+    let net = FloatNet::from_parts(shape.clone(), parts);
     Ok((m, net))
 }

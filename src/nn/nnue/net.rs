@@ -166,6 +166,34 @@ pub struct FloatNet {
 }
 
 impl FloatNet {
+    /// The net of `shape` with `parts` in [`EvalShape::tensors`]' order.
+    pub fn from_parts(shape: EvalShape, parts: [Vec<f32>; 6]) -> FloatNet {
+        let [ft_w, ft_b, l1_w, l1_b, out_w, out_b] = parts;
+        FloatNet {
+            shape,
+            ft_w,
+            ft_b,
+            l1_w,
+            l1_b,
+            out_w,
+            out_b,
+        }
+    }
+
+    /// The weights in [`EvalShape::tensors`]' order, to change.
+    pub fn parts_mut(&mut self) -> [&mut Vec<f32>; 6] {
+        let FloatNet {
+            ft_w,
+            ft_b,
+            l1_w,
+            l1_b,
+            out_w,
+            out_b,
+            ..
+        } = self;
+        [ft_w, ft_b, l1_w, l1_b, out_w, out_b]
+    }
+
     /// The weights in [`EvalShape::tensors`]' order.
     pub fn parts(&self) -> [&Vec<f32>; 6] {
         [

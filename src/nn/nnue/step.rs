@@ -260,16 +260,7 @@ impl SparseTrainer {
             moments,
             ..
         } = self;
-        let FloatNet {
-            ft_w,
-            ft_b,
-            l1_w,
-            l1_b,
-            out_w,
-            out_b,
-            ..
-        } = net;
-        let params = [ft_w, ft_b, l1_w, l1_b, out_w, out_b];
+        let params = net.parts_mut();
         for ((p, g), (m, v)) in params.into_iter().zip(grads.iter()).zip(moments.iter_mut()) {
             const CHUNK: usize = 4096;
             (p.par_chunks_mut(CHUNK).zip(g.par_chunks(CHUNK)))
