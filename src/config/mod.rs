@@ -517,11 +517,6 @@ impl Config {
         }
     }
 
-    /// The league of `selfplay.opponent` (its scores not yet recorded).
-    pub fn league(&self) -> anyhow::Result<crate::selfplay::league::League> {
-        crate::selfplay::league::League::parse(&self.selfplay.opponent, self.selfplay.pfsp)
-    }
-
     /// The ply cap of self-play games in `iteration` (0: none): `selfplay.max_plies`
     /// until `selfplay.max_plies_iterations`, then none.
     pub fn ply_cap(&self, iteration: u32) -> u32 {

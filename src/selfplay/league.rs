@@ -58,6 +58,12 @@ impl League {
         })
     }
 
+    /// The league of `c`'s `selfplay.opponent`, drawn by `selfplay.pfsp` (its scores
+    /// not yet recorded).
+    pub fn of(c: &crate::config::Config) -> anyhow::Result<League> {
+        League::parse(&c.selfplay.opponent, c.selfplay.pfsp)
+    }
+
     /// Each member's share of the games against the league.
     pub fn weights(&self) -> Vec<f64> {
         let raw: Vec<f64> = (self.scores.iter())

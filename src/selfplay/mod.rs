@@ -189,7 +189,7 @@ impl SelfPlaySettings {
         iteration: u32,
     ) -> SelfPlaySettings {
         let league = (c.selfplay.opponent_fraction > 0.0)
-            .then(|| c.league().ok())
+            .then(|| league::League::of(c).ok())
             .flatten();
         SelfPlaySettings {
             sims: c.mcts.simulations,

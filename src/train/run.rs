@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::nn::formats::checkpoint::{BEST, Checkpoint, Stage, TrainState};
 use crate::progress::Progress;
 use crate::rng::Rng;
+use crate::selfplay::league::League;
 use crate::selfplay::replay::{ReplayBuffer, SHARD_GAMES, Targets};
 use crate::selfplay::worker::FINISHED;
 use crate::selfplay::{self, SelfPlayGame, SelfPlaySettings, SelfPlayStats};
@@ -366,7 +367,7 @@ impl<G: Baselines> Run<'_, G> {
             opponent_games: sp.opponent_games,
             league: match sp.league.is_empty() {
                 true => Vec::new(),
-                false => c.league()?.results(&sp.league),
+                false => League::of(c)?.results(&sp.league),
             },
             false_resign_rate: sp.false_resign_rate(),
             ingest_seconds,
@@ -450,7 +451,7 @@ impl<G: Baselines> Run<'_, G> {
         if !settings.league.is_empty() {
             // The scores against the league: every finished iteration's, from the log.
             let done = metrics::records(store)?;
-            let league = c.league()?.replay(done.iter().map(|m| &m.league[..]));
+            let league = League::of(c)?.replay(done.iter().map(|m| &m.league[..]));
             settings = settings.with_league(&league);
         }
         type Pending<'b, G> = (

@@ -179,14 +179,11 @@ fn a_run_logs_its_scores_against_the_league_and_a_resume_reads_them_back() {
         assert!(it.league.iter().all(|r| (0.0..=1.0).contains(&r.score)));
     }
     // Read back as the resumed run did: the scores after both iterations.
-    let c = contagion::config::Config::load(config).unwrap();
-    let mut c = c;
+    use contagion::selfplay::league::League;
+    let mut c = contagion::config::Config::load(config).unwrap();
     c.selfplay.opponent = "greedy random".into();
-    let read = c
-        .league()
-        .unwrap()
-        .replay(m.iter().map(|it| &it.league[..]));
-    let mut live = c.league().unwrap();
+    let read = (League::of(&c).unwrap()).replay(m.iter().map(|it| &it.league[..]));
+    let mut live = League::of(&c).unwrap();
     m.iter().for_each(|it| live.record(&it.league));
     assert_eq!(read.scores, live.scores);
     assert!(read.scores.iter().any(|&s| s != 0.5), "{:?}", read.scores);
