@@ -8,12 +8,25 @@
 //!
 //! The recent score moves toward each iteration's by [`RATE`] of the gap, and every
 //! iteration's results are in its metrics line ([`MemberResult`]), so a resumed run
-//! reads the same scores back from its log ([`League::replay`]).
+//! reads the same scores back from its log ([`League::replay`]). The trainer publishes
+//! each iteration's draw in its store ([`KEY`]) for its self-play workers, whose games
+//! it cannot score by member.
 
 use serde::{Deserialize, Serialize};
 
 use crate::agents::AgentSpec;
 use crate::rng::Rng;
+use crate::store::Store;
+
+/// Where a run's store holds the league's draw for its self-play workers.
+pub const KEY: &str = "league.json";
+
+/// The published draw: each member's spec and weight.
+#[derive(Debug, Serialize, Deserialize)]
+struct Published {
+    members: Vec<String>,
+    weights: Vec<f64>,
+}
 
 /// How far the recent score moves toward an iteration's score.
 pub const RATE: f64 = 0.5;
@@ -113,6 +126,33 @@ impl League {
         self
     }
 
+    /// Writes the draw to `store` ([`KEY`]) for the run's self-play workers.
+    pub fn publish(&self, store: &dyn Store) -> anyhow::Result<()> {
+        let published = Published {
+            members: self.members.iter().map(|m| m.to_string()).collect(),
+            weights: self.weights(),
+        };
+        store.put(KEY, serde_json::to_string_pretty(&published)?.as_bytes())
+    }
+
+    /// The weights `store` publishes for exactly `members` (none when nothing is
+    /// published or the members differ: a config changed since).
+    pub fn published(store: &dyn Store, members: &[AgentSpec]) -> anyhow::Result<Option<Vec<f64>>> {
+        let Some(bytes) = store.get(KEY, crate::limits::MAX_TEXT_BYTES)? else {
+            return Ok(None);
+        };
+        let what = store.location(KEY).display().to_string();
+        let p: Published = serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow::anyhow!("{what}: not a league's draw: {e}"))?;
+        let names: Vec<String> = members.iter().map(|m| m.to_string()).collect();
+        let fine =
+            p.weights.len() == names.len() && p.weights.iter().all(|w| w.is_finite() && *w >= 0.0);
+        Ok(
+            (p.members == names && fine && p.weights.iter().sum::<f64>() > 0.0)
+                .then_some(p.weights),
+        )
+    }
+
     /// The results of `counts` (games and summed score a member, in the league's order).
     pub fn results(&self, counts: &[(u64, f64)]) -> Vec<MemberResult> {
         (self.members.iter().zip(counts))
@@ -198,6 +238,24 @@ mod tests {
         assert_eq!(live.scores, [0.375, 0.5]);
         let counts = live.results(&[(3, 2.5), (0, 0.0)]);
         assert_eq!(counts, [result("greedy", 3, 2.5 / 3.0)]);
+    }
+
+    #[test]
+    fn the_draw_published_for_workers_reads_back_for_the_same_members_only() {
+        let dir = std::env::temp_dir().join(format!("cz-league-{}", std::process::id()));
+        let store = crate::store::open(dir.to_str().unwrap()).unwrap();
+        let mut league = League::parse("greedy random", 2.0).unwrap();
+        assert_eq!(League::published(&*store, &league.members).unwrap(), None);
+        league.record(&[result("greedy", 4, 0.0)]);
+        league.publish(&*store).unwrap();
+        let read = League::published(&*store, &league.members).unwrap();
+        assert_eq!(read, Some(league.weights()));
+        let other = League::parse("greedy maxn:depth=2", 2.0).unwrap();
+        assert_eq!(League::published(&*store, &other.members).unwrap(), None);
+        store.put(KEY, b"{ not json").unwrap();
+        let e = League::published(&*store, &league.members).unwrap_err();
+        assert!(format!("{e:#}").contains("league.json"), "{e:#}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::bail;
 
+use super::league::League;
 use super::replay::{INCOMING, Shard};
 use super::{SelfPlayGame, SelfPlaySettings};
 use crate::agents::Baselines;
@@ -156,8 +157,14 @@ pub fn run<G: Baselines>(start: &G, config: &Config, opts: &WorkerOptions) -> an
             println!("playing with the best network of iteration {}", m.iteration);
         }
         // The trainer is at least one iteration past its best network's.
-        let settings =
+        let mut settings =
             SelfPlaySettings::from_config(c, opts.threads, opts.progress, m.iteration + 1);
+        // The league's draw as the trainer last published it (alike until then).
+        if !settings.league.is_empty()
+            && let Some(w) = League::published(store.as_ref(), &settings.league)?
+        {
+            settings.league_weights = w;
+        }
         let mut batch = (opts.threads * c.selfplay.concurrent_games) as u64;
         if opts.games > 0 {
             batch = batch.min(opts.games - games);

@@ -452,6 +452,7 @@ impl<G: Baselines> Run<'_, G> {
             // The scores against the league: every finished iteration's, from the log.
             let done = metrics::records(store)?;
             let league = League::of(c)?.replay(done.iter().map(|m| &m.league[..]));
+            league.publish(store)?;
             settings = settings.with_league(&league);
         }
         type Pending<'b, G> = (

@@ -187,6 +187,11 @@ fn a_run_logs_its_scores_against_the_league_and_a_resume_reads_them_back() {
     m.iter().for_each(|it| live.record(&it.league));
     assert_eq!(read.scores, live.scores);
     assert!(read.scores.iter().any(|&s| s != 0.5), "{:?}", read.scores);
+    // The draw of the last iteration, published for workers: the first one's scores.
+    let store = contagion::store::open(root.join("test-run").to_str().unwrap()).unwrap();
+    let first = (League::of(&c).unwrap()).replay([&m[0].league[..]]);
+    let published = League::published(&*store, &first.members).unwrap();
+    assert_eq!(published, Some(first.weights()));
     // A member that is no agent is refused, named.
     let bad = train(
         config,
