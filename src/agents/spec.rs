@@ -521,6 +521,18 @@ impl AgentSpec {
         }
     }
 
+    /// The specs `text` lists, separated by spaces (a league: `selfplay.opponent`); an
+    /// error names the one that does not parse, or says that none is named.
+    pub fn list(text: &str) -> anyhow::Result<Vec<AgentSpec>> {
+        let parse = |s: &str| s.parse().map_err(|e| anyhow::anyhow!("{e}"));
+        let specs = text
+            .split_whitespace()
+            .map(parse)
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        anyhow::ensure!(!specs.is_empty(), "no agent named");
+        Ok(specs)
+    }
+
     /// Whether the agent reads from the terminal (and so cannot run in parallel).
     pub fn is_interactive(&self) -> bool {
         matches!(self, AgentSpec::Human)

@@ -18,15 +18,13 @@ fn multiple(field: &str, v: u32, players: u32, why: &str) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// An agent spec that plays by itself.
-fn spec(field: &str, text: &str) -> anyhow::Result<()> {
-    match text.parse::<AgentSpec>() {
-        Err(e) => bail!("{field}: {e}"),
-        Ok(spec) if spec.is_interactive() => {
-            bail!("{field} = {text:?}: a training run needs an agent that plays by itself")
-        }
-        Ok(_) => Ok(()),
+/// Refuses an agent that does not play by itself.
+fn by_itself(field: &str, spec: &AgentSpec) -> anyhow::Result<()> {
+    if spec.is_interactive() {
+        let text = spec.to_string();
+        bail!("{field} = {text:?}: a training run needs an agent that plays by itself")
     }
+    Ok(())
 }
 
 impl Config {
@@ -86,18 +84,14 @@ impl Config {
                 d.teacher_value
             );
         }
-        let league = self
-            .selfplay
-            .opponent
-            .split_whitespace()
-            .collect::<Vec<_>>();
-        if league.is_empty() {
-            bail!("selfplay.opponent: no agent named");
-        }
-        for member in league {
-            spec("selfplay.opponent", member)?;
-        }
-        spec("baseline.spec", &self.baseline.spec)?;
+        let league = AgentSpec::list(&self.selfplay.opponent)
+            .map_err(|e| anyhow::anyhow!("selfplay.opponent: {e:#}"))?;
+        league
+            .iter()
+            .try_for_each(|m| by_itself("selfplay.opponent", m))?;
+        let baseline = (self.baseline.spec.parse::<AgentSpec>())
+            .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
+        by_itself("baseline.spec", &baseline)?;
         Ok(())
     }
 

@@ -57,13 +57,7 @@ pub struct League {
 impl League {
     /// The league `text` lists (agent specs separated by spaces), drawn by `power`.
     pub fn parse(text: &str, power: f64) -> anyhow::Result<League> {
-        let members = (text.split_whitespace())
-            .map(|s| {
-                s.parse::<AgentSpec>()
-                    .map_err(|e| anyhow::anyhow!("{s}: {e}"))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        anyhow::ensure!(!members.is_empty(), "no agent named");
+        let members = AgentSpec::list(text)?;
         Ok(League {
             scores: vec![0.5; members.len()],
             members,

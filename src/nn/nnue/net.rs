@@ -333,11 +333,7 @@ impl Evaluator {
             ft_b: quantize(&net.ft_b, a),
             l1_w: kernel.dense_layout(&quantize(&net.l1_w, b), net.shape.hidden, net.shape.dense),
             l1_b: quantize_i32(&net.l1_b, a * b),
-            out_w: kernel.dense_layout(
-                &quantize(&net.out_w, b),
-                net.shape.top(),
-                net.shape.outputs,
-            ),
+            out_w: quantize(&net.out_w, b),
             out_b: quantize_i32(&net.out_b, a * b),
         }
     }
@@ -403,7 +399,15 @@ impl Evaluator {
                 &scratch.h2
             }
         };
-        (self.kernel).dense(top, &self.out_w, &self.out_b, &mut out[..s.outputs]);
+        // One or a few outputs: a dot product each (a vector form would pad them to a
+        // register's width of outputs and cost the search an eighth of its speed).
+        let n = top.len();
+        for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
+            let row = &self.out_w[k * n..(k + 1) * n];
+            *o = (row.iter().zip(top)).fold(self.out_b[k], |sum, (w, x)| {
+                sum.wrapping_add(*w as i32 * *x as i32)
+            });
+        }
         out
     }
 
