@@ -146,7 +146,7 @@ const fn knob_param(k: &Knob) -> Param {
 
 /// The nnue kind lists each of [`PRUNING_KNOBS`] by index, as the model kind its knobs.
 const _: () = assert!(
-    PRUNING_KNOBS.len() == 9,
+    PRUNING_KNOBS.len() == 12,
     "list the new pruning knob in KINDS' nnue params"
 );
 
@@ -222,8 +222,11 @@ pub const KINDS: &[Kind] = &[
             pruning_param(&PRUNING_KNOBS[6]),
             pruning_param(&PRUNING_KNOBS[7]),
             pruning_param(&PRUNING_KNOBS[8]),
+            pruning_param(&PRUNING_KNOBS[9]),
+            pruning_param(&PRUNING_KNOBS[10]),
+            pruning_param(&PRUNING_KNOBS[11]),
         ],
-        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given), no new iteration started after S nodes; the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and U thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder",
+        doc: "principal variation search over the fast evaluator at PATH (an evaluator bundle, or models/<game> for the game's current one): within M ms a move, to depth D or for N nodes (depth 4 when no limit is given), no new iteration started after S nodes; the exact solver where it reaches; late-move reductions off (R = 0), mild (1: a ply, two for the latest moves), growing with the depth and the move's place (2), or as well by the history and less on the principal variation (3); null-move pruning on (P = 1) or off (0); reverse futility pruning with a margin of F thousandths of a win a ply (0 off); late-move pruning on (L = 1) or off (0); internal iterative reductions, where the table knows nothing of a position, off (I = 0), a ply (1) or two (2: three from depth 7); quiet-move pruning, below the root, of the moves the game calls quiet (Ataxx's jumps that take nothing) once Q moves are searched (0 off); the history one table for both sides (H = 0) or one a side, bounded, with a malus for the moves tried before a cut-off (1); futility pruning, near the leaves, of every move after the first where the position's value and U thousandths of a win (and half as much again a ply) stay at or below alpha (0 off); the moves of the first O plies (0 none, 1 the root, 2 and the replies) ordered by the policy of the game's current network in PATH's models folder; singular extensions, from 6 plies from the leaves, of the table's move where every other move searched half as deep stays E thousandths of a win a ply below its score (0 off), with multi-cut (C = 1: where one reaches it and beta too, the node ends) and negative extensions (X = 1: where one reaches it and the table's score beta, the table's move a ply shallower)",
     },
     Kind { name: "engine", arg: Some("COMMAND"), params: &[], doc: "a program speaking the engine protocol, COMMAND split like a shell line" },
 ];

@@ -186,6 +186,7 @@ const TABLE: &[Field] = &[
     num("gating.sprt_beta", 0.001, 0.5, "SPRT: the missed-promotion rate"),
     num("gating.baseline_games", 0.0, 100_000.0, "the baseline gate: the candidate and the best each play `baseline.spec` this many games, a multiple of the players (0: off) ..."),
     num("gating.baseline_margin", 0.0, 1.0, "... and a candidate scoring more than this below the best is refused"),
+    Field { key: "gating.baseline_league", doc: "the baseline gate plays the league member (`selfplay.opponent`) the network scores worst against in its self-play so far, instead of `baseline.spec`", allowed: Allowed::Bool },
     num("baseline.every", 0.0, MANY, "measure the best against the baseline and greedy every this many iterations (0: never)"),
     text("baseline.spec", SPEC, "the fixed baseline (measured against, never trained against)"),
     num("baseline.games", 0.0, 100_000.0, "games against each, a multiple of the players"),

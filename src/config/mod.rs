@@ -210,6 +210,7 @@ pub struct GatingConfig {
     pub sprt_beta: f64,
     pub baseline_games: u32,
     pub baseline_margin: f64,
+    pub baseline_league: bool,
 }
 
 /// The `[baseline]` section: its fields are documented in [`fields::FIELDS`].
@@ -402,6 +403,7 @@ impl Default for GatingConfig {
             sprt_beta: 0.05,
             baseline_games: 0,
             baseline_margin: 0.1,
+            baseline_league: false,
         }
     }
 }

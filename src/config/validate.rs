@@ -89,6 +89,15 @@ impl Config {
         league
             .iter()
             .try_for_each(|m| by_itself("selfplay.opponent", m))?;
+        if self.gating.baseline_league
+            && (league.is_empty() || self.selfplay.opponent_fraction <= 0.0)
+        {
+            bail!(
+                "gating.baseline_league = true: the gate's baseline is the league member the network scores worst against in self-play, and it meets none (selfplay.opponent = {:?}, selfplay.opponent_fraction = {})",
+                self.selfplay.opponent,
+                self.selfplay.opponent_fraction
+            );
+        }
         let baseline = (self.baseline.spec.parse::<AgentSpec>())
             .map_err(|e| anyhow::anyhow!("baseline.spec: {e}"))?;
         by_itself("baseline.spec", &baseline)?;

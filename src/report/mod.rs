@@ -2,7 +2,8 @@
 //!
 //! Four panels against training wall time (minutes): scores (the best network against
 //! the fixed baseline and greedy, each candidate against the best and, at the gate,
-//! against the baseline), mean self-play game length, the training losses, and the
+//! against the baseline, and the network's recent score in its own self-play against
+//! each member of its league), mean self-play game length, the training losses, and the
 //! learning rate. Each panel's legend stands to the right of its plot, never over the
 //! data. Written as SVG, then rasterised to PNG beside it with `resvg`, using the
 //! DejaVu Sans font embedded in the binary (no system fonts needed). Also formats a
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 use crate::nn::heads::HEADS;
+use crate::selfplay::league::League;
 use crate::train::metrics::{IterationMetrics, MatchResult};
 
 type Series = (String, Vec<(f64, f64)>, RGBColor);
@@ -131,22 +133,24 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
             .iter()
             .find_map(|x| x.vs_baseline.as_ref().map(|r| r.opponent.clone()))
             .unwrap_or_else(|| "baseline".into());
+        let mut scores = vec![
+            series(&format!("best vs {baseline}"), m, RED, |x| {
+                score(&x.vs_baseline)
+            }),
+            series("best vs greedy", m, GREEN, |x| score(&x.vs_greedy)),
+            series("candidate vs best", m, BLUE, |x| score(&x.gating)),
+            series("candidate vs baseline", m, ORANGE, |x| {
+                score(&x.gate_candidate_vs_baseline)
+            }),
+        ];
+        scores.extend(league_series(m));
         panel(
             &panels[0],
             x_max,
             "scores (1 = every game won)",
             "score",
             0.0..1.0,
-            &[
-                series(&format!("best vs {baseline}"), m, RED, |x| {
-                    score(&x.vs_baseline)
-                }),
-                series("best vs greedy", m, GREEN, |x| score(&x.vs_greedy)),
-                series("candidate vs best", m, BLUE, |x| score(&x.gating)),
-                series("candidate vs baseline", m, ORANGE, |x| {
-                    score(&x.gate_candidate_vs_baseline)
-                }),
-            ],
+            &scores,
         )?;
         let plies_max = m.iter().map(|x| x.mean_game_plies).fold(1.0, f64::max);
         panel(
@@ -202,6 +206,35 @@ pub fn plot(m: &[IterationMetrics], title: &str, out: &Path) -> anyhow::Result<O
         root.present().map_err(err)?;
     }
     crate::figure::save_svg(&svg, out)
+}
+
+/// The network's recent score in its own self-play against each member of its league
+/// (in the order the log first names them): the score its draw weighs by, moved toward
+/// each iteration's results ([`League::record`]), where it met the member.
+fn league_series(m: &[IterationMetrics]) -> Vec<Series> {
+    let mut members: Vec<String> = Vec::new();
+    for r in m.iter().flat_map(|x| &x.league) {
+        if !members.contains(&r.opponent) {
+            members.push(r.opponent.clone());
+        }
+    }
+    // A log naming agents this build does not know draws no league lines.
+    let Ok(mut league) = League::parse(&members.join(" "), 1.0) else {
+        return Vec::new();
+    };
+    let mut points = vec![Vec::new(); members.len()];
+    for x in m {
+        league.record(&x.league);
+        for r in x.league.iter().filter(|r| r.games > 0) {
+            if let Some(k) = members.iter().position(|n| *n == r.opponent) {
+                points[k].push((x.minutes, league.scores[k]));
+            }
+        }
+    }
+    let colours = [PURPLE, MAGENTA, CYAN, BLACK, RGBColor(120, 90, 40)];
+    (members.iter().zip(points).zip(colours.iter().cycle()))
+        .map(|((member, points), &colour)| (format!("self-play vs {member}"), points, colour))
+        .collect()
 }
 
 fn wdl(r: &Option<MatchResult>) -> String {

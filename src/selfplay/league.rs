@@ -85,6 +85,13 @@ impl League {
         floored.iter().map(|w| w / sum).collect()
     }
 
+    /// The member the network scores worst against (the first of equals).
+    pub fn hardest(&self) -> Option<&AgentSpec> {
+        let worst =
+            (0..self.members.len()).min_by(|&a, &b| self.scores[a].total_cmp(&self.scores[b]));
+        worst.map(|i| &self.members[i])
+    }
+
     /// A member drawn by `weights`.
     pub fn draw(weights: &[f64], rng: &mut Rng) -> usize {
         let mut u = rng.unit() * weights.iter().sum::<f64>();

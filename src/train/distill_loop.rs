@@ -194,6 +194,7 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
             number,
             (player(&out, d.loop_nodes), player(&best_dir, d.loop_nodes)),
             played_by,
+            None,
             opts.progress,
         )?;
         if gate.promote {

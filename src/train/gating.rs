@@ -8,7 +8,9 @@
 //! `sprt_beta`) may stop early; if it never decides, the threshold rule applies to all
 //! games played. With `gating.baseline_games`, a candidate that passed also plays the
 //! fixed baseline, as does the best, on the same openings: it is refused if it scores
-//! more than `baseline_margin` below the best (a regression against the baseline).
+//! more than `baseline_margin` below the best (a regression against the baseline). The
+//! baseline is `baseline.spec`, or the one the caller names (the league's hardest
+//! member, with `gating.baseline_league`).
 
 use std::path::Path;
 
@@ -57,8 +59,10 @@ pub fn baseline_allows(candidate: f64, best: f64, margin: f64) -> bool {
 
 /// Plays the candidate against the best (stopping early when the SPRT decides), then,
 /// if it passed and the baseline gate is on, the candidate and the best against the
-/// baseline on the same openings; promotes only a candidate that passes both. The
-/// players are the networks at `candidate` and `best` at `gating.simulations`.
+/// baseline (`baseline`, `baseline.spec` where `None`) on the same openings; promotes
+/// only a candidate that passes both. The players are the networks at `candidate` and
+/// `best` at `gating.simulations`.
+#[allow(clippy::too_many_arguments)]
 pub fn gate<G: Baselines>(
     start: &G,
     c: &Config,
@@ -66,6 +70,7 @@ pub fn gate<G: Baselines>(
     candidate: &Path,
     best: &Path,
     best_iteration: u32,
+    baseline: Option<&str>,
     progress: bool,
 ) -> anyhow::Result<Gate> {
     let sims = c.gating.simulations;
@@ -73,7 +78,15 @@ pub fn gate<G: Baselines>(
         AgentSpec::model(candidate, sims),
         AgentSpec::model(best, sims),
     );
-    gate_players(start, c, iteration, players, best_iteration, progress)
+    gate_players(
+        start,
+        c,
+        iteration,
+        players,
+        best_iteration,
+        baseline,
+        progress,
+    )
 }
 
 /// [`gate`] for any two players: the candidate `a` and the best `b` (the fast
@@ -84,6 +97,7 @@ pub fn gate_players<G: Baselines>(
     iteration: u32,
     (a, b): (AgentSpec, AgentSpec),
     best_iteration: u32,
+    baseline: Option<&str>,
     progress: bool,
 ) -> anyhow::Result<Gate> {
     let g = &c.gating;
@@ -94,18 +108,16 @@ pub fn gate_players<G: Baselines>(
         let name = format!("best (iteration {best_iteration})");
         (Some(MatchResult::new(&name, stats)), promote)
     };
+    let name = baseline.unwrap_or(&c.baseline.spec);
     let mut baseline = None;
     if promote && g.baseline_games > 0 {
-        let spec: AgentSpec = c.baseline.spec.parse()?;
+        let spec: AgentSpec = name.parse()?;
         let seed = Rng::derive(c.run.seed ^ salt::BASELINE_GATE, iteration as u64);
         let config = match_config(c, g.baseline_games, seed, g.opening_plies, progress);
         let cand = run_match(start, &a, &spec, &config)?.overall;
         let prev = run_match(start, &b, &spec, &config)?.overall;
         promote = baseline_allows(cand.score, prev.score, g.baseline_margin);
-        baseline = Some((
-            MatchResult::new(&c.baseline.spec, cand),
-            MatchResult::new(&c.baseline.spec, prev),
-        ));
+        baseline = Some((MatchResult::new(name, cand), MatchResult::new(name, prev)));
     }
     Ok(Gate {
         vs_best,

@@ -486,6 +486,20 @@ impl<G: Baselines> Run<'_, G> {
         Ok((sp, ingest_time.as_secs_f64()))
     }
 
+    /// The baseline gate's opponent where it is not `baseline.spec`: with
+    /// `gating.baseline_league`, the league member the network scores worst against,
+    /// by the iterations before `it` in the log and `m`'s own results.
+    fn gate_baseline(&self, it: u32, m: &IterationMetrics) -> anyhow::Result<Option<String>> {
+        if !self.c.gating.baseline_league {
+            return Ok(None);
+        }
+        let done = metrics::records(self.store.as_ref())?;
+        let before = done.iter().filter(|x| x.iteration < it);
+        let league =
+            League::of(self.c)?.replay(before.map(|x| &x.league[..]).chain([&m.league[..]]));
+        Ok(league.hardest().map(ToString::to_string))
+    }
+
     /// Takes iteration `state.iteration`, whose checkpoint is at `stage`, to the end:
     /// gate and promote, measure the baselines, and write its metrics line (once).
     /// Every step is saved before the next, so a crash anywhere resumes here.
@@ -506,6 +520,7 @@ impl<G: Baselines> Run<'_, G> {
         m.iteration_seconds += seconds;
         let t_gating = Instant::now();
         if stage == Stage::Trained {
+            let baseline = self.gate_baseline(it, &m)?;
             let gate = gating::gate(
                 start,
                 c,
@@ -513,6 +528,7 @@ impl<G: Baselines> Run<'_, G> {
                 &candidate,
                 &best_path,
                 state.best_iteration,
+                baseline.as_deref(),
                 progress,
             )?;
             if gate.promote {

@@ -54,7 +54,7 @@ fn a_candidate_that_regresses_against_the_baseline_is_refused() {
     let best = std::path::Path::new("models/infexion-4x32-15min");
     let start = Board::new();
 
-    let refused = gate(&start, &c, 1, &candidate, best, 0, false).unwrap();
+    let refused = gate(&start, &c, 1, &candidate, best, 0, None, false).unwrap();
     assert!(
         refused.vs_best.is_none(),
         "gating.games = 0: no match against the best"
@@ -71,7 +71,7 @@ fn a_candidate_that_regresses_against_the_baseline_is_refused() {
     );
 
     // The best against itself: the same score on the same openings, so it passes.
-    let same = gate(&start, &c, 1, best, best, 0, false).unwrap();
+    let same = gate(&start, &c, 1, best, best, 0, None, false).unwrap();
     let (a, b) = same.baseline.unwrap();
     assert_eq!(a.stats.score, b.stats.score);
     assert!(same.promote);

@@ -550,15 +550,18 @@ fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
 
 /// Every way the search can prune: reductions none, mild, growing or by history, null
 /// moves or not, reverse futility and late-move pruning or not, internal iterative
-/// reductions or not, quiet moves skipped (with the history a side, futility pruning
-/// and a network's policy ordering two plies) or not.
+/// reductions or not, quiet moves skipped (with the history a side, futility pruning,
+/// a network's policy ordering two plies and singular extensions with multi-cut and
+/// negative extensions) or not.
 fn prunings() -> Vec<Pruning> {
     let mut all = Vec::new();
     for reductions in 0..=3 {
         for null_move in [false, true] {
             for (futility, late_moves) in [(0, false), (100, false), (0, true), (100, true)] {
                 for iterative in [0, 2] {
-                    for (quiet, history, forward, prior) in [(0, 0, 0, 0), (2, 1, 200, 2)] {
+                    for (quiet, history, forward, prior, singular) in
+                        [(0, 0, 0, 0, 0), (2, 1, 200, 2, 30)]
+                    {
                         all.push(Pruning {
                             reductions,
                             null_move,
@@ -569,6 +572,9 @@ fn prunings() -> Vec<Pruning> {
                             history,
                             forward,
                             prior,
+                            singular,
+                            multicut: singular > 0,
+                            negative: singular > 0,
                         });
                     }
                 }
@@ -674,6 +680,45 @@ fn the_search_alone_finds_a_forced_win_at_depth_however_it_prunes() {
         let info = agent.last_search().unwrap();
         assert_eq!(info.score, contagion::agents::Score::Mate(1), "{pruning:?}");
     }
+}
+
+#[test]
+fn singular_extensions_change_the_search_and_keep_its_depth() {
+    // Deep enough for the test of a table move (6 plies from the leaves, below the
+    // root): along a game the search plays, the search with singular extensions (alone,
+    // with multi-cut, with negative extensions too) completes the depth with a legal
+    // move (or proves the result), and somewhere visits other nodes than without them.
+    let mut s = Ataxx::standard();
+    let mut differ = [false; 3];
+    for _ in 0..6 {
+        let run = |pruning: Pruning| {
+            let mut agent = player(&s, 7, pruning);
+            let a = agent.select(&s, &Limits::default()).unwrap();
+            assert!(s.is_legal(a), "{pruning:?}");
+            let info = agent.last_search().unwrap();
+            let proven = matches!(info.score, contagion::agents::Score::Mate(_));
+            assert!(info.depth == 7 || proven, "{pruning:?} {info:?}");
+            (a, info.nodes)
+        };
+        let (best, plain) = run(Pruning::DEFAULT);
+        for (k, (multicut, negative)) in [(false, false), (true, false), (true, true)]
+            .into_iter()
+            .enumerate()
+        {
+            let (_, n) = run(Pruning {
+                singular: 20,
+                multicut,
+                negative,
+                ..Pruning::DEFAULT
+            });
+            differ[k] |= n != plain;
+        }
+        s.apply(best).unwrap();
+        if s.outcome().is_some() {
+            break;
+        }
+    }
+    assert_eq!(differ, [true; 3]);
 }
 
 #[test]

@@ -160,6 +160,13 @@ fn a_run_logs_its_scores_against_the_league_and_a_resume_reads_them_back() {
         "selfplay.opponent=greedy random",
         "--set",
         "selfplay.opponent_fraction=1",
+        // Every candidate passes to the baseline gate, which plays the league's hardest.
+        "--set",
+        "gating.games=0",
+        "--set",
+        "gating.baseline_games=2",
+        "--set",
+        "gating.baseline_league=true",
     ];
     let o = train(config, &root, &league);
     assert!(o.status.success(), "{}", text(&o));
@@ -192,6 +199,32 @@ fn a_run_logs_its_scores_against_the_league_and_a_resume_reads_them_back() {
     let first = (League::of(&c).unwrap()).replay([&m[0].league[..]]);
     let published = League::published(&*store, &first.members).unwrap();
     assert_eq!(published, Some(first.weights()));
+    // Each gate played the member the network scored worst against by then.
+    for k in 0..m.len() {
+        let by_then = (League::of(&c).unwrap()).replay(m[..=k].iter().map(|it| &it.league[..]));
+        let gate = m[k]
+            .gate_candidate_vs_baseline
+            .as_ref()
+            .expect("a baseline gate");
+        assert_eq!(
+            Some(&gate.opponent),
+            by_then.hardest().map(ToString::to_string).as_ref(),
+            "{:?}",
+            by_then.scores
+        );
+    }
+    // The league's gate without a league is refused, named.
+    let alone = train(
+        config,
+        &root.join("alone"),
+        &["--set", "gating.baseline_league=true"],
+    );
+    assert!(!alone.status.success());
+    assert!(
+        text(&alone).contains("gating.baseline_league"),
+        "{}",
+        text(&alone)
+    );
     // A member that is no agent is refused, named.
     let bad = train(
         config,

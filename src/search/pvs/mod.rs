@@ -34,6 +34,7 @@ use std::time::Instant;
 
 mod evaluation;
 pub mod features;
+mod ordering;
 mod pruning;
 mod table;
 
@@ -42,9 +43,10 @@ use crate::games::Searchable;
 use crate::games::{Action, MAX_PLAYERS};
 pub use evaluation::Evaluation;
 pub use features::Features;
+use ordering::next_best;
 pub use pruning::{
     FORWARD_FUTILITY_DEPTH, FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, PRUNING_KNOBS,
-    Pruning, PruningKnob, late_moves,
+    Pruning, PruningKnob, SINGULAR_DEPTH, SINGULAR_TABLE_SLACK, late_moves,
 };
 use table::Entry;
 pub use table::Table;
@@ -122,6 +124,10 @@ pub struct Pvs<G: Searchable> {
     pv: Vec<Vec<Action>>,
     /// Whether the move into ply `p + 1` was a null move.
     nulled: Vec<bool>,
+    /// The move a singular extension's test leaves out at each ply (`Action::MAX` none).
+    excluded: Vec<Action>,
+    /// The iteration's depth.
+    root_depth: i32,
     root_player: usize,
     players: usize,
     nodes: u64,
@@ -137,6 +143,8 @@ impl<G: Searchable> Pvs<G> {
             pruning: Pruning::default(),
             table: Table::new(hash_mib),
             nulled: vec![false; MAX_PLY + 2],
+            excluded: vec![Action::MAX; MAX_PLY + 1],
+            root_depth: 0,
             history: Vec::new(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             prior: HashMap::new(),
@@ -194,6 +202,7 @@ impl<G: Searchable> Pvs<G> {
             .clamp(1, crate::limits::MAX_SEARCH_DEPTH);
         let mut result: Option<PvsResult> = None;
         for depth in 1..=max_depth {
+            self.root_depth = depth as i32;
             let must_finish = result.is_none();
             let score = match &result {
                 Some(r) if depth >= 3 && r.mate_plies().is_none() => {
@@ -270,82 +279,6 @@ impl<G: Searchable> Pvs<G> {
         self.aborted
     }
 
-    /// `mover`'s history of `action` (one table for every side with `hst=0`).
-    fn history_of(&self, mover: usize, action: Action) -> i32 {
-        let (side, per) = self.history_side(mover);
-        self.history
-            .get(side * per + action as usize)
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// The history's tables: one a side with `hst=1`, else one for all.
-    fn history_sides(&self) -> usize {
-        if self.pruning.history > 0 {
-            self.players
-        } else {
-            1
-        }
-    }
-
-    /// Where `mover`'s history starts, in tables of `per` entries.
-    fn history_side(&self, mover: usize) -> (usize, usize) {
-        let sides = self.history_sides();
-        (
-            if sides > 1 { mover } else { 0 },
-            self.history.len() / sides,
-        )
-    }
-
-    /// A cut-off at `depth` by `best`, after `tried` (which ends with it): the history
-    /// rewards the move; with `hst=1`, bounded by gravity, and the moves tried before it
-    /// lose as much.
-    fn reward(&mut self, mover: usize, depth: i32, best: Action, tried: &[Action]) {
-        let (side, per) = self.history_side(mover);
-        let gravity = self.pruning.history > 0;
-        let bonus = if gravity {
-            (HISTORY_BONUS_PLY * depth).min(HISTORY_MAX / 8)
-        } else {
-            depth * depth
-        };
-        let mut update = |a: Action, b: i32| {
-            if let Some(h) = self.history.get_mut(side * per + a as usize) {
-                *h = if gravity {
-                    *h + b - *h * b.abs() / HISTORY_MAX
-                } else {
-                    h.saturating_add(b)
-                };
-            }
-        };
-        update(best, bonus);
-        if gravity {
-            for &a in tried.iter().filter(|&&a| a != best) {
-                update(a, -bonus);
-            }
-        }
-    }
-
-    /// The plies a late move's first search is reduced by: the `i`-th move (from 0) at
-    /// `depth`, none for the first moves (the table's, the killers, the best gains);
-    /// with `lmr=3`, fewer on the principal variation and for a move of good history.
-    fn reduction(&self, depth: i32, i: usize, pv_node: bool, history: i32) -> i32 {
-        match self.pruning.reductions {
-            _ if depth < 3 => 0,
-            3 if i >= 2 => {
-                let r = 0.8 + 0.4 * (depth as f64).ln() * ((i + 1) as f64).ln();
-                let r = r.round() as i32 - i32::from(pv_node) - history * 2 / HISTORY_MAX;
-                r.clamp(0, depth - 2)
-            }
-            1 if i >= 3 && depth >= 5 && i >= 8 => 2,
-            1 if i >= 3 => 1,
-            2 if i >= 2 => {
-                let r = 0.5 + (depth as f64).ln() * (i as f64).ln() / 2.0;
-                (r as i32).clamp(1, depth - 2)
-            }
-            _ => 0,
-        }
-    }
-
     /// +1 where the root player moves, −1 elsewhere: a node's score is its sign times
     /// the root player's (with two players, the mover's own; with three, paranoid).
     fn sign(&self, mover: usize) -> i32 {
@@ -402,6 +335,10 @@ impl<G: Searchable> Pvs<G> {
             return 0;
         }
         let pv_node = beta - alpha > 1;
+        // In a singular extension's test: the position without its table move, whose
+        // result is not the position's own.
+        let excluded = self.excluded[ply];
+        let testing = excluded != Action::MAX;
         let mut tt_move = Action::MAX;
         let entry = self.table.probe(key);
         if entry.is_none() && depth > 3 {
@@ -414,7 +351,7 @@ impl<G: Searchable> Pvs<G> {
         if let Some(e) = entry {
             tt_move = e.action;
             let score = from_table(e.score, ply);
-            if ply > 0 && !pv_node && e.depth as i32 >= depth {
+            if ply > 0 && !pv_node && !testing && e.depth as i32 >= depth {
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => score >= beta,
@@ -428,6 +365,7 @@ impl<G: Searchable> Pvs<G> {
         // Reverse futility: a position so good near the leaves that no move is searched.
         if self.pruning.futility > 0
             && !pv_node
+            && !testing
             && ply > 0
             && depth <= FUTILITY_DEPTH
             && beta.abs() < WIN_BOUND
@@ -440,6 +378,7 @@ impl<G: Searchable> Pvs<G> {
         // Null-move pruning: a position good enough for the mover even after passing.
         if self.pruning.null_move
             && !pv_node
+            && !testing
             && ply > 0
             && depth >= 3
             && self.players == 2
@@ -465,6 +404,35 @@ impl<G: Searchable> Pvs<G> {
             }
             if v >= beta {
                 return v.min(WIN_BOUND - 1);
+            }
+        }
+        // Singular extensions: the table's move searched a ply deeper where no other
+        // move comes near it; multi-cut and negative extensions where another does.
+        let mut extension = 0;
+        if let Some(e) = entry
+            && self.pruning.singular > 0
+            && ply > 0
+            && !testing
+            && depth >= SINGULAR_DEPTH
+            && e.action != Action::MAX
+            && e.bound != Bound::Upper
+            && e.depth as i32 >= depth - SINGULAR_TABLE_SLACK
+            && from_table(e.score, ply).abs() < WIN_BOUND
+        {
+            let tt_score = from_table(e.score, ply);
+            let bound = tt_score - i32::from(self.pruning.singular) * depth;
+            self.excluded[ply] = e.action;
+            let v = self.node(state, eval, (depth - 1) / 2, bound - 1, bound, ply, false);
+            self.excluded[ply] = Action::MAX;
+            if self.aborted {
+                return 0;
+            }
+            if v < bound {
+                extension = i32::from((ply as i32) < 2 * self.root_depth);
+            } else if self.pruning.multicut && bound >= beta {
+                return bound;
+            } else if self.pruning.negative && tt_score >= beta {
+                extension = -1;
             }
         }
         let mut children = std::mem::take(&mut self.children[ply]);
@@ -497,6 +465,9 @@ impl<G: Searchable> Pvs<G> {
             }
             let (_, action, made) = next_best(&mut children, i);
             let action = *action;
+            if action == excluded {
+                continue;
+            }
             // Below the root, a quiet move after the first few is not searched (unless
             // every move so far loses by force).
             if quiet_after > 0 && i >= quiet_after && best > -WIN_BOUND && state.quiet(action) {
@@ -521,19 +492,20 @@ impl<G: Searchable> Pvs<G> {
                     s.node(&child, eval, d, lo, hi, ply + 1, must_finish)
                 }
             };
+            let full = depth - 1 + if action == tt_move { extension } else { 0 };
             let v = if i == 0 {
-                search(self, depth - 1, alpha, beta)
+                search(self, full, alpha, beta)
             } else {
                 // A late move is searched shallower first, and again at full depth
                 // only if it beats alpha there.
                 let h = self.history_of(mover, action);
                 let r = self.reduction(depth, i, pv_node, h);
-                let mut v = search(self, depth - 1 - r, alpha, alpha + 1);
+                let mut v = search(self, full - r, alpha, alpha + 1);
                 if r > 0 && v > alpha && !self.aborted {
-                    v = search(self, depth - 1, alpha, alpha + 1);
+                    v = search(self, full, alpha, alpha + 1);
                 }
                 if v > alpha && v < beta && !self.aborted {
-                    search(self, depth - 1, alpha, beta)
+                    search(self, full, alpha, beta)
                 } else {
                     v
                 }
@@ -568,6 +540,9 @@ impl<G: Searchable> Pvs<G> {
             self.reward(mover, depth, best_move, &tried);
         }
         self.tried[ply] = tried;
+        if testing {
+            return best;
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -588,59 +563,9 @@ impl<G: Searchable> Pvs<G> {
         best
     }
 
-    /// Fills `out` with `state`'s moves and their ordering keys (higher first): the
-    /// table's move, the killers, then by the game's gain and the history. The search
-    /// takes them best first by [`next_best`], as far as it gets before a cut-off.
-    fn order(
-        &mut self,
-        state: &G,
-        ply: usize,
-        tt_move: Action,
-        out: &mut Vec<(i64, Action, Option<G>)>,
-    ) {
-        let mut moves = std::mem::take(&mut self.moves[ply]);
-        Searchable::legal_actions(state, &mut moves);
-        out.clear();
-        let killers = self.killers[ply];
-        let mover = Searchable::to_move(state);
-        let prior = (ply < usize::from(self.pruning.prior))
-            .then(|| self.prior.get(&state.key()))
-            .flatten();
-        for &a in &moves {
-            let (gain, child) = state.rank(a);
-            let key = if a == tt_move {
-                i64::MAX
-            } else if let Some(p) = prior {
-                (p.get(a as usize).copied().unwrap_or(f32::MIN) as f64 * 1e6) as i64
-            } else if a == killers[0] {
-                i64::MAX - 1
-            } else if a == killers[1] {
-                i64::MAX - 2
-            } else {
-                ((gain as i64) << 24) + self.history_of(mover, a) as i64
-            };
-            out.push((key, a, child));
-        }
-        self.moves[ply] = moves;
-    }
-
     fn update_pv(&mut self, ply: usize, action: Action) {
         super::update_pv(&mut self.pv, ply, action)
     }
-}
-
-/// Moves the move with the highest key among `moves[i..]` (the first of equals) to `i`,
-/// keeping the others in their order, and returns it: taken for `i = 0, 1, …`, the
-/// moves in the order a stable sort by key, highest first, gives.
-fn next_best<T>(moves: &mut [(i64, Action, T)], i: usize) -> &mut (i64, Action, T) {
-    let mut at = i;
-    for (j, m) in moves.iter().enumerate().skip(i + 1) {
-        if m.0 > moves[at].0 {
-            at = j;
-        }
-    }
-    moves[i..=at].rotate_right(1);
-    &mut moves[i]
 }
 
 /// A forced result's score as the table keeps it: relative to the node, not the root.

@@ -44,6 +44,19 @@ pub struct Pruning {
     /// table's move) where the player has a network: 0 none, 1 the root, 2 the root and
     /// the positions after each of its moves ([`super::Pvs::set_prior`]).
     pub prior: u8,
+    /// Singular extensions' margin a ply, in the search's integers (0 off): at
+    /// [`SINGULAR_DEPTH`] plies and more from the leaves, where the table's move was
+    /// searched nearly as deep and was at least as good as the table says, every other
+    /// move is searched half as deep against that score less this much a ply left; where
+    /// none reaches it the table's move is searched a ply deeper.
+    pub singular: u16,
+    /// Multi-cut, with singular extensions: where the other moves' search reaches its
+    /// bound and that bound is at least beta, the node ends there.
+    pub multicut: bool,
+    /// Negative extensions, with singular extensions: where another move reaches the
+    /// bound and the table's score is at least beta, the table's move is searched a ply
+    /// shallower.
+    pub negative: bool,
 }
 
 impl Pruning {
@@ -58,6 +71,9 @@ impl Pruning {
         history: 0,
         forward: 0,
         prior: 0,
+        singular: 0,
+        multicut: false,
+        negative: false,
     };
     /// The player's default, as `experiments/nnue` records: the public engine's
     /// reductions by history with a history a side (stronger than the mild reductions
@@ -76,6 +92,9 @@ impl Pruning {
         history: 1,
         forward: 0,
         prior: 0,
+        singular: 0,
+        multicut: false,
+        negative: false,
     };
 }
 
@@ -121,7 +140,7 @@ macro_rules! knob {
 }
 
 /// Every setting of [`Pruning`], in the order specs print them.
-pub const PRUNING_KNOBS: [PruningKnob; 9] = [
+pub const PRUNING_KNOBS: [PruningKnob; 12] = [
     knob!("lmr", "R", 3, reductions),
     knob!("nmp", "P", null_move, bool),
     knob!("rfp", "F", 1000, futility),
@@ -131,6 +150,9 @@ pub const PRUNING_KNOBS: [PruningKnob; 9] = [
     knob!("hst", "H", 1, history),
     knob!("fp", "U", 1000, forward),
     knob!("pol", "O", 2, prior),
+    knob!("se", "E", 1000, singular),
+    knob!("mc", "C", multicut, bool),
+    knob!("ne", "X", negative, bool),
 ];
 
 impl Default for Pruning {
@@ -145,6 +167,11 @@ pub const NULL_REDUCTION: i32 = 2;
 pub const FUTILITY_DEPTH: i32 = 4;
 /// The deepest remaining depth at which futility pruning skips a node's later moves.
 pub const FORWARD_FUTILITY_DEPTH: i32 = 6;
+/// The shallowest remaining depth at which a singular extension is tried.
+pub const SINGULAR_DEPTH: i32 = 6;
+/// A table's entry this many plies shallower than the node still starts a singular
+/// extension's test.
+pub const SINGULAR_TABLE_SLACK: i32 = 3;
 /// The deepest remaining depth at which late moves are pruned.
 pub const LATE_MOVE_DEPTH: i32 = 3;
 
