@@ -43,14 +43,15 @@ pub fn eval<G: Baselines>(start: &G, o: &EvalOptions) -> anyhow::Result<()> {
     let mut records = o.reporting.records()?;
     let (r, games) = play_match(start, &o.a, &o.b, &o.config)?;
     if let Some(file) = &mut records {
-        let names = (o.a.to_string(), o.b.to_string());
-        for (round, game) in games.iter().enumerate() {
-            let names = (names.0.as_str(), names.1.as_str());
+        let n = start.num_players();
+        for (g, game) in (0u32..).zip(&games) {
+            let seats = o.config.seats(n, g, game.0, (&o.a, &o.b));
+            let names: Vec<String> = seats.iter().map(ToString::to_string).collect();
             file.append(&write_match_game(
                 start,
                 "contagion eval",
-                round as u32 + 1,
-                names,
+                g + 1,
+                &names,
                 game,
             ))?;
         }

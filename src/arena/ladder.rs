@@ -97,6 +97,7 @@ pub fn run_ladder<G: Baselines>(
                 time_per_game: None,
                 move_time: None,
                 progress: config.progress,
+                partner: None,
             };
             let report = run_match(start, &model, &opponent(opponent_ms), &match_config)?;
             rungs.push(Rung {

@@ -47,9 +47,47 @@ pub struct MatchConfig {
     pub move_time: Option<Duration>,
     /// Report progress: a bar on a terminal, plain lines otherwise.
     pub progress: bool,
+    /// In a game of three, the agent beside B: it takes one of the two seats that are
+    /// not A's, B the other, and they change seats from one opening to the next (`None`:
+    /// B in both).
+    pub partner: Option<AgentSpec>,
 }
 
 impl MatchConfig {
+    /// Whether the partner ([`MatchConfig::partner`]) plays `seat` in game `g` of a
+    /// match of `n` players where A sits in `seat_a`: the seat right after A's in even
+    /// openings, the one after that in odd ones.
+    pub fn partner_sits(&self, n: usize, g: u32, seat_a: usize, seat: usize) -> bool {
+        let after_a = (seat + n - seat_a) % n;
+        let group = g / n as u32;
+        self.partner.is_some() && n == 3 && after_a == 1 + (group % 2) as usize
+    }
+
+    /// The agent in each seat of game `g` (of `n` players, A in `seat_a`).
+    pub fn seats<'a>(
+        &'a self,
+        n: usize,
+        g: u32,
+        seat_a: usize,
+        (a, b): (&'a AgentSpec, &'a AgentSpec),
+    ) -> Vec<&'a AgentSpec> {
+        (0..n)
+            .map(|seat| match &self.partner {
+                _ if seat == seat_a => a,
+                Some(p) if self.partner_sits(n, g, seat_a, seat) => p,
+                _ => b,
+            })
+            .collect()
+    }
+
+    /// B's side as reports name it: B, or B and its partner.
+    pub fn b_name(&self, b: &AgentSpec) -> String {
+        match &self.partner {
+            Some(p) => format!("{b} + {p}"),
+            None => b.to_string(),
+        }
+    }
+
     /// The clock every game is played under.
     pub fn clock(&self) -> Clock {
         Clock {
@@ -314,8 +352,18 @@ pub fn play_match<G: Baselines>(
             )
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(p) = &config.partner {
+        anyhow::ensure!(
+            n == 3,
+            "a partner for B plays in a game of three, not of {n}"
+        );
+        anyhow::ensure!(
+            !p.is_interactive(),
+            "a human cannot play in a parallel match"
+        );
+    }
     let progress = Progress::new(
-        format!("{a} vs {b}"),
+        format!("{a} vs {}", config.b_name(b)),
         config.games as u64,
         "games",
         config.progress,
@@ -324,15 +372,19 @@ pub fn play_match<G: Baselines>(
     // Build once up front so a model that cannot be loaded fails before any game.
     a.build(start, 0)?;
     b.build(start, 0)?;
+    if let Some(p) = &config.partner {
+        p.build(start, 0)?;
+    }
     let records: Vec<SeatedRecord> = pool.install(|| {
         (0..config.games)
             .into_par_iter()
             .map(|g| {
                 let opening = &openings[(g / n) as usize];
                 let seat_a = (g % n) as usize;
-                let agents: Result<Vec<Box<dyn crate::agents::Agent<G>>>, _> = (0..n as usize)
-                    .map(|seat| {
-                        let spec = if seat == seat_a { a } else { b };
+                let seats = config.seats(n as usize, g, seat_a, (a, b));
+                let agents: Result<Vec<Box<dyn crate::agents::Agent<G>>>, _> = (seats.iter())
+                    .enumerate()
+                    .map(|(seat, spec)| {
                         let seed = Rng::derive(
                             config.seed ^ crate::rng::salt::MATCH_AGENTS,
                             g as u64 * 8 + seat as u64,
@@ -427,7 +479,7 @@ fn summarise(
     }
     MatchReport {
         a: a.to_string(),
-        b: b.to_string(),
+        b: config.b_name(b),
         games: records.len() as u32,
         overall: tally(records.iter().map(a_value)),
         by_seat,

@@ -169,23 +169,20 @@ impl RecordFile {
     }
 }
 
-/// Writes a game of a match between `a` and `b` (A in seat `record.0`, B in the others).
+/// Writes a game of a match, `names` the agents in its seats.
 pub fn write_match_game<G: Game>(
     start: &G,
     event: &str,
     round: u32,
-    (a, b): (&str, &str),
-    (seat_a, record): &super::SeatedRecord,
+    names: &[String],
+    (_, record): &super::SeatedRecord,
 ) -> String {
-    let names: Vec<String> = (0..start.num_players())
-        .map(|s| if s == *seat_a { a } else { b }.to_string())
-        .collect();
     let tags = [
         ("Event", event.to_string()),
         ("Site", "?".to_string()),
         ("Round", round.to_string()),
     ];
-    write_game(start, &tags, &names, record)
+    write_game(start, &tags, names, record)
 }
 
 /// Today's date as PGN writes it (`YYYY.MM.DD`, UTC).

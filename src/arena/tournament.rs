@@ -307,14 +307,10 @@ pub fn tournament<G: Baselines>(start: &G, o: &TournamentOptions) -> anyhow::Res
         round += 1;
         match &mut records {
             Some(file) => {
-                let names = (a.to_string(), b.to_string());
-                let text = write_match_game(
-                    start,
-                    "contagion tournament",
-                    round,
-                    (&names.0, &names.1),
-                    game,
-                );
+                let n = start.num_players();
+                let seats = (0..n).map(|s| if s == game.0 { a } else { b });
+                let names: Vec<String> = seats.map(ToString::to_string).collect();
+                let text = write_match_game(start, "contagion tournament", round, &names, game);
                 file.append(&text)
             }
             None => Ok(()),

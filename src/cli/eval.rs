@@ -19,6 +19,10 @@ pub struct EvalArgs {
     /// Its opponent (e.g. greedy).
     #[arg(long, value_name = "SPEC")]
     pub b: AgentSpec,
+    /// In a game of three, B's partner: it takes one of the two seats that are not A's,
+    /// B the other, and they change seats from one opening to the next (default: B in both).
+    #[arg(long, value_name = "SPEC")]
+    pub c: Option<AgentSpec>,
     /// Number of games; a multiple of the number of players (each opening is played with A in every seat).
     #[arg(long, default_value_t = 100)]
     pub games: u32,
@@ -64,6 +68,7 @@ impl MatchArgs {
             time_per_game: clock_from_secs(*self.time_per_game)?,
             move_time: (self.movetime > 0).then(|| std::time::Duration::from_millis(self.movetime)),
             progress: !*self.quiet && !self.json,
+            partner: None,
         })
     }
 
@@ -79,7 +84,10 @@ impl MatchArgs {
 /// Runs `contagion eval`.
 pub fn run(args: EvalArgs, games: &Games) -> anyhow::Result<()> {
     let options = EvalOptions {
-        config: args.play.config(args.games)?,
+        config: MatchConfig {
+            partner: args.c,
+            ..args.play.config(args.games)?
+        },
         reporting: args.play.reporting(),
         a: args.a,
         b: args.b,

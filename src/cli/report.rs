@@ -67,6 +67,7 @@ pub fn run(args: ReportArgs, games: &Games) -> anyhow::Result<()> {
             time_per_game: None,
             move_time: None,
             progress: !*args.quiet,
+            partner: None,
         },
     };
     game.history(&args.run, &history, &name, &out.with_file_name("elo.svg"))

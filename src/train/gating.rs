@@ -48,6 +48,7 @@ fn match_config(
         time_per_game: None,
         move_time: None,
         progress,
+        partner: None,
     }
 }
 

@@ -16,6 +16,7 @@ fn config(games: u32, threads: usize) -> MatchConfig {
         time_per_game: Some(Duration::from_secs(180)),
         move_time: None,
         progress: false,
+        partner: None,
     }
 }
 

@@ -69,6 +69,7 @@ fn three_player_matches_put_each_agent_in_every_seat() {
         time_per_game: None,
         move_time: None,
         progress: false,
+        partner: None,
     };
     let a: AgentSpec = "greedy".parse().unwrap();
     let b: AgentSpec = "random".parse().unwrap();

@@ -168,6 +168,65 @@ fn a_crashed_or_silent_engine_forfeits_with_a_reason_and_never_hangs() {
 }
 
 #[test]
+fn a_partner_takes_one_of_b_s_seats_and_changes_seats_each_opening() {
+    let pgn = temp("partner.pgn");
+    let eval = |game: &str, pgn: &str| {
+        contagion(&[
+            "eval",
+            "--game",
+            game,
+            "--a",
+            "greedy",
+            "--b",
+            "random",
+            "--c",
+            "maxn:depth=1",
+            "--games",
+            "6",
+            "--quiet",
+            "--pgn",
+            pgn,
+        ])
+    };
+    let out = eval("chexers", pgn.to_str().unwrap());
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("random + maxn:depth=1"),
+        "{}",
+        text(&out)
+    );
+    let records = std::fs::read_to_string(&pgn).unwrap();
+    let games: Vec<&str> = records.split("[Event ").skip(1).collect();
+    assert_eq!(games.len(), 6);
+    for (g, record) in games.iter().enumerate() {
+        let seats: Vec<&str> = ["Red", "Green", "Blue"]
+            .iter()
+            .map(|c| {
+                let tag = format!("[{c} \"");
+                let at = record.find(&tag).unwrap() + tag.len();
+                &record[at..at + record[at..].find('"').unwrap()]
+            })
+            .collect();
+        // A in seat g % 3; its partner right after it in the first opening, after that
+        // in the second.
+        let a = g % 3;
+        let partner = (a + 1 + g / 3) % 3;
+        for (seat, name) in seats.iter().enumerate() {
+            let want = match seat {
+                _ if seat == a => "greedy",
+                _ if seat == partner => "maxn:depth=1",
+                _ => "random",
+            };
+            assert_eq!(*name, want, "game {g}: {seats:?}");
+        }
+    }
+    // Two players have no seat to share.
+    let two = eval("ataxx", temp("partner-ataxx.pgn").to_str().unwrap());
+    assert!(!two.status.success());
+    assert!(text(&two).contains("game of three"), "{}", text(&two));
+}
+
+#[test]
 fn three_player_records_replay_to_their_recorded_result() {
     let pgn = temp("chexers.pgn");
     let out = contagion(&[
