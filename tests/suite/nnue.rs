@@ -700,7 +700,12 @@ fn singular_extensions_change_the_search_and_keep_its_depth() {
             assert!(info.depth == 7 || proven, "{pruning:?} {info:?}");
             (a, info.nodes)
         };
-        let (best, plain) = run(Pruning::DEFAULT);
+        let (best, plain) = run(Pruning {
+            singular: 0,
+            multicut: false,
+            negative: false,
+            ..Pruning::DEFAULT
+        });
         for (k, (multicut, negative)) in [(false, false), (true, false), (true, true)]
             .into_iter()
             .enumerate()

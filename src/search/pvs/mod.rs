@@ -13,7 +13,11 @@
 //! (internal iterative reductions); a position good enough after passing can end its
 //! node (null-move pruning); and below the root, the moves the game calls quiet
 //! ([`Searchable::quiet`]) are skipped once a node's first moves are searched (quiet-move
-//! pruning). The history is one table, or one a side bounded by gravity with a malus for
+//! pruning). Far from the leaves, the table's move is searched a ply deeper where every
+//! other move, searched half as deep, stays below its score by a margin (singular
+//! extensions), the node ends where one of them reaches that bound and beta (multi-cut),
+//! and the table's move is searched a ply shallower where one reaches it and the table's
+//! score beta (negative extensions). The history is one table, or one a side bounded by gravity with a malus for
 //! the moves a cut-off came after. [`Pruning::DEFAULT`] keeps what measured stronger
 //! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
@@ -43,7 +47,6 @@ use crate::games::Searchable;
 use crate::games::{Action, MAX_PLAYERS};
 pub use evaluation::Evaluation;
 pub use features::Features;
-use ordering::next_best;
 pub use pruning::{
     FORWARD_FUTILITY_DEPTH, FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, PRUNING_KNOBS,
     Pruning, PruningKnob, SINGULAR_DEPTH, SINGULAR_TABLE_SLACK, late_moves,
@@ -463,7 +466,7 @@ impl<G: Searchable> Pvs<G> {
             if (prune_late && i >= late_moves(depth) || futile && i >= 1) && best > -WIN_BOUND {
                 break;
             }
-            let (_, action, made) = next_best(&mut children, i);
+            let (_, action, made) = Self::next_best(&mut children, i);
             let action = *action;
             if action == excluded {
                 continue;

@@ -117,18 +117,18 @@ impl<G: Searchable> Pvs<G> {
         }
         self.moves[ply] = moves;
     }
-}
 
-/// Moves the move with the highest key among `moves[i..]` (the first of equals) to `i`,
-/// keeping the others in their order, and returns it: taken for `i = 0, 1, …`, the
-/// moves in the order a stable sort by key, highest first, gives.
-pub(super) fn next_best<T>(moves: &mut [(i64, Action, T)], i: usize) -> &mut (i64, Action, T) {
-    let mut at = i;
-    for (j, m) in moves.iter().enumerate().skip(i + 1) {
-        if m.0 > moves[at].0 {
-            at = j;
+    /// Moves the move with the highest key among `moves[i..]` (the first of equals) to `i`,
+    /// keeping the others in their order, and returns it: taken for `i = 0, 1, …`, the
+    /// moves in the order a stable sort by key, highest first, gives.
+    pub(super) fn next_best<T>(moves: &mut [(i64, Action, T)], i: usize) -> &mut (i64, Action, T) {
+        let mut at = i;
+        for (j, m) in moves.iter().enumerate().skip(i + 1) {
+            if m.0 > moves[at].0 {
+                at = j;
+            }
         }
+        moves[i..=at].rotate_right(1);
+        &mut moves[i]
     }
-    moves[i..=at].rotate_right(1);
-    &mut moves[i]
 }

@@ -80,8 +80,10 @@ impl Pruning {
     /// with one history at equal nodes and at 100 ms, which were stronger than none),
     /// reverse futility at 40 a ply and late-move pruning (together stronger than
     /// neither at equal nodes and at 100 ms), internal iterative reductions of two plies
-    /// (stronger than none at equal nodes and at 100 ms); no null moves, quiet-move or
-    /// futility pruning, or the network's order (none measured a gain).
+    /// (stronger than none at equal nodes and at 100 ms), singular extensions at 20
+    /// thousandths of a win a ply with multi-cut and negative extensions (stronger than
+    /// none at equal nodes and at 100 ms); no null moves, quiet-move or futility pruning,
+    /// or the network's order (none measured a gain).
     pub const DEFAULT: Pruning = Pruning {
         reductions: 3,
         null_move: false,
@@ -92,9 +94,9 @@ impl Pruning {
         history: 1,
         forward: 0,
         prior: 0,
-        singular: 0,
-        multicut: false,
-        negative: false,
+        singular: 20,
+        multicut: true,
+        negative: true,
     };
 }
 
