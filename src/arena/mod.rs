@@ -54,16 +54,9 @@ pub struct MatchConfig {
 }
 
 impl MatchConfig {
-    /// Whether the partner ([`MatchConfig::partner`]) plays `seat` in game `g` of a
-    /// match of `n` players where A sits in `seat_a`: the seat right after A's in even
-    /// openings, the one after that in odd ones.
-    pub fn partner_sits(&self, n: usize, g: u32, seat_a: usize, seat: usize) -> bool {
-        let after_a = (seat + n - seat_a) % n;
-        let group = g / n as u32;
-        self.partner.is_some() && n == 3 && after_a == 1 + (group % 2) as usize
-    }
-
-    /// The agent in each seat of game `g` (of `n` players, A in `seat_a`).
+    /// The agent in each seat of game `g` (of `n` players, A in `seat_a`): the partner
+    /// ([`MatchConfig::partner`], in a game of three) in the seat right after A's in even
+    /// openings and the one after that in odd ones, B in the rest.
     pub fn seats<'a>(
         &'a self,
         n: usize,
@@ -71,10 +64,11 @@ impl MatchConfig {
         seat_a: usize,
         (a, b): (&'a AgentSpec, &'a AgentSpec),
     ) -> Vec<&'a AgentSpec> {
+        let partner_seat = (seat_a + 1 + (g as usize / n) % 2) % n;
         (0..n)
             .map(|seat| match &self.partner {
                 _ if seat == seat_a => a,
-                Some(p) if self.partner_sits(n, g, seat_a, seat) => p,
+                Some(p) if n == 3 && seat == partner_seat => p,
                 _ => b,
             })
             .collect()
@@ -337,7 +331,12 @@ pub fn play_match<G: Baselines>(
     crate::limits::at_most("--games", config.games, crate::limits::MAX_MATCH_GAMES)?;
     crate::limits::at_most("--threads", config.threads, crate::limits::MAX_THREADS)?;
     anyhow::ensure!(
-        !a.is_interactive() && !b.is_interactive(),
+        !a.is_interactive()
+            && !b.is_interactive()
+            && !config
+                .partner
+                .as_ref()
+                .is_some_and(AgentSpec::is_interactive),
         "a human cannot play in a parallel match; use `contagion play`"
     );
     let pool = rayon::ThreadPoolBuilder::new()
@@ -352,16 +351,10 @@ pub fn play_match<G: Baselines>(
             )
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if let Some(p) = &config.partner {
-        anyhow::ensure!(
-            n == 3,
-            "a partner for B plays in a game of three, not of {n}"
-        );
-        anyhow::ensure!(
-            !p.is_interactive(),
-            "a human cannot play in a parallel match"
-        );
-    }
+    anyhow::ensure!(
+        config.partner.is_none() || n == 3,
+        "a partner for B plays in a game of three, not of {n}"
+    );
     let progress = Progress::new(
         format!("{a} vs {}", config.b_name(b)),
         config.games as u64,

@@ -490,7 +490,8 @@ impl<G: Baselines> Run<'_, G> {
     /// `gating.baseline_league`, the league member the network scores worst against,
     /// by the iterations before `it` in the log and `m`'s own results.
     fn gate_baseline(&self, it: u32, m: &IterationMetrics) -> anyhow::Result<Option<String>> {
-        if !self.c.gating.baseline_league {
+        let g = &self.c.gating;
+        if !g.baseline_league || g.baseline_games == 0 {
             return Ok(None);
         }
         let done = metrics::records(self.store.as_ref())?;

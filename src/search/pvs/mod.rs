@@ -17,9 +17,9 @@
 //! other move, searched half as deep, stays below its score by a margin (singular
 //! extensions), the node ends where one of them reaches that bound and beta (multi-cut),
 //! and the table's move is searched a ply shallower where one reaches it and the table's
-//! score beta (negative extensions). The history is one table, or one a side bounded by gravity with a malus for
-//! the moves a cut-off came after. [`Pruning::DEFAULT`] keeps what measured stronger
-//! (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
+//! score beta (negative extensions). The history is one table, or one a side bounded
+//! by gravity with a malus for the moves a cut-off came after. [`Pruning::DEFAULT`]
+//! keeps what measured stronger (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
 //! search.
 //!
@@ -420,9 +420,9 @@ impl<G: Searchable> Pvs<G> {
             && e.action != Action::MAX
             && e.bound != Bound::Upper
             && e.depth as i32 >= depth - SINGULAR_TABLE_SLACK
-            && from_table(e.score, ply).abs() < WIN_BOUND
+            && let tt_score = from_table(e.score, ply)
+            && tt_score.abs() < WIN_BOUND
         {
-            let tt_score = from_table(e.score, ply);
             let bound = tt_score - i32::from(self.pruning.singular) * depth;
             self.excluded[ply] = e.action;
             let v = self.node(state, eval, (depth - 1) / 2, bound - 1, bound, ply, false);
