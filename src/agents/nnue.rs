@@ -28,7 +28,7 @@ use crate::nn::Net;
 use crate::nn::formats::models::{resolve, resolve_evaluator};
 use crate::nn::nnue::{Evaluator, Incremental, bundle};
 use crate::search::endgame::{SolveLimits, Solver};
-use crate::search::pvs::{EVAL_SCALE, Pruning, Pvs, PvsLimits};
+use crate::search::pvs::{Pruning, Pvs, PvsLimits, value_of};
 
 /// The search depth when the spec and the `go` line give no limit.
 pub const DEFAULT_DEPTH: u32 = 4;
@@ -303,7 +303,7 @@ impl<G: Game> Agent<G> for NnueAgent<G> {
                     (plies.abs() + state.num_players() as i32 - 1) / state.num_players() as i32;
                 Score::Mate(i64::from(moves.max(1) * plies.signum()))
             }
-            None => Score::from_value(r.score as f32 / EVAL_SCALE),
+            None => Score::from_value(value_of(r.score, self.pruning.logit)),
         };
         self.last = Some(SearchInfo {
             depth: r.depth,

@@ -20,7 +20,7 @@ use contagion::nn::nnue::{
 };
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
-use contagion::search::pvs::{Evaluation, Pruning, Pvs, PvsLimits};
+use contagion::search::pvs::{Evaluation, Pruning, Pvs, PvsLimits, WIN, score_of, value_of};
 use contagion::selfplay::SelfPlaySettings;
 use contagion::train::distill::{DistillOptions, distill};
 
@@ -551,8 +551,8 @@ fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
 /// Every way the search can prune: reductions none, mild, growing or by history, null
 /// moves or not, reverse futility and late-move pruning or not, internal iterative
 /// reductions or not, quiet moves skipped (with the history a side, futility pruning,
-/// a network's policy ordering two plies and singular extensions with multi-cut and
-/// negative extensions) or not.
+/// a network's policy ordering two plies, singular extensions with multi-cut and
+/// negative extensions, and the margins on the logit scale) or not.
 fn prunings() -> Vec<Pruning> {
     let mut all = Vec::new();
     for reductions in 0..=3 {
@@ -575,6 +575,7 @@ fn prunings() -> Vec<Pruning> {
                             singular,
                             multicut: singular > 0,
                             negative: singular > 0,
+                            logit: singular > 0,
                         });
                     }
                 }
@@ -724,6 +725,49 @@ fn singular_extensions_change_the_search_and_keep_its_depth() {
         }
     }
     assert_eq!(differ, [true; 3]);
+}
+
+#[test]
+fn the_logit_scale_keeps_the_order_of_values_and_reads_back() {
+    // Scores on the logit scale rise with the value, read back within a thousandth,
+    // stay far below a won game's however sure the value, and are the value's own near
+    // an even position; a search on that scale reports the same value as on a value's
+    // scale for the same line, within the rounding.
+    let mut last = i32::MIN;
+    for k in -100..=100 {
+        let v = k as f32 / 100.0;
+        let s = score_of(v, true);
+        assert!(s > last || (v.abs() > 0.999 && s == last), "{v} {s} {last}");
+        last = s;
+        assert!(s.abs() < WIN / 10, "{v} {s}");
+        if v.abs() < 0.999 {
+            assert!((value_of(s, true) - v).abs() < 1e-3, "{v} {s}");
+        }
+        assert_eq!(
+            value_of(score_of(v, false), false),
+            (v * 1000.0).round() / 1000.0
+        );
+    }
+    assert_eq!(score_of(0.01, true), score_of(0.01, false));
+    let s = Ataxx::standard();
+    let value = |logit| {
+        let mut agent = player(
+            &s,
+            3,
+            Pruning {
+                logit,
+                ..Pruning::NONE
+            },
+        );
+        let a = agent.select(&s, &Limits::default()).unwrap();
+        match agent.last_search().unwrap().score {
+            contagion::agents::Score::Cp(cp) => (a, cp),
+            other => panic!("{other:?}"),
+        }
+    };
+    let ((a, v), (b, w)) = (value(false), value(true));
+    assert_eq!(a, b);
+    assert!((v - w).abs() <= 2, "{v} {w}");
 }
 
 #[test]

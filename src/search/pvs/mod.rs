@@ -28,7 +28,8 @@
 //! negamax terms a node's sign is + where the root player moves, and a child's score
 //! changes sign only where the sign does.
 //!
-//! Scores are integers: a value `v` in [-1, 1] is `v · EVAL_SCALE`; a won game is
+//! Scores are integers: a value `v` in [-1, 1] is `v · EVAL_SCALE`, or on the logit
+//! scale ([`Pruning::logit`]) `atanh v · EVAL_SCALE` ([`score_of`]); a won game is
 //! `WIN - plies` from the root. Time: a soft deadline ends the deepening between
 //! iterations, a hard one aborts an iteration (its result is dropped but for a root move
 //! found better than the last iteration's, fully searched).
@@ -59,6 +60,8 @@ pub const EVAL_SCALE: f32 = 1000.0;
 /// The score of a game won at the root (less one a ply to reach it).
 pub const WIN: i32 = 100_000;
 const INF: i32 = WIN + 1;
+/// On the logit scale, values are kept within ±this (a score within ±4.95 · EVAL_SCALE).
+const LOGIT_CLIP: f32 = 0.9999;
 /// Scores this close to [`WIN`] are forced results.
 const WIN_BOUND: i32 = WIN - 1000;
 const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
@@ -70,6 +73,24 @@ const HISTORY_BONUS_PLY: i32 = 160;
 const ASPIRATION: i32 = 40;
 
 pub use crate::games::FEATURE_ON;
+
+/// The search's score of a value `v` in [-1, 1]: on a value's scale, or its logit's.
+pub fn score_of(v: f32, logit: bool) -> i32 {
+    let s = match logit {
+        false => v.clamp(-1.0, 1.0),
+        true => v.clamp(-LOGIT_CLIP, LOGIT_CLIP).atanh(),
+    };
+    (s * EVAL_SCALE).round() as i32
+}
+
+/// The value of a score that is not a forced result: [`score_of`]'s inverse.
+pub fn value_of(score: i32, logit: bool) -> f32 {
+    let s = score as f32 / EVAL_SCALE;
+    match logit {
+        false => s,
+        true => s.tanh(),
+    }
+}
 
 /// When to stop. At least depth 1 always completes.
 #[derive(Debug, Clone, Default)]
@@ -297,7 +318,7 @@ impl<G: Searchable> Pvs<G> {
             let seat = (self.root_player + self.players - mover) % self.players;
             values[seat] * self.sign(mover) as f32
         };
-        (v.clamp(-1.0, 1.0) * EVAL_SCALE).round() as i32
+        score_of(v, self.pruning.logit)
     }
 
     #[allow(clippy::too_many_arguments)]

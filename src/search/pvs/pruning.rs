@@ -57,6 +57,10 @@ pub struct Pruning {
     /// bound and the table's score is at least beta, the table's move is searched a ply
     /// shallower.
     pub negative: bool,
+    /// The scale of every score and margin: false a value's (`v`, a win 1), true its
+    /// logit's (`atanh v`, the public engines' scale: margins weigh alike in even and in
+    /// decided positions).
+    pub logit: bool,
 }
 
 impl Pruning {
@@ -74,6 +78,7 @@ impl Pruning {
         singular: 0,
         multicut: false,
         negative: false,
+        logit: false,
     };
     /// The player's default, as `experiments/nnue` records: the public engine's
     /// reductions by history with a history a side (stronger than the mild reductions
@@ -97,6 +102,7 @@ impl Pruning {
         singular: 20,
         multicut: true,
         negative: true,
+        logit: false,
     };
 }
 
@@ -142,7 +148,7 @@ macro_rules! knob {
 }
 
 /// Every setting of [`Pruning`], in the order specs print them.
-pub const PRUNING_KNOBS: [PruningKnob; 12] = [
+pub const PRUNING_KNOBS: [PruningKnob; 13] = [
     knob!("lmr", "R", 3, reductions),
     knob!("nmp", "P", null_move, bool),
     knob!("rfp", "F", 1000, futility),
@@ -155,6 +161,7 @@ pub const PRUNING_KNOBS: [PruningKnob; 12] = [
     knob!("se", "E", 1000, singular),
     knob!("mc", "C", multicut, bool),
     knob!("ne", "X", negative, bool),
+    knob!("lgt", "G", logit, bool),
 ];
 
 impl Default for Pruning {
