@@ -88,7 +88,7 @@ impl Pruning {
     /// (stronger than none at equal nodes and at 100 ms), singular extensions at 20
     /// thousandths of a win a ply with multi-cut and negative extensions (stronger than
     /// none at equal nodes and at 100 ms); no null moves, quiet-move or futility pruning,
-    /// or the network's order (none measured a gain).
+    /// the network's order or the logit scale (none measured a gain).
     pub const DEFAULT: Pruning = Pruning {
         reductions: 3,
         null_move: false,
