@@ -282,23 +282,22 @@ impl Bits {
     /// `tests/suite/nnue.rs` holds them to the encoding's.
     pub fn feature_planes(&self) -> [u64; PLANES] {
         let n = self.side as u32;
-        let row = (1u64 << n) - 1;
-        let board = (0..n).fold(0u64, |b, r| b | row << (8 * r));
+        let board = board_mask(n);
         let me = self.to_move();
-        let planes = [
-            self.pieces[me],
-            self.pieces[1 - me],
-            self.empty,
-            board & !(self.pieces[0] | self.pieces[1] | self.empty),
-            board,
-            if self.halfmove_limit > 0 && 2 * self.halfmove >= self.halfmove_limit {
-                board
-            } else {
-                0
-            },
-        ];
-        // From rows of 8 bits to rows of `n`.
-        planes.map(|mask| (0..n).fold(0, |c, r| c | ((mask >> (8 * r)) & row) << (n * r)))
+        let all = (1u64 << (n * n)) - 1;
+        let late = self.halfmove_limit > 0 && 2 * self.halfmove >= self.halfmove_limit;
+        [
+            compact(self.pieces[me], n, board),
+            compact(self.pieces[1 - me], n, board),
+            compact(self.empty, n, board),
+            compact(
+                board & !(self.pieces[0] | self.pieces[1] | self.empty),
+                n,
+                board,
+            ),
+            all,
+            if late { all } else { 0 },
+        ]
     }
 
     /// Calls `on(window, pattern)` for every 2×2 window, row-major, its pattern the
@@ -423,10 +422,57 @@ impl Searchable for Bits {
     }
 }
 
+/// The squares of a board of side `n` on the 8×8 grid: `n` bits in each of `n` rows.
+fn board_mask(n: u32) -> u64 {
+    let row = (1u64 << n) - 1;
+    (0..n).fold(0u64, |b, r| b | row << (8 * r))
+}
+
+/// `mask`'s squares from rows of 8 bits to rows of `n` (`board` is [`board_mask`]`(n)`):
+/// one parallel bit extract where the CPU has one (BMI2), a shift a row otherwise.
+fn compact(mask: u64, n: u32, board: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { extract_bmi2(mask, board) };
+    }
+    compact_rows(mask, n)
+}
+
+/// [`compact`] a row at a time.
+fn compact_rows(mask: u64, n: u32) -> u64 {
+    let row = (1u64 << n) - 1;
+    (0..n).fold(0, |c, r| c | ((mask >> (8 * r)) & row) << (n * r))
+}
+
+/// The bits of `x` where `m` has one, packed at the bottom in order (`pext`).
+///
+/// # Safety
+///
+/// The CPU must have BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn extract_bmi2(x: u64, m: u64) -> u64 {
+    std::arch::x86_64::_pext_u64(x, m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::board::NEIGHBOURS;
     use super::*;
+
+    /// The compaction the CPU runs is the one a row at a time, on every board side.
+    #[test]
+    fn compacting_rows_is_one_rule_on_every_cpu() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 1..=8 {
+            for _ in 0..200 {
+                x = splitmix64(x);
+                let board = board_mask(n);
+                assert_eq!(compact(x & board, n, board), compact_rows(x, n), "side {n}");
+            }
+        }
+    }
 
     /// Each square's masks are the neighbour and jump offsets that stay on the grid.
     #[test]

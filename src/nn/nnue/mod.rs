@@ -131,4 +131,10 @@ impl<P: Searchable> Evaluation<P> for Incremental {
         self.make(ply);
         self.eval.evaluate(&self.stack[ply].acc, &mut self.scratch)
     }
+
+    fn value(&mut self, ply: usize) -> f32 {
+        self.make(ply);
+        self.eval
+            .mover_value(&self.stack[ply].acc, &mut self.scratch)
+    }
 }

@@ -377,6 +377,16 @@ impl Evaluator {
 
     /// The outputs before tanh, in integers (× `qa · QB`).
     pub fn raw(&self, acc: &Accumulator, scratch: &mut Scratch) -> [i32; MAX_PLAYERS] {
+        self.raw_outputs(acc, scratch, self.shape.outputs)
+    }
+
+    /// The first `outputs` outputs before tanh (the others 0).
+    fn raw_outputs(
+        &self,
+        acc: &Accumulator,
+        scratch: &mut Scratch,
+        outputs: usize,
+    ) -> [i32; MAX_PLAYERS] {
         let s = &self.shape;
         scratch.h1.resize(s.hidden, 0);
         scratch.z.resize(s.dense, 0);
@@ -402,7 +412,7 @@ impl Evaluator {
         // One or a few outputs: a dot product each (a vector form would pad them to a
         // register's width of outputs and cost the search an eighth of its speed).
         let n = top.len();
-        for (k, o) in out.iter_mut().enumerate().take(s.outputs) {
+        for (k, o) in out.iter_mut().enumerate().take(outputs) {
             let row = &self.out_w[k * n..(k + 1) * n];
             *o = (row.iter().zip(top)).fold(self.out_b[k], |sum, (w, x)| {
                 sum.wrapping_add(*w as i32 * *x as i32)
@@ -420,6 +430,13 @@ impl Evaluator {
             *o = (*r as f32 / scale).tanh();
         }
         out
+    }
+
+    /// The mover's value alone (output 0 of [`Evaluator::evaluate`]), without the
+    /// other seats' outputs and their `tanh`.
+    pub fn mover_value(&self, acc: &Accumulator, scratch: &mut Scratch) -> f32 {
+        let raw = self.raw_outputs(acc, scratch, 1)[0];
+        (raw as f32 / (self.qa as i32 * QB) as f32).tanh()
     }
 }
 

@@ -11,4 +11,9 @@ pub trait Evaluation<G>: Send {
     /// The values of the position last entered at `ply`, relative to its mover (0 the
     /// mover, 1 the next seat …), each in [-1, 1].
     fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS];
+    /// The value of that position for its mover alone (all a search of two players
+    /// reads): `values(ply)[0]`, which an evaluation may make without the other seats'.
+    fn value(&mut self, ply: usize) -> f32 {
+        self.values(ply)[0]
+    }
 }

@@ -44,8 +44,8 @@ mod pruning;
 mod table;
 
 use super::{Bound, Stop};
+use crate::games::Action;
 use crate::games::Searchable;
-use crate::games::{Action, MAX_PLAYERS};
 pub use evaluation::Evaluation;
 pub use features::Features;
 pub use pruning::{
@@ -310,13 +310,13 @@ impl<G: Searchable> Pvs<G> {
     }
 
     /// The static score of `state`, entered at `ply`, for its mover's side.
-    fn static_score(&self, state: &G, values: [f32; MAX_PLAYERS]) -> i32 {
+    fn static_score(&self, state: &G, eval: &mut dyn Evaluation<G>, ply: usize) -> i32 {
         let mover = Searchable::to_move(state);
         let v = if self.players == 2 {
-            values[0]
+            eval.value(ply)
         } else {
             let seat = (self.root_player + self.players - mover) % self.players;
-            values[seat] * self.sign(mover) as f32
+            eval.values(ply)[seat] * self.sign(mover) as f32
         };
         score_of(v, self.pruning.logit)
     }
@@ -353,7 +353,7 @@ impl<G: Searchable> Pvs<G> {
         }
         eval.enter(ply, state);
         if depth <= 0 || ply >= MAX_PLY {
-            return self.static_score(state, eval.values(ply));
+            return self.static_score(state, eval, ply);
         }
         if !must_finish && self.out_of_budget() {
             return 0;
@@ -394,7 +394,7 @@ impl<G: Searchable> Pvs<G> {
             && depth <= FUTILITY_DEPTH
             && beta.abs() < WIN_BOUND
         {
-            let own = self.static_score(state, eval.values(ply));
+            let own = self.static_score(state, eval, ply);
             if own - i32::from(self.pruning.futility) * depth >= beta {
                 return own;
             }
@@ -409,7 +409,7 @@ impl<G: Searchable> Pvs<G> {
             && !self.nulled[ply - 1]
             && beta.abs() < WIN_BOUND
             && let Some(passed) = state.null_move()
-            && self.static_score(state, eval.values(ply)) >= beta
+            && self.static_score(state, eval, ply) >= beta
         {
             let r = NULL_REDUCTION + depth / 4;
             self.nulled[ply] = true;
@@ -481,7 +481,7 @@ impl<G: Searchable> Pvs<G> {
             && alpha.abs() < WIN_BOUND
             && {
                 let margin = i32::from(self.pruning.forward);
-                self.static_score(state, eval.values(ply)) + margin + margin / 2 * depth <= alpha
+                self.static_score(state, eval, ply) + margin + margin / 2 * depth <= alpha
             };
         for i in 0..children.len() {
             if (prune_late && i >= late_moves(depth) || futile && i >= 1) && best > -WIN_BOUND {
