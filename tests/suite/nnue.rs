@@ -771,6 +771,25 @@ fn the_logit_scale_keeps_the_order_of_values_and_reads_back() {
 }
 
 #[test]
+fn singular_extensions_are_for_games_of_two() {
+    // In Chexers' paranoid search (three players) they lost heavily, so there the
+    // search with them is the search without them: the same move and the same nodes.
+    let s = Chexers::new();
+    let net = random_net(&s, 5);
+    let run = |singular| {
+        let eval = Arc::new(Evaluator::new(&net));
+        let mut agent = NnueAgent::new("nnue".into(), eval, None, Some(7), None);
+        agent.set_pruning(Pruning {
+            singular,
+            ..Pruning::DEFAULT
+        });
+        let a = agent.select(&s, &Limits::default()).unwrap();
+        (a, agent.last_search().unwrap().nodes)
+    };
+    assert_eq!(run(20), run(0));
+}
+
+#[test]
 fn each_pruning_searches_fewer_nodes_to_the_same_depth() {
     // From the start, to depth 6: every pruning visits fewer nodes than the full-width
     // search, and each still completes the depth with a legal move. Internal iterative

@@ -13,11 +13,11 @@
 //! (internal iterative reductions); a position good enough after passing can end its
 //! node (null-move pruning); and below the root, the moves the game calls quiet
 //! ([`Searchable::quiet`]) are skipped once a node's first moves are searched (quiet-move
-//! pruning). Far from the leaves, the table's move is searched a ply deeper where every
-//! other move, searched half as deep, stays below its score by a margin (singular
-//! extensions), the node ends where one of them reaches that bound and beta (multi-cut),
-//! and the table's move is searched a ply shallower where one reaches it and the table's
-//! score beta (negative extensions). The history is one table, or one a side bounded
+//! pruning). Far from the leaves, in games of two, the table's move is searched a ply
+//! deeper where every other move, searched half as deep, stays below its score by a
+//! margin (singular extensions), the node ends where one of them reaches that bound and
+//! beta (multi-cut), and the table's move is searched a ply shallower where one reaches
+//! it and the table's score beta (negative extensions). The history is one table, or one a side bounded
 //! by gravity with a malus for the moves a cut-off came after. [`Pruning::DEFAULT`]
 //! keeps what measured stronger (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
 //! every node on the path, so an incrementally updated one moves its state with the
@@ -435,6 +435,7 @@ impl<G: Searchable> Pvs<G> {
         let mut extension = 0;
         if let Some(e) = entry
             && self.pruning.singular > 0
+            && self.players == 2
             && ply > 0
             && !testing
             && depth >= SINGULAR_DEPTH

@@ -48,7 +48,8 @@ pub struct Pruning {
     /// [`SINGULAR_DEPTH`] plies and more from the leaves, where the table's move was
     /// searched nearly as deep and was at least as good as the table says, every other
     /// move is searched half as deep against that score less this much a ply left; where
-    /// none reaches it the table's move is searched a ply deeper.
+    /// none reaches it the table's move is searched a ply deeper. Only with two players
+    /// (in Chexers' paranoid search they lost: `experiments/nnue`).
     pub singular: u16,
     /// Multi-cut, with singular extensions: where the other moves' search reaches its
     /// bound and that bound is at least beta, the node ends there.
