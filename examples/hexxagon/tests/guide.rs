@@ -36,6 +36,11 @@ const SHORTENED: &[(&str, &str, &str)] = &[
         "run.iterations=1",
     ),
     (
+        "hexxagon train --config examples/hexxagon/hexxagon.toml",
+        "--set",
+        "selfplay.games_per_iteration=16",
+    ),
+    (
         "hexxagon eval --game hexxagon --a model:checkpoints/hexxagon,",
         "--games",
         "2",
