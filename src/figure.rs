@@ -28,8 +28,7 @@ pub fn finish<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
 /// Writes `svg` at `out` and its PNG beside it (same name, `.png`; feature `png`, on by
 /// default); returns the PNG's path if one was written.
 pub fn save_svg(svg: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
-    crate::framing::write_atomic(out, svg.as_bytes())
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", out.display()))?;
+    crate::framing::write_atomic(out, svg.as_bytes())?;
     write_png(svg, out)
 }
 
@@ -38,8 +37,7 @@ pub fn save_svg(svg: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
 fn write_png(svg: &str, out: &Path) -> anyhow::Result<Option<PathBuf>> {
     let png = out.with_extension("png");
     let bytes = rasterise(svg)?;
-    crate::framing::write_atomic(&png, &bytes)
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", png.display()))?;
+    crate::framing::write_atomic(&png, &bytes)?;
     Ok(Some(png))
 }
 

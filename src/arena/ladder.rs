@@ -277,8 +277,7 @@ fn write(
         table(rungs),
     );
     let md = out.with_file_name(format!("{name}.md"));
-    crate::framing::write_atomic(&md, text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", md.display()))?;
+    crate::framing::write_atomic(&md, text.as_bytes())?;
     eprintln!("wrote {} and {}", md.display(), svg.display());
     Ok(())
 }

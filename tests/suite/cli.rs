@@ -394,6 +394,22 @@ fn report_writes_svg_and_png_curves() {
     assert!(std::fs::read(&named).unwrap().starts_with(b"\x89PNG"));
     let svg = std::fs::read_to_string(dir.join("named.svg")).unwrap();
     assert!(svg.contains("<svg"), "the SVG beside the PNG");
+    // A folder that is not there: an error naming the file once, and no panic.
+    let missing = dir.join("absent").join("curves.svg");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
+        .args(["report", "--run"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !err.contains("panicked"), "{err}");
+    assert_eq!(
+        err.matches(&*missing.display().to_string()).count(),
+        1,
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
