@@ -535,7 +535,7 @@ fn the_player_finds_proven_wins_and_never_plays_into_a_proven_loss() {
 }
 
 /// The player on a random evaluator of `start`'s game, to `depth`, pruning as `pruning` says.
-fn player(start: &Ataxx, depth: u32, pruning: Pruning) -> NnueAgent<Ataxx> {
+fn player<G: Game>(start: &G, depth: u32, pruning: Pruning) -> NnueAgent<G> {
     let net = random_net(start, 3);
     let eval = Arc::new(Evaluator::new(&net));
     let mut agent = NnueAgent::new("nnue".into(), eval, None, Some(depth), None);
@@ -775,14 +775,15 @@ fn singular_extensions_are_for_games_of_two() {
     // In Chexers' paranoid search (three players) they lost heavily, so there the
     // search with them is the search without them: the same move and the same nodes.
     let s = Chexers::new();
-    let net = random_net(&s, 5);
     let run = |singular| {
-        let eval = Arc::new(Evaluator::new(&net));
-        let mut agent = NnueAgent::new("nnue".into(), eval, None, Some(7), None);
-        agent.set_pruning(Pruning {
-            singular,
-            ..Pruning::DEFAULT
-        });
+        let mut agent = player(
+            &s,
+            7,
+            Pruning {
+                singular,
+                ..Pruning::DEFAULT
+            },
+        );
         let a = agent.select(&s, &Limits::default()).unwrap();
         (a, agent.last_search().unwrap().nodes)
     };
