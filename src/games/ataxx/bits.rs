@@ -286,15 +286,21 @@ impl Bits {
         let me = self.to_move();
         let all = (1u64 << (n * n)) - 1;
         let late = self.halfmove_limit > 0 && 2 * self.halfmove >= self.halfmove_limit;
-        [
-            compact(self.pieces[me], n, board),
-            compact(self.pieces[1 - me], n, board),
-            compact(self.empty, n, board),
-            compact(
+        let [mine, theirs, empty, blocked] = compact(
+            [
+                self.pieces[me],
+                self.pieces[1 - me],
+                self.empty,
                 board & !(self.pieces[0] | self.pieces[1] | self.empty),
-                n,
-                board,
-            ),
+            ],
+            n,
+            board,
+        );
+        [
+            mine,
+            theirs,
+            empty,
+            blocked,
             all,
             if late { all } else { 0 },
         ]
@@ -428,15 +434,16 @@ fn board_mask(n: u32) -> u64 {
     (0..n).fold(0u64, |b, r| b | row << (8 * r))
 }
 
-/// `mask`'s squares from rows of 8 bits to rows of `n` (`board` is [`board_mask`]`(n)`):
-/// one parallel bit extract where the CPU has one (BMI2), a shift a row otherwise.
-fn compact(mask: u64, n: u32, board: u64) -> u64 {
+/// Each mask's squares from rows of 8 bits to rows of `n` (`board` is
+/// [`board_mask`]`(n)`): one parallel bit extract a mask where the CPU has one (BMI2,
+/// asked once for all of them), a shift a row otherwise.
+fn compact<const K: usize>(masks: [u64; K], n: u32, board: u64) -> [u64; K] {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has BMI2, checked just above.
-        return unsafe { extract_bmi2(mask, board) };
+        return masks.map(|mask| unsafe { extract_bmi2(mask, board) });
     }
-    compact_rows(mask, n)
+    masks.map(|mask| compact_rows(mask, n))
 }
 
 /// [`compact`] a row at a time.
@@ -469,7 +476,11 @@ mod tests {
             for _ in 0..200 {
                 x = splitmix64(x);
                 let board = board_mask(n);
-                assert_eq!(compact(x & board, n, board), compact_rows(x, n), "side {n}");
+                assert_eq!(
+                    compact([x & board], n, board),
+                    [compact_rows(x, n)],
+                    "side {n}"
+                );
             }
         }
     }

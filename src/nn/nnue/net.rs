@@ -424,10 +424,9 @@ impl Evaluator {
     /// The values (tanh, relative to the mover) of the position `acc` holds.
     pub fn evaluate(&self, acc: &Accumulator, scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
         let raw = self.raw(acc, scratch);
-        let scale = (self.qa as i32 * QB) as f32;
         let mut out = [0.0; MAX_PLAYERS];
-        for (o, r) in out.iter_mut().zip(&raw).take(self.shape.outputs) {
-            *o = (*r as f32 / scale).tanh();
+        for (o, &r) in out.iter_mut().zip(&raw).take(self.shape.outputs) {
+            *o = self.squash(r);
         }
         out
     }
@@ -435,7 +434,11 @@ impl Evaluator {
     /// The mover's value alone (output 0 of [`Evaluator::evaluate`]), without the
     /// other seats' outputs and their `tanh`.
     pub fn mover_value(&self, acc: &Accumulator, scratch: &mut Scratch) -> f32 {
-        let raw = self.raw_outputs(acc, scratch, 1)[0];
+        self.squash(self.raw_outputs(acc, scratch, 1)[0])
+    }
+
+    /// An output's value: its integer before tanh back to the float scale, squashed.
+    fn squash(&self, raw: i32) -> f32 {
         (raw as f32 / (self.qa as i32 * QB) as f32).tanh()
     }
 }
