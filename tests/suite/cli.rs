@@ -352,11 +352,16 @@ fn report_writes_svg_and_png_curves() {
         dir.join("metrics.jsonl"),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(["report", "--run"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    // `report --run DIR`, and `--out OUT` where given.
+    let report = |out: Option<&std::path::Path>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"));
+        cmd.args(["report", "--run"]).arg(&dir);
+        if let Some(out) = out {
+            cmd.arg("--out").arg(out);
+        }
+        cmd.output().unwrap()
+    };
+    let out = report(None);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -383,26 +388,14 @@ fn report_writes_svg_and_png_curves() {
     );
     // Asked for by the PNG's name, the SVG goes beside it, not into it.
     let named = dir.join("named.png");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(["report", "--run"])
-        .arg(&dir)
-        .arg("--out")
-        .arg(&named)
-        .output()
-        .unwrap();
+    let out = report(Some(&named));
     assert!(out.status.success());
     assert!(std::fs::read(&named).unwrap().starts_with(b"\x89PNG"));
     let svg = std::fs::read_to_string(dir.join("named.svg")).unwrap();
     assert!(svg.contains("<svg"), "the SVG beside the PNG");
     // A folder that is not there: an error naming the file once, and no panic.
     let missing = dir.join("absent").join("curves.svg");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_contagion"))
-        .args(["report", "--run"])
-        .arg(&dir)
-        .arg("--out")
-        .arg(&missing)
-        .output()
-        .unwrap();
+    let out = report(Some(&missing));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && !err.contains("panicked"), "{err}");
     assert_eq!(
