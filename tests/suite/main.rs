@@ -21,6 +21,7 @@ mod ataxx_rules;
 mod ataxx_uai;
 mod best_reply;
 mod browser;
+mod builds;
 mod bundle_compat;
 mod chexers_rules;
 mod cli;
