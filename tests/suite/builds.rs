@@ -11,8 +11,9 @@ use std::process::Command;
 /// Every crate of a build and its features, by `cargo tree` with `args`.
 fn features(args: &[&str]) -> BTreeMap<String, String> {
     let out = Command::new(env!("CARGO"))
-        .args(["tree", "--locked", "--offline", "--workspace", "--prefix", "none"])
-        .args(["-e", "normal,build,dev", "-f", "{p}|{f}"])
+        .args(["tree", "--locked", "--offline", "--workspace"])
+        .args(["--prefix", "none", "-e", "normal,build,dev"])
+        .args(["-f", "{p}|{f}"])
         .args(args)
         .output()
         .expect("running cargo tree");
@@ -42,7 +43,7 @@ fn differing(other: &[&str], own: &[&str]) -> Vec<String> {
         .iter()
         .filter(|(name, f)| default.get(*name).is_some_and(|d| d != *f))
         .filter(|(name, _)| !own.iter().any(|o| name.starts_with(o)))
-        .map(|(name, f)| format!("{name}: [{f}] where the default build has [{}]", default[name]))
+        .map(|(name, f)| format!("{name}: [{f}], the default build's [{}]", default[name]))
         .collect()
 }
 
