@@ -150,8 +150,6 @@ pub struct Pvs<G: Searchable> {
     nulled: Vec<bool>,
     /// The move a singular extension's test leaves out at each ply (`Action::MAX` none).
     excluded: Vec<Action>,
-    /// Each ply's static score once asked for (its pruning rules may each ask).
-    statics: Vec<Option<i32>>,
     /// The iteration's depth.
     root_depth: i32,
     root_player: usize,
@@ -170,7 +168,6 @@ impl<G: Searchable> Pvs<G> {
             table: Table::new(hash_mib),
             nulled: vec![false; MAX_PLY + 2],
             excluded: vec![Action::MAX; MAX_PLY + 1],
-            statics: vec![None; MAX_PLY + 1],
             root_depth: 0,
             history: Vec::new(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -312,12 +309,8 @@ impl<G: Searchable> Pvs<G> {
         if mover == self.root_player { 1 } else { -1 }
     }
 
-    /// The static score of `state`, entered at `ply`, for its mover's side: made once
-    /// a node.
-    fn static_score(&mut self, state: &G, eval: &mut dyn Evaluation<G>, ply: usize) -> i32 {
-        if let Some(score) = self.statics[ply] {
-            return score;
-        }
+    /// The static score of `state`, entered at `ply`, for its mover's side.
+    fn static_score(&self, state: &G, eval: &mut dyn Evaluation<G>, ply: usize) -> i32 {
         let mover = Searchable::to_move(state);
         let v = if self.players == 2 {
             eval.value(ply)
@@ -325,9 +318,7 @@ impl<G: Searchable> Pvs<G> {
             let seat = (self.root_player + self.players - mover) % self.players;
             eval.values(ply)[seat] * self.sign(mover) as f32
         };
-        let score = score_of(v, self.pruning.logit);
-        self.statics[ply] = Some(score);
-        score
+        score_of(v, self.pruning.logit)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -361,7 +352,6 @@ impl<G: Searchable> Pvs<G> {
             self.table.prefetch(key);
         }
         eval.enter(ply, state);
-        self.statics[ply] = None;
         if depth <= 0 || ply >= MAX_PLY {
             return self.static_score(state, eval, ply);
         }
