@@ -3,7 +3,7 @@
 //! compiles that the default build does not, so each compiles only its own crates and
 //! this one (the feature pins in `Cargo.toml` keep it so; without them a feature of a
 //! shared crate, `serde`'s `rc` or `proc-macro2`'s span locations, recompiles most of
-//! the tree). Read from `cargo tree`, offline, against `Cargo.lock`.
+//! the tree). Read from `cargo tree` against `Cargo.lock` (which downloads what it lacks).
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -11,7 +11,7 @@ use std::process::Command;
 /// Every crate of a build and its features, by `cargo tree` with `args`.
 fn features(args: &[&str]) -> BTreeMap<String, String> {
     let out = Command::new(env!("CARGO"))
-        .args(["tree", "--locked", "--offline", "--workspace"])
+        .args(["tree", "--locked", "--workspace"])
         .args(["--prefix", "none", "-e", "normal,build,dev"])
         .args(["-f", "{p}|{f}"])
         .args(args)
