@@ -7,6 +7,10 @@
 
 use std::collections::BTreeMap;
 use std::process::Command;
+use std::sync::LazyLock;
+
+/// The default build's crates and features, read once for every comparison.
+static DEFAULT: LazyLock<BTreeMap<String, String>> = LazyLock::new(|| features(&[]));
 
 /// Every crate of a build and its features, by `cargo tree` with `args`.
 fn features(args: &[&str]) -> BTreeMap<String, String> {
@@ -28,7 +32,7 @@ fn features(args: &[&str]) -> BTreeMap<String, String> {
         if let Some((package, features)) = line.split_once('|') {
             // A package's path (a workspace member's) is not part of its name.
             let name = package.split(" (").next().unwrap().to_string();
-            crates.insert(name, features.trim_end_matches(" (*)").to_string());
+            crates.insert(name, features.to_string());
         }
     }
     crates
@@ -37,13 +41,11 @@ fn features(args: &[&str]) -> BTreeMap<String, String> {
 /// The crates of `other` that the default build compiles with other features, but
 /// those `own` names (the build's own reason to differ).
 fn differing(other: &[&str], own: &[&str]) -> Vec<String> {
-    let default = features(&[]);
-    let other = features(other);
-    other
+    features(other)
         .iter()
-        .filter(|(name, f)| default.get(*name).is_some_and(|d| d != *f))
+        .filter(|(name, f)| DEFAULT.get(*name).is_some_and(|d| d != *f))
         .filter(|(name, _)| !own.iter().any(|o| name.starts_with(o)))
-        .map(|(name, f)| format!("{name}: [{f}], the default build's [{}]", default[name]))
+        .map(|(name, f)| format!("{name}: [{f}], the default build's [{}]", DEFAULT[name]))
         .collect()
 }
 
