@@ -22,7 +22,7 @@ pub struct Knob {
 }
 
 /// Every knob, in the order specs print them.
-pub const KNOBS: [Knob; 3] = [
+pub const KNOBS: [Knob; 4] = [
     Knob {
         key: "cpuct",
         letter: "P",
@@ -46,6 +46,14 @@ pub const KNOBS: [Knob; 3] = [
         max: 100,
         default: 0,
         apply: |p, v| p.draw_value = -v,
+    },
+    Knob {
+        key: "rep",
+        letter: "R",
+        option: "Repeat",
+        max: 100,
+        default: 0,
+        apply: |p, v| p.repeat_value = -v,
     },
 ];
 

@@ -135,7 +135,7 @@ const fn param(
 /// The model kind lists each of [`KNOBS`] by index: a knob added there must be added
 /// to its parameters too.
 const _: () = assert!(
-    KNOBS.len() == 3,
+    KNOBS.len() == 4,
     "list every knob among the model's parameters"
 );
 
@@ -203,8 +203,9 @@ pub const KINDS: &[Kind] = &[
             knob_param(&KNOBS[0]),
             knob_param(&KNOBS[1]),
             knob_param(&KNOBS[2]),
+            knob_param(&KNOBS[3]),
         ],
-        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT; PUCT's constant P/100, an unvisited child valued F/100 below its parent, a draw by the rules scored -C/100 for every seat",
+        doc: "MCTS guided by the network at PATH (a bundle, a checkpoint or a run directory's best, local or s3://): N simulations a move (with ms and no sims, as many as M ms allow), T threads on one tree, Gumbel root search over K actions instead of PUCT; PUCT's constant P/100, an unvisited child valued F/100 below its parent, a draw by the rules scored -C/100 for every seat, a position below the root that repeats an earlier one of the game -R/100 (0: off)",
     },
     Kind {
         name: "nnue", arg: Some("PATH"),
@@ -637,6 +638,10 @@ mod tests {
             ),
             ("model:m,contempt=50", "model:m,sims=100,contempt=50"),
             ("model:m,contempt=0,cpuct=150", "model:m,sims=100"),
+            (
+                "model:m,rep=35,contempt=35",
+                "model:m,sims=100,contempt=35,rep=35",
+            ),
             ("nnue:m", "nnue:m"),
             ("nnue:m,nodes=5000,ms=100", "nnue:m,ms=100,nodes=5000"),
             ("nnue:m,lmr=0,depth=3", "nnue:m,depth=3,lmr=0"),
@@ -669,5 +674,6 @@ mod tests {
         assert!(msg("nnue:ms=100").contains("nnue needs a path"));
         assert!(msg("nnue:m,sims=100").contains("no parameter 'sims'"));
         assert!(msg("model:m,contempt=101").contains("contempt=101: expected an integer 0..=100"));
+        assert!(msg("model:m,rep=101").contains("rep=101: expected an integer 0..=100"));
     }
 }

@@ -248,6 +248,7 @@ pub struct DistillConfig {
     pub games: u32,
     pub generations: u32,
     pub loop_nodes: u64,
+    pub loop_start: crate::train::distill_loop::LoopStart,
     pub opening_plies: u32,
     pub opening_filter: f64,
     pub adjudicate: f64,
@@ -274,6 +275,7 @@ impl Default for DistillConfig {
             games: 2000,
             generations: 20,
             loop_nodes: 2000,
+            loop_start: crate::train::distill_loop::LoopStart::Fresh,
             opening_plies: 8,
             opening_filter: 0.0,
             adjudicate: 0.0,
@@ -553,6 +555,7 @@ impl Config {
                 c_scale: self.mcts.gumbel_c_scale,
             }),
             draw_value: self.mcts.draw_value,
+            repeat_value: 0.0,
         }
     }
 

@@ -250,6 +250,14 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     }
 
     // part: the search
+    /// Whether this position has occurred before in the game, among the positions the
+    /// rules' repetition draw counts (Chexers: since the last exit); a search may score
+    /// it as a draw (`model:…,rep=R`). `false` (the default) for a game without such a
+    /// draw.
+    fn repeats(&self) -> bool {
+        false
+    }
+
     /// Passes the turn to the next player without a move, for a search that lets one
     /// opponent reply for all (best-reply search), and says whether it could; `false`
     /// (the default, changing nothing) where the game has no such pass. The position

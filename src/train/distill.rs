@@ -47,7 +47,10 @@ pub struct DistillOptions {
     /// The teacher network whose value of each position takes `teacher_value` of the
     /// target (needed when that share is above 0).
     pub teacher: Option<crate::nn::Net>,
-    /// Seeds the split, the order and the symmetries.
+    /// The weights to train on from (of the shape `settings` make); `None`: weights drawn
+    /// from `seed`.
+    pub init: Option<FloatNet>,
+    /// Seeds the split, the order, the symmetries and the first weights.
     pub seed: u64,
     /// Show a progress bar.
     pub progress: bool,
@@ -261,6 +264,13 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     let t0 = Instant::now();
     let c = &opts.settings;
     let shape = shape_of(start, c)?;
+    if let Some(init) = opts.init.as_ref().filter(|n| n.shape != shape) {
+        bail!(
+            "the weights to start from are {}; the [distill] settings make {}",
+            init.shape,
+            shape
+        );
+    }
     // The teacher is checked before the data is read.
     let teacher = match &opts.teacher {
         _ if c.teacher_value <= 0.0 && c.branches == 0 => None,
@@ -326,7 +336,10 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         train_positions > 0,
         "no positions to train on ({games} games read)"
     );
-    let mut trainer = c.trainer.start(&shape, opts.seed);
+    let mut trainer = match &opts.init {
+        Some(net) => c.trainer.start_from(net),
+        None => c.trainer.start(&shape, opts.seed),
+    };
     let (mut order_rng, mut sym_rng) = (Rng::new(opts.seed), Rng::new(Rng::derive(opts.seed, 1)));
     let syms = start.augmentation_symmetries().max(1);
     let batch_size = c.batch_size as usize;

@@ -61,6 +61,37 @@ pub struct Generation {
     pub minutes: f64,
 }
 
+/// Where each generation's candidate starts; its name is `distill.loop_start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum LoopStart {
+    /// Weights drawn afresh from the generation's seed.
+    #[default]
+    Fresh,
+    /// The best evaluator's weights, trained on from there.
+    Best,
+}
+
+impl LoopStart {
+    /// Every start, in [`LoopStart::NAMES`]' order.
+    pub const ALL: [LoopStart; 2] = [LoopStart::Fresh, LoopStart::Best];
+    /// Their names, as configs write them.
+    pub const NAMES: &'static [&'static str] = &["fresh", "best"];
+}
+
+impl TryFrom<String> for LoopStart {
+    type Error = String;
+    fn try_from(name: String) -> Result<LoopStart, String> {
+        crate::limits::named("loop start", &Self::ALL, Self::NAMES, &name)
+    }
+}
+
+impl From<LoopStart> for String {
+    fn from(s: LoopStart) -> String {
+        LoopStart::NAMES[s as usize].into()
+    }
+}
+
 /// The directory of generation `g`'s evaluator.
 fn generation_dir(dir: &Path, g: u32) -> PathBuf {
     dir.join(format!("gen-{g:04}"))
@@ -176,6 +207,10 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
         };
         let played = generate_searched(start, &games, &data)?;
         let out = generation_dir(dir, number);
+        let init = match d.loop_start {
+            LoopStart::Fresh => None,
+            LoopStart::Best => Some(bundle::load(&best_dir, start)?.1),
+        };
         let trained = distill(
             start,
             &DistillOptions {
@@ -184,6 +219,7 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
                 name: Some(format!("gen-{number:04}")),
                 settings: d.clone(),
                 teacher: opts.teacher.clone(),
+                init,
                 seed: Rng::derive(c.run.seed, number as u64),
                 progress: opts.progress,
             },

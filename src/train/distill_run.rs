@@ -101,6 +101,7 @@ pub fn distill_run<G: Baselines>(
         name: name.clone(),
         settings: c.clone(),
         teacher: labelling(teacher)?,
+        init: None,
         seed: config.run.seed,
         progress: run.progress,
     };

@@ -297,6 +297,59 @@ fn a_draw_by_repetition_scores_the_search_draw_value() {
     }
 }
 
+/// Blue's move back to the start position's second occurrence, scored as a draw at the
+/// search's `repeat_value` (not proven: the rules play on), and never chosen below 0.
+#[test]
+fn a_repetition_in_the_tree_scores_the_search_repeat_value() {
+    use contagion::games::chexers::Chexers;
+    let mut s = Chexers::new()
+        .parse_position("4/1g3/6/3r3/6/2b2/4 r 0/0/0 0")
+        .expect("a position");
+    assert!(!s.repeats(), "the first occurrence");
+    let cycle = "MOVE(0,0,1,0); MOVE(0,-2,1,-2); MOVE(-1,2,-1,3); MOVE(1,0,0,0); MOVE(1,-2,0,-2)";
+    for m in cycle.split(';').map(str::trim) {
+        let a = s.parse_legal_action(m).expect("a legal move");
+        s.apply(a).expect("applies");
+    }
+    assert!(!s.repeats(), "a new position");
+    let repeat = s.parse_legal_action("MOVE(-1,3,-1,2)").expect("legal");
+    let mut after = s.clone();
+    after.apply(repeat).expect("applies");
+    assert!(
+        after.repeats() && after.outcome().is_none(),
+        "the second occurrence"
+    );
+    for repeat_value in [0.0, -0.5] {
+        let mut tree = Tree::new(s.clone());
+        let params = MctsParams {
+            repeat_value,
+            ..MctsParams::default()
+        };
+        search_batched(
+            &mut [&mut tree],
+            600,
+            &params,
+            &mut UniformEvaluator,
+            |_, _| {},
+            |_| false,
+        );
+        assert!(tree.child_proof(repeat).is_none(), "the rules play on");
+        let (_, visits, q) = (tree.root_children().into_iter())
+            .find(|c| c.0 == repeat)
+            .expect("the repeat is a child");
+        if repeat_value == 0.0 {
+            assert!(q.abs() < 1e-6, "a uniform evaluator's 0, not a draw's: {q}");
+        } else {
+            let v = repeat_value;
+            assert!(
+                (q - v).abs() < 1e-6 && visits > 0,
+                "{q} after {visits} visits"
+            );
+            assert_ne!(tree.choose(false, &mut Rng::new(0)), Some(repeat));
+        }
+    }
+}
+
 /// Uniform priors; a value for the mover that differs from position to position.
 struct HashEvaluator;
 

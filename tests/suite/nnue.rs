@@ -168,7 +168,7 @@ fn teacher_games(dir: &std::path::Path, games: u32) {
 }
 
 /// The options of a distillation of the games in `dir/data` into `dir/bundle`.
-fn distill_options(dir: &std::path::Path) -> DistillOptions {
+pub(crate) fn distill_options(dir: &std::path::Path) -> DistillOptions {
     DistillOptions {
         data: vec![dir.join("data").to_string_lossy().into_owned()],
         out: dir.join("bundle"),
@@ -182,13 +182,14 @@ fn distill_options(dir: &std::path::Path) -> DistillOptions {
             ..DistillConfig::default()
         },
         teacher: None,
+        init: None,
         seed: 1,
         progress: false,
     }
 }
 
 /// An evaluator distilled from a few real games, with its report.
-fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) {
+pub(crate) fn distilled(name: &str) -> (PathBuf, contagion::train::distill::DistillReport) {
     let dir = temp(name);
     teacher_games(&dir.join("data"), 24);
     let report = distill(&Ataxx::standard(), &distill_options(&dir)).unwrap();

@@ -1,14 +1,17 @@
 //! The fast evaluator beyond the Rust player: its own self-play loop (`contagion
-//! distill --loop`, from nothing, resumed) and the Python front end's reading of its
+//! distill --loop`, from nothing, resumed; a candidate trained on from the best's
+//! weights) and the Python front end's reading of its
 //! bundles (the course agent's alpha-beta).
 
 use std::path::Path;
 
 use contagion::games::Game;
+use contagion::games::ataxx::Ataxx;
 use contagion::games::infexion::Board;
 use contagion::nn::nnue::{bundle, features};
 use contagion::rng::Rng;
 use contagion::selfplay::records::Chunk;
+use contagion::train::distill::{DistillOptions, distill};
 
 use crate::process::{contagion, temp_dir, text};
 use crate::python;
@@ -103,6 +106,49 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
         })
         .sum();
     assert_eq!(games, 24, "two generations of 12 games");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_candidate_trains_on_from_the_weights_it_is_given_and_refuses_another_shape() {
+    let (dir, first) = crate::nnue::distilled("warm");
+    let start = Ataxx::standard();
+    let (_, best) = bundle::load(&dir.join("bundle"), &start).unwrap();
+    let again = |init, learning_rate| {
+        let mut o: DistillOptions = crate::nnue::distill_options(&dir);
+        o.out = dir.join("again");
+        o.settings.epochs = 1;
+        o.settings.learning_rate = learning_rate;
+        o.init = init;
+        distill(&start, &o)
+    };
+    // From the best's weights, the held-out loss starts where the best's training ended
+    // (the same positions held out), and a near-zero rate leaves the weights near them.
+    let warm = again(Some(best.clone()), 1e-6).unwrap();
+    let ended = *first.validation_loss.last().unwrap();
+    assert!(
+        (warm.validation_loss[0] - ended).abs() < 1e-4 * ended.max(1e-3),
+        "started at {:?}, the best ended at {ended}",
+        warm.validation_loss
+    );
+    let (_, after) = bundle::load(&dir.join("again"), &start).unwrap();
+    let moved = (after.ft_w.iter().zip(&best.ft_w)).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+    assert!(moved < 1e-3, "the weights moved by {moved}");
+    // Afresh, it starts from drawn weights, far from there.
+    let fresh = again(None, 1e-6).unwrap();
+    assert!(
+        fresh.validation_loss[0] > 1.1 * ended,
+        "a fresh start began at {:?}, the best ended at {ended}",
+        fresh.validation_loss
+    );
+    // Weights of another shape are refused, naming both shapes.
+    let mut other = best.clone();
+    other.shape.hidden = 16;
+    let err = again(Some(other), 1e-3).unwrap_err().to_string();
+    assert!(
+        err.contains("the weights to start from are ataxx:") && err.contains("→ 16 crelu → 16"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -91,6 +91,10 @@ impl Game for Chexers {
         Chexers::outcome(self)
     }
 
+    fn repeats(&self) -> bool {
+        self.repetitions() > 1
+    }
+
     /// The seat fewest moves from winning ([`Chexers::moves_to_win`]) wins; a tie is a
     /// draw.
     fn adjudicate(&self) -> Outcome {

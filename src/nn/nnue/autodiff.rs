@@ -45,6 +45,14 @@ impl Trainer {
             Trainer::Burn => Box::new(BurnTrainer::new(shape, seed)),
         }
     }
+
+    /// A trainer of this kind that starts from `net`'s weights.
+    pub fn start_from(self, net: &FloatNet) -> Box<dyn EvalTraining> {
+        match self {
+            Trainer::Sparse => Box::new(SparseTrainer::from_net(net.clone())),
+            Trainer::Burn => Box::new(BurnTrainer::from_net(net)),
+        }
+    }
 }
 
 impl TryFrom<String> for Trainer {

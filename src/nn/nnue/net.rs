@@ -146,6 +146,24 @@ impl EvalShape {
     }
 }
 
+impl std::fmt::Display for EvalShape {
+    /// `ataxx: 3210 inputs (encoding-set+2x2) → 256 crelu → 32 → 2`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (s, dense) = (self, format!(" → {}", self.dense));
+        write!(
+            f,
+            "{}: {} inputs ({}) → {} {}{} → {}",
+            s.game,
+            s.inputs,
+            s.features.name(),
+            s.hidden,
+            s.activation.name(),
+            if s.dense > 0 { dense.as_str() } else { "" },
+            s.outputs
+        )
+    }
+}
+
 /// The float weights, row-major as [`EvalShape::tensors`] names them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FloatNet {

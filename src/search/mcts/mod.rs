@@ -98,6 +98,12 @@ pub struct MctsParams {
     /// for a draw.
     #[serde(default)]
     pub draw_value: f32,
+    /// What a position below the root that repeats one of the game's earlier positions
+    /// ([`Game::repeats`]) scores for every seat, ending the line there; 0: off (a
+    /// repetition scores as the rules do). The model agent sets minus its `rep`: below 0,
+    /// no seat steers into a repetition long before the rules would draw the game.
+    #[serde(default)]
+    pub repeat_value: f32,
 }
 
 /// Gumbel root search's settings: root actions sampled (k) and `σ`'s constants.
@@ -143,6 +149,7 @@ impl Default for MctsParams {
             gumbel: None,
             forced_playouts: 0.0,
             draw_value: 0.0,
+            repeat_value: 0.0,
         }
     }
 }
@@ -385,6 +392,12 @@ impl<G: Game> Tree<G> {
                 let outcome = params.terminal(outcome, state.num_players());
                 self.nodes[node as usize].proof = Some(Proven::terminal(outcome));
                 self.propagate_proof(&path, &movers);
+                self.backup(&path, &outcome.0, false);
+                self.movers = movers;
+                return None;
+            }
+            if params.repeat_value != 0.0 && node != 0 && state.repeats() {
+                let outcome = Outcome::draw_at(state.num_players(), params.repeat_value);
                 self.backup(&path, &outcome.0, false);
                 self.movers = movers;
                 return None;
