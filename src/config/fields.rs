@@ -210,7 +210,7 @@ const TABLE: &[Field] = &[
     num("distill.games", 1.0, MANY, "`distill --generate`: games to play; `distill --loop`: games a generation"),
     num("distill.generations", 1.0, 100_000.0, "`distill --loop`: generations to run (each plays, trains, gates)"),
     num("distill.loop_nodes", 1.0, 1e9, "`distill --loop`: the alpha-beta player's nodes a move, in its games and its gating"),
-    one_of("distill.loop_start", crate::train::distill_loop::LoopStart::NAMES, "`distill --loop`: where each generation's candidate starts: `fresh` (weights drawn from the generation's seed) or `best` (the best evaluator's weights, trained on from there)"),
+    one_of("distill.loop_start", &["fresh", "best"], "`distill --loop`: where each generation's candidate starts: `fresh` (weights drawn from the generation's seed) or `best` (the best evaluator's weights, trained on from there)"),
     num("distill.opening_plies", 0.0, 40.0, "`distill --loop` and `--generate --player`: random plies before each game"),
     num("distill.opening_filter", 0.0, 1.0, "`distill --loop` and `--generate --player`: keep an opening only if the player's first search values it within this of a draw (0: every opening)"),
     num("distill.adjudicate", 0.0, 1.0, "`distill --loop` and `--generate --player`: end a game as a win for the side ahead once a search values it at least this (0: play it out)"),

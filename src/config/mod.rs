@@ -49,6 +49,17 @@ pub enum Optimizer {
     Sgd,
 }
 
+/// `distill.loop_start`: where each generation's candidate starts in the evaluator's loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopStart {
+    /// Weights drawn afresh from the generation's seed.
+    #[default]
+    Fresh,
+    /// The best evaluator's weights, trained on from there.
+    Best,
+}
+
 /// A training config: the TOML file `contagion train --config` reads, section by section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -248,7 +259,7 @@ pub struct DistillConfig {
     pub games: u32,
     pub generations: u32,
     pub loop_nodes: u64,
-    pub loop_start: crate::train::distill_loop::LoopStart,
+    pub loop_start: LoopStart,
     pub opening_plies: u32,
     pub opening_filter: f64,
     pub adjudicate: f64,
@@ -275,7 +286,7 @@ impl Default for DistillConfig {
             games: 2000,
             generations: 20,
             loop_nodes: 2000,
-            loop_start: crate::train::distill_loop::LoopStart::Fresh,
+            loop_start: LoopStart::Fresh,
             opening_plies: 8,
             opening_filter: 0.0,
             adjudicate: 0.0,

@@ -21,7 +21,7 @@ use super::distill::{DistillOptions, distill, shape_of};
 use super::gating::gate_players;
 use super::metrics::{MatchResult, append_line};
 use crate::agents::{AgentSpec, Baselines};
-use crate::config::Config;
+use crate::config::{Config, LoopStart};
 use crate::limits::MAX_TEXT_BYTES;
 use crate::nn::nnue::{FloatNet, bundle};
 use crate::rng::{Rng, salt};
@@ -59,37 +59,6 @@ pub struct Generation {
     pub best: u32,
     /// Minutes since the loop began, all its runs together.
     pub minutes: f64,
-}
-
-/// Where each generation's candidate starts; its name is `distill.loop_start`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub enum LoopStart {
-    /// Weights drawn afresh from the generation's seed.
-    #[default]
-    Fresh,
-    /// The best evaluator's weights, trained on from there.
-    Best,
-}
-
-impl LoopStart {
-    /// Every start, in [`LoopStart::NAMES`]' order.
-    pub const ALL: [LoopStart; 2] = [LoopStart::Fresh, LoopStart::Best];
-    /// Their names, as configs write them.
-    pub const NAMES: &'static [&'static str] = &["fresh", "best"];
-}
-
-impl TryFrom<String> for LoopStart {
-    type Error = String;
-    fn try_from(name: String) -> Result<LoopStart, String> {
-        crate::limits::named("loop start", &Self::ALL, Self::NAMES, &name)
-    }
-}
-
-impl From<LoopStart> for String {
-    fn from(s: LoopStart) -> String {
-        LoopStart::NAMES[s as usize].into()
-    }
 }
 
 /// The directory of generation `g`'s evaluator.
