@@ -1,6 +1,7 @@
 //! The fast evaluator's own loop: the alpha-beta player on the best evaluator plays
 //! itself at a fixed node count from random openings, a new evaluator is trained on the
-//! newest of those games, and it is gated like a checkpoint (against the best, then
+//! newest of those games (from fresh weights or the best's, `distill.loop_start`), and
+//! it is gated like a checkpoint (against the best, then
 //! against the fixed baseline, under the config's `[gating]`) before it plays the next
 //! games. From nothing the first best has random weights; from a teacher it is an
 //! evaluator distilled from the network's games.
