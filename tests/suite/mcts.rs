@@ -340,9 +340,8 @@ fn a_repetition_in_the_tree_scores_the_search_repeat_value() {
         if repeat_value == 0.0 {
             assert!(q.abs() < 1e-6, "a uniform evaluator's 0, not a draw's: {q}");
         } else {
-            let v = repeat_value;
             assert!(
-                (q - v).abs() < 1e-6 && visits > 0,
+                (q - repeat_value).abs() < 1e-6 && visits > 0,
                 "{q} after {visits} visits"
             );
             assert_ne!(tree.choose(false, &mut Rng::new(0)), Some(repeat));

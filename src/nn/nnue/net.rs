@@ -149,18 +149,20 @@ impl EvalShape {
 impl std::fmt::Display for EvalShape {
     /// `ataxx: 3210 inputs (encoding-set+2x2) → 256 crelu → 32 → 2`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (s, dense) = (self, format!(" → {}", self.dense));
+        let s = self;
         write!(
             f,
-            "{}: {} inputs ({}) → {} {}{} → {}",
+            "{}: {} inputs ({}) → {} {}",
             s.game,
             s.inputs,
             s.features.name(),
             s.hidden,
-            s.activation.name(),
-            if s.dense > 0 { dense.as_str() } else { "" },
-            s.outputs
-        )
+            s.activation.name()
+        )?;
+        if s.dense > 0 {
+            write!(f, " → {}", s.dense)?;
+        }
+        write!(f, " → {}", s.outputs)
     }
 }
 
