@@ -123,7 +123,7 @@ pub fn markdown_table() -> String {
 }
 
 /// `n` with thousands separated by commas.
-fn grouped(n: u64) -> String {
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -25,7 +25,7 @@ use crate::agents::Baselines;
 use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::autodiff::EvalTraining;
-use crate::nn::nnue::bundle::{self, Agreement};
+use crate::nn::nnue::bundle::{self, Agreement, Lineage};
 use crate::nn::nnue::features::Features;
 use crate::nn::nnue::step::SparseBatch;
 use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet};
@@ -50,6 +50,9 @@ pub struct DistillOptions {
     /// The weights to train on from (of the shape `settings` make); `None`: weights drawn
     /// from `seed`.
     pub init: Option<FloatNet>,
+    /// The line it extends: its parent, and the positions, generations and minutes
+    /// before this training (which adds its own positions and minutes).
+    pub lineage: Lineage,
     /// Seeds the split, the order, the symmetries and the first weights.
     pub seed: u64,
     /// Show a progress bar.
@@ -439,6 +442,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         start.settings(),
         Some(report.agreement.clone()),
         training,
+        Some((opts.lineage).trained(report.train_positions as u64, report.seconds)),
     )?;
     Ok(report)
 }

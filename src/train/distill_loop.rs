@@ -11,6 +11,11 @@
 //! plays as `nnue:DIR/best`) and `loop.jsonl` (a line a generation: its games, training,
 //! gate and time), rewritten whole at each line like a run's metrics, so a crash leaves
 //! the log before or after it. A loop that stops resumes after its last line.
+//!
+//! Each generation's bundle names its [`Lineage`]: the best whose games it learnt, the
+//! positions trained on in its line (the best's counted in where it trains on from the
+//! best's weights), one generation more than the best's, and the minutes of the loop
+//! until it was trained, with those of the evaluator the loop started from.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -24,7 +29,8 @@ use super::metrics::{MatchResult, append_line};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::{Config, LoopStart};
 use crate::limits::MAX_TEXT_BYTES;
-use crate::nn::nnue::{FloatNet, bundle};
+use crate::nn::nnue::FloatNet;
+use crate::nn::nnue::bundle::{self, Lineage};
 use crate::rng::{Rng, salt};
 use crate::selfplay::generate::{SearchedGames, generate_searched};
 use crate::store::Store;
@@ -65,6 +71,11 @@ pub struct Generation {
 /// The directory of generation `g`'s evaluator.
 fn generation_dir(dir: &Path, g: u32) -> PathBuf {
     dir.join(format!("gen-{g:04}"))
+}
+
+/// The name generation `g`'s evaluator is written under: the run's and its number.
+fn generation_name(c: &Config, g: u32) -> String {
+    format!("{}-gen-{g:04}", c.run.name)
 }
 
 /// The alpha-beta player of the evaluator at `path` at the loop's node count.
@@ -151,7 +162,8 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
                 None => {
                     let net = FloatNet::random(shape_of(start, d)?, c.run.seed);
                     let how = serde_json::json!({ "random": c.run.seed });
-                    bundle::write(&first, "gen-0000", &net, start.settings(), None, how)?;
+                    let name = generation_name(c, 0);
+                    bundle::write(&first, &name, &net, start.settings(), None, how, None)?;
                 }
             }
             copy_bundle(&first, &dir.join("best"))?;
@@ -164,6 +176,10 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
         }
     };
     let data = dir.join("data").to_string_lossy().into_owned();
+    // What the evaluator the loop started from took, counted in every generation's.
+    let first_minutes = bundle::read_manifest(&generation_dir(dir, 0))?
+        .lineage()
+        .minutes;
     let mut best = last.best;
     for number in last.generation + 1..=d.generations {
         let played_by = best;
@@ -177,19 +193,28 @@ pub fn run_loop<G: Baselines>(start: &G, c: &Config, opts: &LoopOptions) -> anyh
         };
         let played = generate_searched(start, &games, &data)?;
         let out = generation_dir(dir, number);
-        let init = match d.loop_start {
-            LoopStart::Fresh => None,
-            LoopStart::Best => Some(bundle::load(&best_dir, start)?.1),
+        let (manifest, weights) = bundle::load(&best_dir, start)?;
+        let parent = manifest.lineage();
+        let (init, positions) = match d.loop_start {
+            LoopStart::Fresh => (None, 0),
+            LoopStart::Best => (Some(weights), parent.positions),
+        };
+        let lineage = Lineage {
+            parent: Some(manifest.name),
+            positions,
+            generations: parent.generations + 1,
+            minutes: first_minutes + last.minutes + t0.elapsed().as_secs_f64() / 60.0,
         };
         let trained = distill(
             start,
             &DistillOptions {
                 data: vec![data.clone()],
                 out: out.clone(),
-                name: Some(format!("gen-{number:04}")),
+                name: Some(generation_name(c, number)),
                 settings: d.clone(),
                 teacher: opts.teacher.clone(),
                 init,
+                lineage,
                 seed: Rng::derive(c.run.seed, number as u64),
                 progress: opts.progress,
             },

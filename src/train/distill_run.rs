@@ -1,13 +1,14 @@
 //! `contagion distill`'s run: the teacher loaded, then the evaluator trained on games,
 //! the teacher's games played, or the evaluator's own loop run; what each did printed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::distill::{DistillOptions, distill};
 use super::distill_loop::{Generation, LoopOptions, run_loop};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::Net;
+use crate::nn::nnue::bundle::Lineage;
 use crate::selfplay::SelfPlaySettings;
 use crate::selfplay::generate::{SearchedGames, generate_searched};
 
@@ -102,6 +103,10 @@ pub fn distill_run<G: Baselines>(
         settings: c.clone(),
         teacher: labelling(teacher)?,
         init: None,
+        lineage: Lineage {
+            parent: run.teacher.as_deref().map(teacher_name),
+            ..Lineage::default()
+        },
         seed: config.run.seed,
         progress: run.progress,
     };
@@ -127,6 +132,16 @@ pub fn distill_run<G: Baselines>(
     );
     println!("wrote the evaluator bundle {}", run.out.display());
     Ok(())
+}
+
+/// The name of the teacher at `path` (a bundle, a checkpoint or a run; `models/<game>`
+/// names the game's current network): its directory's.
+fn teacher_name(path: &Path) -> String {
+    let path = crate::nn::formats::models::resolve(path);
+    (path.file_name()).map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into(),
+    )
 }
 
 /// The evaluator's own loop in `run.out`.

@@ -4,8 +4,8 @@
 //!   the agent-spec table, the models index. `CONTAGION_BLESS=1 cargo test --test suite docs::`
 //!   rewrites them;
 //! - `models/index.json` is true: every bundle in `models/` has one entry and every entry
-//!   a bundle, with its manifest's game and size; each game has one current model; former
-//!   names and game names load the model they stand for;
+//!   a bundle, with its manifest's game and size (and an evaluator's lineage); each game
+//!   has one current model; former names and game names load the model they stand for;
 //! - every shipped config parses and validates;
 //! - every relative link and image in every Markdown file of the repository names a file
 //!   that exists, and every `#anchor` a heading of the file it points into;
@@ -121,6 +121,12 @@ fn the_index_lists_every_bundle_with_its_manifest_s_game_and_size() {
             }
             Kind::Evaluator => {
                 let manifest = contagion::nn::nnue::bundle::read_manifest(&dir).unwrap();
+                assert_eq!(m.lineage, manifest.lineage, "{}: the lineage", m.name);
+                assert!(
+                    m.status == Status::Superseded || m.lineage.is_some(),
+                    "{}: a current evaluator names its lineage",
+                    m.name
+                );
                 let s = &manifest.shape;
                 let size = format!("{}x{}", s.hidden, s.dense);
                 let prefix = format!("{}-nnue-{size}", m.game);

@@ -183,6 +183,7 @@ pub(crate) fn distill_options(dir: &std::path::Path) -> DistillOptions {
         },
         teacher: None,
         init: None,
+        lineage: Default::default(),
         seed: 1,
         progress: false,
     }

@@ -34,8 +34,9 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
     let dir = temp_dir("scratch");
     let out = dir.join("loop");
     let config = root().join("configs/ataxx-nnue-loop.toml");
-    let run = |generations: u32| {
-        let o = contagion(&[
+    let run = |generations: u32, more: &[&str]| {
+        let generations = format!("distill.generations={generations}");
+        let mut args = vec![
             "distill",
             "--config",
             config.to_str().unwrap(),
@@ -46,7 +47,7 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
             "--threads",
             "2",
             "--set",
-            &format!("distill.generations={generations}"),
+            &generations,
             "--set",
             "distill.games=12",
             "--set",
@@ -57,11 +58,13 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
             "gating.games=8",
             "--set",
             "gating.baseline_games=2",
-        ]);
+        ];
+        args.extend(more);
+        let o = contagion(&args);
         assert!(o.status.success(), "{}", text(&o));
         text(&o)
     };
-    let first = run(1);
+    let first = run(1, &[]);
     assert!(
         first.contains("generation 1: 12 games by generation 0"),
         "{first}"
@@ -83,8 +86,27 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
         &contagion::games::ataxx::Ataxx::standard(),
     )
     .unwrap();
-    // Resumed: the next generation follows the last logged one, played by the best.
-    let second = run(2);
+    // Its lineage: learnt from generation 0's games, on its own positions (trained
+    // afresh), one generation on, in the loop's minutes until then.
+    let lineage = |g: u64| {
+        let m = bundle::read_manifest(&out.join(format!("gen-{g:04}"))).unwrap();
+        assert!(
+            g == 0 || m.lineage.is_some(),
+            "generation {g} names its lineage"
+        );
+        m.lineage()
+    };
+    let l1 = lineage(1);
+    assert_eq!(l1.parent.as_deref(), Some("ataxx-nnue-loop-gen-0000"));
+    assert_eq!(l1.generations, 1);
+    assert_eq!(l1.positions, g1["train_positions"].as_u64().unwrap());
+    assert!(
+        l1.minutes <= g1["minutes"].as_f64().unwrap() + 0.1,
+        "{l1:?}"
+    );
+    // Resumed: the next generation follows the last logged one, played by the best;
+    // trained on from the best's weights, its line counts the best's positions too.
+    let second = run(2, &["--set", "distill.loop_start=best"]);
     assert!(
         !second.contains("generation 1:"),
         "generation 1 was replayed: {second}"
@@ -94,6 +116,12 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
     assert_eq!(lines[2]["generation"], 2);
     assert_eq!(lines[2]["played_by"], lines[1]["best"]);
     assert!(lines[2]["minutes"].as_f64() >= lines[1]["minutes"].as_f64());
+    let best = lines[1]["best"].as_u64().unwrap();
+    let (parent, l2) = (lineage(best), lineage(2));
+    assert_eq!(l2.parent, Some(format!("ataxx-nnue-loop-gen-{best:04}")));
+    assert_eq!(l2.generations, parent.generations + 1);
+    let trained = lines[2]["train_positions"].as_u64().unwrap();
+    assert_eq!(l2.positions, parent.positions + trained);
     let chunks: Vec<_> = (std::fs::read_dir(out.join("data/games")).unwrap())
         .map(|e| e.unwrap().path())
         .collect();

@@ -6,11 +6,14 @@
 //! reads the same file. An entry is a network (`model:`) or a fast evaluator (`nnue:`,
 //! [`Kind`]); each game has one current network and at most one current evaluator,
 //! which `nnue:models/<game>` loads. A model's former name keeps loading ([`resolve`]).
-//! `models/README.md` is made from it ([`Index::markdown`]).
+//! An evaluator's entry repeats its manifest's [`Lineage`] (the tests hold the two
+//! together). `models/README.md` is made from it ([`Index::markdown`]).
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::nn::nnue::bundle::Lineage;
 
 /// The index's file name inside a models directory.
 pub const INDEX_FILE: &str = "index.json";
@@ -62,6 +65,9 @@ pub struct Entry {
     /// A network (the default) or an evaluator.
     #[serde(default)]
     pub kind: Kind,
+    /// An evaluator's lineage, as its manifest says it (every current evaluator has one).
+    #[serde(default)]
+    pub lineage: Option<Lineage>,
 }
 
 /// `models/index.json`.
@@ -158,8 +164,10 @@ impl Index {
                 Status::Superseded => "superseded".into(),
             };
             let record = m.record.rsplit_once('/').map_or(&*m.record, |(dir, _)| dir);
+            let lineage =
+                (m.lineage.as_ref()).map_or(String::new(), |l| format!(" (lineage: {l})"));
             out.push_str(&format!(
-                "| `{}` | {} | {} | {} | {status} | [{}](../{}) |\n",
+                "| `{}` | {} | {}{lineage} | {} | {status} | [{}](../{}) |\n",
                 m.name, m.game, m.training, m.result, record, m.record
             ));
         }

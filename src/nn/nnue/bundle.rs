@@ -1,7 +1,8 @@
 //! Evaluator bundles: a directory with `model.safetensors` (the float weights, named as
 //! [`EvalShape::tensors`] lists them) and `manifest.json` (the game, the feature set, the
 //! shape, the weights' SHA-256, the quantisation, how the integer form agreed with the
-//! float one, and how it was trained), the layout of the network bundles.
+//! float one, how it was trained, and its [`Lineage`]), the layout of the network
+//! bundles.
 //!
 //! [`load`] refuses, with a message naming the file and the fault, a missing file, a
 //! manifest of another format or version, a feature set this build does not make, an
@@ -50,6 +51,57 @@ pub struct Quantisation {
     pub qb: i32,
 }
 
+/// Where an evaluator comes from: what it learnt from, and what it took to make it and
+/// the evaluators before it in its line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lineage {
+    /// What it learnt from: the evaluator whose games it trained on (a loop's best, whose
+    /// weights it also started from where the loop trains on), or the teacher network
+    /// whose values labelled its positions; `None`: its data alone.
+    pub parent: Option<String>,
+    /// Positions trained on by it and by the weights it started from (repeats across
+    /// generations counted).
+    pub positions: u64,
+    /// Loop generations in its line: 0 for an evaluator distilled from a network's games,
+    /// its parent's and one more for a loop's.
+    pub generations: u32,
+    /// Minutes of training, and of the loop's games and gates where a loop made it, its
+    /// line's counted in (not the teacher's games a distilled evaluator's data came from).
+    pub minutes: f64,
+}
+
+impl Lineage {
+    /// This lineage extended by a training of `positions` in `seconds`.
+    pub fn trained(&self, positions: u64, seconds: f64) -> Lineage {
+        let minutes = self.minutes + seconds / 60.0;
+        Lineage {
+            parent: self.parent.clone(),
+            positions: self.positions + positions,
+            generations: self.generations,
+            minutes: (minutes * 10.0).round() / 10.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Lineage {
+    /// `from ataxx-4x32-226min: 3.94 million positions, 0 generations, 18.8 minutes`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(parent) = &self.parent {
+            write!(f, "from `{parent}`: ")?;
+        }
+        match self.positions {
+            p if p >= 1_000_000 => write!(f, "{:.2} million positions", p as f64 / 1e6)?,
+            p => write!(f, "{} positions", crate::limits::grouped(p))?,
+        }
+        write!(
+            f,
+            ", {} generations, {:.1} minutes",
+            self.generations, self.minutes
+        )
+    }
+}
+
 /// `manifest.json` of an evaluator bundle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -74,6 +126,23 @@ pub struct EvalManifest {
     pub agreement: Option<Agreement>,
     /// How it was trained (free-form facts: data, targets, steps, losses).
     pub training: serde_json::Value,
+    /// Where it comes from (absent from the manifests written before lineages were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<Lineage>,
+}
+
+impl EvalManifest {
+    /// Its lineage, or for a bundle written before lineages one made of its training's
+    /// own facts (its positions and seconds; no parent, no generations).
+    pub fn lineage(&self) -> Lineage {
+        let fact = |key: &str| self.training.get(key).and_then(|v| v.as_f64());
+        self.lineage.clone().unwrap_or_else(|| {
+            Lineage::default().trained(
+                fact("train_positions").unwrap_or(0.0) as u64,
+                fact("seconds").unwrap_or(0.0),
+            )
+        })
+    }
 }
 
 /// Whether `path` is an evaluator bundle (a directory whose manifest has [`FORMAT`]).
@@ -89,6 +158,7 @@ pub fn write(
     settings: serde_json::Value,
     agreement: Option<Agreement>,
     training: serde_json::Value,
+    lineage: Option<Lineage>,
 ) -> anyhow::Result<EvalManifest> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let tensors: BTreeMap<String, Tensor> = (net.shape.tensors().into_iter())
@@ -110,6 +180,7 @@ pub fn write(
         weights_sha256: sha256_hex(&bytes),
         agreement,
         training,
+        lineage,
     };
     write_atomic(&out.join(WEIGHTS), &bytes)?;
     let json = serde_json::to_string_pretty(&manifest)? + "\n";
