@@ -58,7 +58,7 @@ pub struct Quantisation {
 pub struct Lineage {
     /// What it learnt from: the evaluator whose games it trained on (a loop's best, whose
     /// weights it also started from where the loop trains on), or the teacher network
-    /// whose values labelled its positions; `None`: its data alone.
+    /// its distillation was given (`--teacher`); `None`: its data alone.
     pub parent: Option<String>,
     /// Positions trained on by it and by the weights it started from (repeats across
     /// generations counted).
