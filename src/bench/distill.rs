@@ -37,6 +37,9 @@ pub struct DistillBenchOptions {
     /// Steps a round.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub steps: u32,
+    /// The perspective form: an accumulator a seat (`distill.perspective`).
+    #[arg(long)]
+    pub perspective: bool,
     /// Also time burn's autodiff step (the reference) on the same batches, one round.
     #[arg(long)]
     pub reference: bool,
@@ -51,6 +54,8 @@ pub struct DistillRate {
     pub features: String,
     /// The activation's name.
     pub activation: String,
+    /// Whether each seat has an accumulator (the perspective form).
+    pub perspective: bool,
     /// Positions a step.
     pub batch: usize,
     /// Threads.
@@ -76,9 +81,14 @@ impl std::fmt::Display for DistillRate {
         };
         write!(
             f,
-            "evaluator training {i}→{h}{dense}→{o} ({}, {}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
+            "evaluator training {i}→{h}{dense}→{o} ({}, {}{}), batch {}, {} threads: step {:.0} positions/s, features {:.0}/s, both {:.0}/s",
             self.features,
             self.activation,
+            if self.perspective {
+                ", perspective"
+            } else {
+                ""
+            },
             self.batch,
             self.threads,
             self.step,
@@ -111,6 +121,7 @@ pub fn distill<G: Game>(
     let settings = crate::config::DistillConfig {
         features: o.features,
         activation: o.activation,
+        perspective: o.perspective,
         hidden: o.hidden,
         dense: o.dense,
         ..Default::default()
@@ -134,7 +145,7 @@ pub fn distill<G: Game>(
         fill_batch(out, o.features, &items);
     };
     let mut trainer = SparseTrainer::new(shape.clone(), 1);
-    let mut batches = vec![SparseBatch::new(shape.outputs); o.steps as usize];
+    let mut batches = vec![SparseBatch::for_shape(&shape); o.steps as usize];
     let (mut steps, mut reads) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let t = Instant::now();
@@ -162,6 +173,7 @@ pub fn distill<G: Game>(
         shape: [shape.inputs, shape.hidden, shape.dense, shape.outputs],
         features: o.features.name().into(),
         activation: o.activation.name().into(),
+        perspective: o.perspective,
         batch,
         threads: rayon::current_num_threads(),
         step,

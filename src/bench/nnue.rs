@@ -12,7 +12,7 @@ use crate::agents::nnue::NnueAgent;
 use crate::agents::{Agent, Baselines, Limits, mcts::MctsAgent};
 use crate::games::{Action, Game};
 use crate::nn::nnue::net::Scratch;
-use crate::nn::nnue::{Accumulator, Evaluator, Incremental, features};
+use crate::nn::nnue::{Accumulator, Evaluator, Incremental};
 use crate::rng::Rng;
 use crate::search::pvs::Evaluation;
 use crate::selfplay::generate::{SearchedGames, generate_searched};
@@ -68,15 +68,21 @@ pub fn nnue<G: Baselines>(
             states.len() as u64
         },
     ));
-    // The update and output alone, from the position two plies before (same mover).
-    let mut accs: Vec<Accumulator> = (states.iter())
-        .map(|s| Accumulator {
-            features: features::set_of(s),
-            ..Accumulator::default()
+    // The update and output alone, each view from the position two plies before (the
+    // same mover, so the same seats' views).
+    let (set, views) = (eval.shape.features, eval.shape.views());
+    let mut accs: Vec<Vec<Accumulator>> = (states.iter())
+        .map(|s| {
+            (set.views_of(s, views).into_iter())
+                .map(|f| Accumulator {
+                    features: f.into_iter().collect(),
+                    ..Accumulator::default()
+                })
+                .collect()
         })
         .collect();
     let mut scratch = Scratch::default();
-    for a in accs.iter_mut().take(2) {
+    for a in accs.iter_mut().take(2).flatten() {
         eval.refresh(a, &mut scratch);
     }
     out.push(measure(
@@ -87,7 +93,9 @@ pub fn nnue<G: Baselines>(
             let mut sink = 0;
             for k in 2..accs.len() {
                 let (below, here) = accs.split_at_mut(k);
-                eval.update(&below[k - 2], &mut here[0], &mut scratch);
+                for (base, acc) in below[k - 2].iter().zip(here[0].iter_mut()) {
+                    eval.update(base, acc, &mut scratch);
+                }
                 sink += eval.raw(&here[0], &mut scratch)[0];
             }
             std::hint::black_box(sink);

@@ -205,6 +205,7 @@ const TABLE: &[Field] = &[
     num("distill.branches", 0.0, 64.0, "positions made from each game position by a few random plies (at most `train::distill::BRANCH_PLIES`), each labelled by the teacher network's value alone (`distill --teacher`): the positions a search meets off the games' lines (0: none)"),
     one_of("distill.features", FeatureSet::NAMES, "the evaluator's inputs: `encoding-set` (the encoding's entries that are on: a square and piece each), `encoding-set+2x2` (and every 2×2 window's pattern of owners, a game with an owner map) or `2x2` (the windows' patterns alone: a feature a window)"),
     one_of("distill.activation", crate::nn::nnue::Activation::NAMES, "the evaluator's activation after its accumulator: `crelu` (clipped to [0, 1]) or `screlu` (that, squared: the public Ataxx engines')"),
+    Field { key: "distill.perspective", doc: "the evaluator's perspective form: an accumulator a seat, each reading the board as that seat sees it through the same weights, the layer after reading them side by side, the mover's first (feature set `2x2` alone)", allowed: Allowed::Bool },
     one_of("distill.trainer", crate::nn::nnue::autodiff::Trainer::NAMES, "how the evaluator trains: `sparse` (the hand-derived step over the active features, fast) or `burn` (burn's autodiff over dense rows: the reference)"),
     num("distill.teacher_simulations", 1.0, 100_000.0, "`distill --generate`: the teacher's simulations a move"),
     num("distill.games", 1.0, MANY, "`distill --generate`: games to play; `distill --loop`: games a generation"),

@@ -161,16 +161,17 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         hot_entries(scratch).for_each(on);
     }
 
-    /// Calls `on` with each of the fast evaluator's 2×2 tuple features ([`tuples`](super::tuples)),
-    /// numbered from `offset`; a game without an owner map ([`Game::owners`]) has none
-    /// and calls nothing.
-    fn tuple_inputs(&self, offset: u32, on: &mut dyn FnMut(u32)) {
+    /// Calls `on` with each of the fast evaluator's 2×2 tuple features ([`tuples`](super::tuples))
+    /// as seat `viewer` sees the board (the mover, or another seat for the evaluator's
+    /// perspective form), numbered from `offset`; a game without an owner map
+    /// ([`Game::owners`]) has none and calls nothing.
+    fn tuple_inputs(&self, viewer: usize, offset: u32, on: &mut dyn FnMut(u32)) {
         let Some(owners) = self.owners() else {
             return;
         };
         let width = self.encoding_shape().width;
         let players = self.num_players();
-        super::tuples::each(&owners, self.to_move(), players, width, offset, on);
+        super::tuples::each(&owners, viewer, players, width, offset, on);
     }
 
     /// What each input plane means, in order (for exported model manifests). The
@@ -406,8 +407,8 @@ impl<G: Game> Searchable for G {
         self.encoding_shape().len()
     }
 
-    fn tuples(&self, offset: u32, out: &mut impl FeatureSink) {
-        self.tuple_inputs(offset, &mut |i| out.insert(i));
+    fn tuples(&self, viewer: usize, offset: u32, out: &mut impl FeatureSink) {
+        self.tuple_inputs(viewer, offset, &mut |i| out.insert(i));
     }
 
     fn quiet(&self, action: Action) -> bool {

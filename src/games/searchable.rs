@@ -51,10 +51,11 @@ pub trait Searchable: Clone + Send + Sync + 'static {
     fn features(&self, scratch: &mut Vec<f32>, out: &mut impl FeatureSink);
     /// The length of the game's encoding: where [`Searchable::features`] ends.
     fn encoding_len(&self) -> usize;
-    /// Adds the 2×2 tuple features to `out`, numbered from `offset`
-    /// ([`Game::tuple_inputs`](super::Game::tuple_inputs); none where the game has no
-    /// owner map).
-    fn tuples(&self, offset: u32, out: &mut impl FeatureSink);
+    /// Adds the 2×2 tuple features as seat `viewer` sees the board (the mover, or
+    /// another seat for an evaluator's perspective form) to `out`, numbered from
+    /// `offset` ([`Game::tuple_inputs`](super::Game::tuple_inputs); none where the game
+    /// has no owner map).
+    fn tuples(&self, viewer: usize, offset: u32, out: &mut impl FeatureSink);
     /// The position with the turn passed, for null-move pruning; `None` (the default)
     /// where the search should not try one.
     fn null_move(&self) -> Option<Self> {

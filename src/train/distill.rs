@@ -26,7 +26,7 @@ use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::autodiff::EvalTraining;
 use crate::nn::nnue::bundle::{self, Agreement, Lineage};
-use crate::nn::nnue::features::Features;
+use crate::nn::nnue::features::{self, Features};
 use crate::nn::nnue::step::SparseBatch;
 use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
@@ -165,7 +165,7 @@ fn teach<G: Game>(
 }
 
 /// `batch` filled with the features of each `(state, symmetry, targets)` of
-/// `positions` under `set`, read on every core.
+/// `positions` under `set` (in each of the batch's views), read on every core.
 pub fn fill_batch<G: Game>(
     batch: &mut SparseBatch,
     set: FeatureSet,
@@ -173,16 +173,25 @@ pub fn fill_batch<G: Game>(
 ) {
     use rayon::prelude::*;
     batch.clear();
+    let views = batch.views();
     let parts: Vec<SparseBatch> = (positions.par_chunks(256))
         .map(|chunk| {
-            let mut part = SparseBatch::new(batch.outputs());
-            let (mut scratch, mut active) = (Vec::new(), Features::default());
+            let mut part = SparseBatch::new(batch.outputs(), views);
+            let (mut scratch, mut active) = (Vec::new(), vec![Features::default(); views]);
             for &(state, sym, target) in chunk {
-                match sym {
-                    0 => set.fill(state, &mut scratch, &mut active),
-                    s => set.fill(&state.transform(s), &mut scratch, &mut active),
+                let turned;
+                let state = match sym {
+                    0 => state,
+                    s => {
+                        turned = state.transform(s);
+                        &turned
+                    }
+                };
+                for (k, active) in active.iter_mut().enumerate() {
+                    let seat = features::viewer(state, k);
+                    set.fill_seen(state, seat, &mut scratch, active);
                 }
-                part.push(active.iter(), target);
+                part.push(active.iter().map(|a| a.iter()), target);
             }
             part
         })
@@ -210,7 +219,7 @@ fn loss_on<G: Game>(
     shape: &EvalShape,
 ) -> anyhow::Result<f64> {
     let (mut sum, mut count) = (0.0, 0usize);
-    let mut batch = SparseBatch::new(shape.outputs);
+    let mut batch = SparseBatch::for_shape(shape);
     for chunk in positions.chunks(4096) {
         let refs: Vec<&Position<G>> = chunk.iter().collect();
         fill(&mut batch, &refs, shape, |_| 0);
@@ -226,15 +235,19 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
     let mut scratch = Default::default();
     let (mut n, mut diff, mut same) = (0usize, 0.0f64, 0usize);
     for state in positions.take(10_000) {
-        let set = net.shape.features.set_of(&state);
-        let features: Vec<u32> = set.iter().collect();
-        let mut acc = Accumulator {
-            features: set,
-            ..Accumulator::default()
-        };
-        eval.refresh(&mut acc, &mut scratch);
-        let int = eval.evaluate(&acc, &mut scratch)[0];
-        let float = net.evaluate(&features)[0];
+        let views = (net.shape.features).views_of(&state, net.shape.views());
+        let accs: Vec<Accumulator> = (views.iter())
+            .map(|f| {
+                let mut acc = Accumulator {
+                    features: f.iter().copied().collect(),
+                    ..Accumulator::default()
+                };
+                eval.refresh(&mut acc, &mut scratch);
+                acc
+            })
+            .collect();
+        let int = eval.evaluate(&accs, &mut scratch)[0];
+        let float = net.evaluate(&views)[0];
         diff += (int - float).abs() as f64;
         same += usize::from((int >= 0.0) == (float >= 0.0));
         n += 1;
@@ -256,6 +269,7 @@ pub fn shape_of<G: Game>(start: &G, c: &DistillConfig) -> anyhow::Result<EvalSha
         outputs: start.num_players(),
         features: c.features,
         activation: c.activation,
+        perspective: c.perspective,
     };
     shape.check()?;
     Ok(shape)
@@ -368,7 +382,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         Source::Memory(train) => (0..train.len()).collect(),
         Source::Stream(_) => Vec::new(),
     };
-    let mut batch = SparseBatch::new(shape.outputs);
+    let mut batch = SparseBatch::for_shape(&shape);
     for _ in 0..c.epochs {
         let mut epoch_loss = 0.0;
         let mut step = |positions: &[&Position<G>]| -> anyhow::Result<()> {

@@ -33,11 +33,12 @@ fn temp(name: &str) -> PathBuf {
 
 /// An evaluator of random weights for `start`'s game.
 fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
-    random_net_of(start, FeatureSet::Encoding, seed)
+    random_net_of(start, FeatureSet::Encoding, false, seed)
 }
 
-/// An evaluator of random weights for `start`'s game reading feature set `set`.
-fn random_net_of<G: Game>(start: &G, set: FeatureSet, seed: u64) -> FloatNet {
+/// An evaluator of random weights for `start`'s game reading feature set `set`, with an
+/// accumulator a seat where `perspective`.
+fn random_net_of<G: Game>(start: &G, set: FeatureSet, perspective: bool, seed: u64) -> FloatNet {
     let shape = EvalShape {
         game: start.name().into(),
         inputs: set.inputs(start).unwrap(),
@@ -46,15 +47,17 @@ fn random_net_of<G: Game>(start: &G, set: FeatureSet, seed: u64) -> FloatNet {
         outputs: start.num_players(),
         features: set,
         activation: Default::default(),
+        perspective,
     };
     FloatNet::random(shape, seed)
 }
 
-/// Along random games, the accumulator entered at each ply (moved from an ancestor's)
-/// equals one summed afresh; and after going back up (the search's undo) and down
-/// another move, it still does.
-fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
-    let net = random_net_of(start, set, 5);
+/// Along random games, the accumulators entered at each ply (moved from an ancestor's)
+/// equal ones summed afresh; and after going back up (the search's undo) and down
+/// another move, they still do.
+fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet, perspective: bool) {
+    let net = random_net_of(start, set, perspective, 5);
+    let views = net.shape.views();
     let eval = Arc::new(Evaluator::new(&net));
     let mut rng = Rng::new(9);
     let mut moves = Vec::new();
@@ -77,20 +80,29 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
             let ply = path.len();
             inc.enter(ply, &next);
             path.push(next);
-            let mut fresh = Accumulator {
-                features: set.set_of(path.last().unwrap()),
-                ..Accumulator::default()
-            };
             let mut scratch = Scratch::default();
-            eval.refresh(&mut fresh, &mut scratch);
-            let got = inc.accumulator(ply);
-            assert_eq!(got.features, fresh.features, "{} ply {ply}", start.name());
-            assert_eq!(got.values, fresh.values, "{} ply {ply}", start.name());
+            let fresh: Vec<Accumulator> = (set.views_of(path.last().unwrap(), views).into_iter())
+                .map(|f| {
+                    let mut fresh = Accumulator {
+                        features: f.into_iter().collect(),
+                        ..Accumulator::default()
+                    };
+                    eval.refresh(&mut fresh, &mut scratch);
+                    fresh
+                })
+                .collect();
+            let got = inc.accumulators(ply);
+            let at = format!("{} ({set:?}, {perspective}) ply {ply}", start.name());
+            assert_eq!(got.len(), views, "{at}");
+            for (got, fresh) in got.iter().zip(&fresh) {
+                assert_eq!(got.features, fresh.features, "{at}");
+                assert_eq!(got.values, fresh.values, "{at}");
+            }
+            let got = got.to_vec();
             assert_eq!(
-                eval.raw(got, &mut scratch),
+                eval.raw(&got, &mut scratch),
                 eval.raw(&fresh, &mut scratch),
-                "{} ply {ply}",
-                start.name()
+                "{at}"
             );
             checked += 1;
         }
@@ -106,10 +118,15 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet) {
 #[test]
 fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
     for set in FeatureSet::ALL {
-        incremental_equals_fresh(&Board::new(), set);
-        incremental_equals_fresh(&Ataxx::standard(), set);
-        incremental_equals_fresh(&Ataxx::virus(), set);
-        incremental_equals_fresh(&Chexers::new(), set);
+        for perspective in [false, true]
+            .into_iter()
+            .filter(|&p| !p || set.reads_every_seat())
+        {
+            incremental_equals_fresh(&Board::new(), set, perspective);
+            incremental_equals_fresh(&Ataxx::standard(), set, perspective);
+            incremental_equals_fresh(&Ataxx::virus(), set, perspective);
+            incremental_equals_fresh(&Chexers::new(), set, perspective);
+        }
     }
 }
 
@@ -276,6 +293,66 @@ fn the_public_engines_shape_is_learnt_and_held_to_its_bundle() {
 }
 
 #[test]
+fn the_perspective_form_is_learnt_held_to_its_bundle_and_reads_the_windows_alone() {
+    use contagion::nn::nnue::Activation;
+    let dir = temp("distill-perspective");
+    teacher_games(&dir.join("data"), 24);
+    let mut opts = distill_options(&dir);
+    opts.settings.features = FeatureSet::Windows;
+    opts.settings.activation = Activation::Screlu;
+    opts.settings.dense = 0;
+    opts.settings.perspective = true;
+    let r = distill(&Ataxx::standard(), &opts).unwrap();
+    let loss = &r.validation_loss;
+    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
+    assert!(r.agreement.mean_abs_diff < 0.03, "{:?}", r.agreement);
+    let bundle_dir = dir.join("bundle");
+    let start = Ataxx::standard();
+    let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
+    let hidden = net.shape.hidden;
+    assert!(m.shape.perspective && net.shape.perspective);
+    // The outputs read both seats' accumulators, the mover's first.
+    assert_eq!((net.shape.views(), net.out_w.len()), (2, 2 * 2 * hidden));
+    assert!(
+        net.shape
+            .to_string()
+            .contains(&format!("→ 2 × {hidden} screlu")),
+        "{}",
+        net.shape
+    );
+    let mut agent =
+        NnueAgent::load("nnue".into(), &bundle_dir, &start, None, Some(3), None).unwrap();
+    assert!(start.is_legal(agent.select(&start, &Limits::default()).unwrap()));
+    // A manifest that leaves the form out names weights of the wrong shape.
+    let manifest = bundle_dir.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"perspective\": true"), "{text}");
+    std::fs::write(
+        &manifest,
+        text.replace("\"perspective\": true", "\"perspective\": false"),
+    )
+    .unwrap();
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
+    assert!(
+        msg.contains("has shape") && msg.contains("the manifest needs"),
+        "{msg}"
+    );
+    // One that names it with the encoding's features (the mover's view alone) is refused.
+    let both = text.replace("\"2x2\"", "\"encoding-set+2x2\"");
+    std::fs::write(&manifest, both).unwrap();
+    let msg = format!("{:#}", bundle::load(&bundle_dir, &start).unwrap_err());
+    assert!(
+        msg.contains("perspective form") && msg.contains("'2x2'"),
+        "{msg}"
+    );
+    // As are settings that ask for it so.
+    opts.settings.features = FeatureSet::Encoding;
+    let msg = format!("{:#}", distill(&start, &opts).unwrap_err());
+    assert!(msg.contains("'encoding-set' cannot"), "{msg}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn the_teachers_value_as_the_target_is_learnt_and_needs_a_teacher() {
     let dir = temp("distill-teacher");
     teacher_games(&dir.join("data"), 24);
@@ -306,7 +383,7 @@ fn the_teachers_value_as_the_target_is_learnt_and_needs_a_teacher() {
         let mut input = vec![0.0; teacher.shape.input_len()];
         state.encode(&mut input);
         let want = teacher.infer(input, 1).values[0];
-        diff += (net.evaluate(&features::of(&state))[0] - want).abs();
+        diff += (net.evaluate(&[features::of(&state)])[0] - want).abs();
         n += 1;
         state.legal_actions(&mut legal);
         state.apply(legal[rng.below(legal.len())]).unwrap();
@@ -842,6 +919,17 @@ fn bitboard_features_equal_the_encoding_s() {
                 assert_eq!(got, features::set_of(&s), "{}", s.to_notation());
                 for set in [FeatureSet::Tuples, FeatureSet::Windows] {
                     assert_eq!(set.set_of(&bits), set.set_of(&s), "{}", s.to_notation());
+                }
+                // Each seat's view, as the perspective form reads them.
+                let views = FeatureSet::Windows.views_of(&bits, 2);
+                assert_eq!(views, FeatureSet::Windows.views_of(&s, 2));
+                assert_eq!(views[0], FeatureSet::Windows.views_of(&s, 1)[0]);
+                if let Some(passed) = contagion::games::Searchable::null_move(&bits) {
+                    let theirs = FeatureSet::Windows.views_of(&passed, 1);
+                    assert_eq!(
+                        views[1], theirs[0],
+                        "the other seat's view: its own to move"
+                    );
                 }
                 // The windows alone: one pattern a window, each within its window's.
                 let windows: Vec<u32> = FeatureSet::Windows.set_of(&s).iter().collect();

@@ -221,7 +221,7 @@ fn the_python_evaluator_agrees_with_the_rust_float_form() {
     for _ in 0..6 {
         let mut state = Board::new();
         while state.outcome().is_none() && cases.len() < 200 {
-            let v = net.evaluate(&features::of(&state));
+            let v = net.evaluate(&[features::of(&state)]);
             cases.push(serde_json::json!({
                 "position": state.to_notation(),
                 "values": [v[0], v[1]],

@@ -307,11 +307,11 @@ impl Bits {
     }
 
     /// Calls `on(window, pattern)` for every 2×2 window, row-major, its pattern the
-    /// four cells' states (0 empty or blocked, 1 the mover's, 2 the opponent's) read in
-    /// base 3, the top-left cell the lowest digit: [`crate::games::tuples`]' numbers.
-    pub fn tuple_patterns(&self, mut on: impl FnMut(u32, u32)) {
+    /// four cells' states (0 empty or blocked, 1 `viewer`'s, 2 the other side's) read
+    /// in base 3, the top-left cell the lowest digit: [`crate::games::tuples`]' numbers.
+    pub fn tuple_patterns(&self, viewer: usize, mut on: impl FnMut(u32, u32)) {
         let n = self.side as u32;
-        let me = self.to_move();
+        let me = viewer;
         let (mine, theirs) = (self.pieces[me], self.pieces[1 - me]);
         // A window's four cells as four bits: bits 0, 1, 8, 9 from its top-left cell.
         let four = |m: u64, b: u32| ((m >> b) & 3 | (m >> (b + 6)) & 12) as usize;
@@ -412,9 +412,11 @@ impl Searchable for Bits {
     }
 
     /// As [`Game::tuple_inputs`](crate::games::Game::tuple_inputs) numbers them.
-    fn tuples(&self, offset: u32, out: &mut impl FeatureSink) {
+    fn tuples(&self, viewer: usize, offset: u32, out: &mut impl FeatureSink) {
         let per = tuples::patterns(2) as u32;
-        self.tuple_patterns(|window, pattern| out.insert(offset + window * per + pattern));
+        self.tuple_patterns(viewer, |window, pattern| {
+            out.insert(offset + window * per + pattern)
+        });
     }
 
     fn null_move(&self) -> Option<Bits> {

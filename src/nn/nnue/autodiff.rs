@@ -3,7 +3,8 @@
 //! distillation's `burn` trainer ([`Trainer::Burn`]).
 //!
 //! Both trainers take the same [`SparseBatch`]es; this one spreads each into the dense
-//! multi-hot rows a linear layer multiplies.
+//! multi-hot rows a linear layer multiplies (a row a view: in the perspective form each
+//! position's rows go through the accumulator together and are laid side by side).
 
 use anyhow::Context;
 use burn::module::{Module, Param};
@@ -121,19 +122,21 @@ impl EvalModel {
         };
         EvalModel {
             ft: linear(s.inputs, s.hidden, &net.ft_w, &net.ft_b, false),
-            l1: (s.dense > 0).then(|| linear(s.hidden, s.dense, &net.l1_w, &net.l1_b, true)),
+            l1: (s.dense > 0).then(|| linear(s.units(), s.dense, &net.l1_w, &net.l1_b, true)),
             out: linear(s.top(), s.outputs, &net.out_w, &net.out_b, true),
         }
     }
 
-    /// The values (tanh, a seat relative to the mover) of multi-hot rows `x` through
-    /// `activation` after the accumulator.
-    pub fn forward(&self, x: Tensor<2>, activation: Activation) -> Tensor<2> {
+    /// The values (tanh, a seat relative to the mover) of multi-hot rows `x`, `views`
+    /// consecutive rows a position, through `activation` after the accumulator.
+    pub fn forward(&self, x: Tensor<2>, activation: Activation, views: usize) -> Tensor<2> {
         let h = self.ft.forward(x).clamp(0.0, 1.0);
         let h = match activation {
             Activation::Crelu => h,
             Activation::Screlu => h.clone() * h,
         };
+        let [rows, hidden] = h.dims();
+        let h = h.reshape([rows / views, views * hidden]);
         let h = match &self.l1 {
             Some(l1) => l1.forward(h).clamp(0.0, 1.0),
             None => h,
@@ -157,20 +160,19 @@ impl EvalModel {
     }
 }
 
-/// `batch` as dense multi-hot rows and targets.
+/// `batch` as dense multi-hot rows (a row a view) and targets.
 fn tensors(batch: &SparseBatch, shape: &EvalShape, device: &Device) -> (Tensor<2>, Tensor<2>) {
-    let (n, inputs) = (batch.len(), shape.inputs);
-    let mut x = vec![0.0f32; n * inputs];
+    let (n, inputs, views) = (batch.len(), shape.inputs, batch.views());
+    let mut x = vec![0.0f32; n * views * inputs];
     let mut y = Vec::with_capacity(n * shape.outputs);
-    for i in 0..n {
-        let (features, target) = batch.position(i);
-        features
-            .iter()
-            .for_each(|&f| x[i * inputs + f as usize] = 1.0);
-        y.extend_from_slice(target);
+    for (i, row) in x.chunks_mut(views * inputs).enumerate() {
+        for (k, row) in row.chunks_mut(inputs).enumerate() {
+            batch.view(i, k).iter().for_each(|&f| row[f as usize] = 1.0);
+        }
+        y.extend_from_slice(batch.target(i));
     }
     (
-        Tensor::from_data(TensorData::new(x, [n, inputs]), device),
+        Tensor::from_data(TensorData::new(x, [n * views, inputs]), device),
         Tensor::from_data(TensorData::new(y, [n, shape.outputs]), device),
     )
 }
@@ -183,7 +185,7 @@ fn squared_errors(
     device: &Device,
 ) -> Tensor<2> {
     let (x, y) = tensors(batch, shape, device);
-    (model.forward(x, shape.activation) - y).powi_scalar(2)
+    (model.forward(x, shape.activation, shape.views()) - y).powi_scalar(2)
 }
 
 /// burn's autodiff and Adam on the evaluator.
@@ -269,26 +271,31 @@ mod tests {
     /// A batch of `n` positions of random distinct features and targets in [-1, 1].
     fn batch(shape: &EvalShape, n: usize, seed: u64) -> SparseBatch {
         let mut rng = Rng::new(seed);
-        let mut b = SparseBatch::new(shape.outputs);
+        let mut b = SparseBatch::for_shape(shape);
         for _ in 0..n {
-            let mut features: Vec<u32> = (0..5 + rng.below(8))
-                .map(|_| rng.below(shape.inputs) as u32)
+            let views: Vec<Vec<u32>> = (0..shape.views())
+                .map(|_| {
+                    let mut features: Vec<u32> = (0..5 + rng.below(8))
+                        .map(|_| rng.below(shape.inputs) as u32)
+                        .collect();
+                    features.sort_unstable();
+                    features.dedup();
+                    features
+                })
                 .collect();
-            features.sort_unstable();
-            features.dedup();
             let target: Vec<f32> = (0..shape.outputs)
                 .map(|_| (rng.unit() * 2.0 - 1.0) as f32)
                 .collect();
-            b.push(features, &target);
+            b.push(views, &target);
         }
         b
     }
 
     fn shape() -> EvalShape {
-        shape_with(Activation::Crelu, 8)
+        shape_with(Activation::Crelu, 8, false)
     }
 
-    fn shape_with(activation: Activation, dense: usize) -> EvalShape {
+    fn shape_with(activation: Activation, dense: usize, perspective: bool) -> EvalShape {
         EvalShape {
             activation,
             game: "test".into(),
@@ -296,7 +303,8 @@ mod tests {
             hidden: 24,
             dense,
             outputs: 3,
-            features: FeatureSet::Encoding,
+            features: FeatureSet::Windows,
+            perspective,
         }
     }
 
@@ -317,7 +325,9 @@ mod tests {
     fn the_sparse_step_s_gradients_are_burn_s() {
         for activation in Activation::ALL {
             for dense in [8, 0] {
-                gradients_are_burn_s(shape_with(activation, dense));
+                for perspective in [false, true] {
+                    gradients_are_burn_s(shape_with(activation, dense, perspective));
+                }
             }
         }
     }
@@ -343,7 +353,9 @@ mod tests {
     fn sparse_and_burn_training_take_the_same_steps() {
         for activation in Activation::ALL {
             for dense in [8, 0] {
-                same_steps(shape_with(activation, dense));
+                for perspective in [false, true] {
+                    same_steps(shape_with(activation, dense, perspective));
+                }
             }
         }
     }
@@ -373,11 +385,13 @@ mod tests {
     #[test]
     fn a_batch_that_does_not_fit_is_refused() {
         let mut sparse = SparseTrainer::new(shape(), 1);
-        let mut b = SparseBatch::new(3);
-        b.push([299, 300], &[0.0; 3]);
+        let mut b = SparseBatch::new(3, 1);
+        b.push([[299, 300]], &[0.0; 3]);
         let e = sparse.step(&b, 0.01).unwrap_err().to_string();
         assert!(e.contains("feature 300"), "{e}");
-        let e = (sparse.gradients(&SparseBatch::new(2))).unwrap_err();
+        let e = (sparse.gradients(&SparseBatch::new(2, 1))).unwrap_err();
         assert!(e.to_string().contains("2 targets"), "{e}");
+        let e = (sparse.gradients(&SparseBatch::new(3, 3))).unwrap_err();
+        assert!(e.to_string().contains("3 views"), "{e}");
     }
 }

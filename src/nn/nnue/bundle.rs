@@ -227,6 +227,9 @@ pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, Fl
     let dir = dir_of(path);
     let m = read_manifest(dir)?;
     let shape = &m.shape;
+    shape
+        .check()
+        .with_context(|| format!("{}", dir.display()))?;
     let inputs = (shape.features.inputs(start)).with_context(|| format!("{}", dir.display()))?;
     ensure!(
         shape.game == start.name() && shape.inputs == inputs,
@@ -253,9 +256,6 @@ pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, Fl
         SCALES.start(),
         SCALES.end()
     );
-    shape
-        .check()
-        .with_context(|| format!("{}", dir.display()))?;
     ensure!(
         shape.inputs * shape.hidden <= crate::limits::MAX_MODEL_BYTES as usize / 4,
         "{}: the shape is larger than any evaluator this build loads",

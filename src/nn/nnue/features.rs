@@ -7,9 +7,10 @@
 //! Planes that are constant give features that never change (a bias); a plane such as
 //! Ataxx's half-move clock turns on all at once, which the accumulator meets with a
 //! refresh. A [`FeatureSet`] may add pattern features after them, or read those alone:
-//! every 2×2 window's pattern of owners ([`crate::games::tuples`]). A position's
-//! features are a
-//! [`Features`] set, a bit an input, so two positions' sets are compared a word at a
+//! every 2×2 window's pattern of owners ([`crate::games::tuples`]). The windows alone
+//! read the board as any seat sees it, which an evaluator's perspective form needs
+//! ([`FeatureSet::fill_seen`]); the encoding is the mover's. A position's features are
+//! a [`Features`] set, a bit an input, so two positions' sets are compared a word at a
 //! time ([`diff`]): what an incremental update adds and takes away.
 
 use crate::games::Searchable;
@@ -76,18 +77,38 @@ impl FeatureSet {
         }
     }
 
+    /// Whether the set reads the board as any seat sees it (the windows alone), as an
+    /// evaluator's perspective form needs; the sets with the encoding read the mover's
+    /// view alone.
+    pub fn reads_every_seat(self) -> bool {
+        self == FeatureSet::Windows
+    }
+
     /// Clears `out` and fills it with `state`'s features (`scratch` holds the encoding
     /// where it is made).
     pub fn fill<N: Searchable>(self, state: &N, scratch: &mut Vec<f32>, out: &mut Features) {
+        self.fill_seen(state, state.to_move(), scratch, out);
+    }
+
+    /// Clears `out` and fills it with `state`'s features as seat `viewer` sees the
+    /// board; a set that reads the mover's view alone
+    /// ([`FeatureSet::reads_every_seat`]) gives the mover's.
+    pub fn fill_seen<N: Searchable>(
+        self,
+        state: &N,
+        viewer: usize,
+        scratch: &mut Vec<f32>,
+        out: &mut Features,
+    ) {
         match self {
             FeatureSet::Encoding => state.features(scratch, out),
             FeatureSet::Tuples => {
                 state.features(scratch, out);
-                state.tuples(state.encoding_len() as u32, out);
+                state.tuples(state.to_move(), state.encoding_len() as u32, out);
             }
             FeatureSet::Windows => {
                 out.clear();
-                state.tuples(0, out);
+                state.tuples(viewer, 0, out);
             }
         }
     }
@@ -97,6 +118,18 @@ impl FeatureSet {
         let mut out = Features::default();
         self.fill(state, &mut Vec::new(), &mut out);
         out
+    }
+
+    /// `state`'s features for each of an evaluator's `views` accumulators
+    /// ([`viewer`]'s order), ascending (allocating).
+    pub fn views_of<N: Searchable>(self, state: &N, views: usize) -> Vec<Vec<u32>> {
+        (0..views)
+            .map(|k| {
+                let mut out = Features::default();
+                self.fill_seen(state, viewer(state, k), &mut Vec::new(), &mut out);
+                out.iter().collect()
+            })
+            .collect()
     }
 }
 
@@ -112,6 +145,12 @@ impl From<FeatureSet> for String {
     fn from(set: FeatureSet) -> String {
         set.name().into()
     }
+}
+
+/// The seat whose view an evaluator's accumulator `k` reads in `state`: the mover's
+/// first, then the next seat's, ….
+pub fn viewer<N: Searchable>(state: &N, k: usize) -> usize {
+    (state.to_move() + k) % state.players()
 }
 
 /// An input entry at least this large is a feature.

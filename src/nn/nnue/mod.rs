@@ -14,8 +14,9 @@
 //!   [`autodiff`]: the float form as a burn module, the reference it is held to.
 //!
 //! [`Incremental`] is the evaluation the search enters at every node: one accumulator a
-//! ply, each moved from the nearest ancestor with the same mover (features are from the
-//! mover's point of view) by the features that differ. Entering a node only reads its
+//! ply and view, each moved by the features that differ from the nearest ancestor's of
+//! the same seat's view (the mover's, so two plies up in a game of two; in the
+//! perspective form every seat's, so the parent's). Entering a node only reads its
 //! features; its accumulator is made when the search asks for its values or a
 //! descendant's, so nodes the search leaves by the table or a cut-off cost no update.
 
@@ -38,25 +39,29 @@ use crate::search::pvs::Evaluation;
 /// How far up the path an accumulator is looked for (plies), before a refresh.
 const LOOK_BACK: usize = 4;
 
-/// The evaluator as a search's leaf evaluation, with one accumulator a ply.
+/// The evaluator as a search's leaf evaluation, with one accumulator a ply and view.
 pub struct Incremental {
     eval: Arc<Evaluator>,
     scratch_encoding: Vec<f32>,
     stack: Vec<Slot>,
-    /// The plies [`Incremental::make`] has to make, deepest first, with the ply each
-    /// moves from.
-    chain: Vec<(usize, Option<usize>)>,
+    /// The accumulators [`Incremental::make`] has to make, deepest first, each as
+    /// (ply, view), with the one it moves from.
+    chain: Vec<(View, Option<View>)>,
     scratch: net::Scratch,
     /// Accumulators refreshed from nothing, and moved from an ancestor.
     pub counts: (u64, u64),
 }
 
-/// A ply's accumulator, its position's mover, and whether its values are made.
+/// An accumulator on the path: its ply and its place among the ply's views.
+type View = (usize, usize);
+
+/// A ply's accumulators (the mover's view, or in the perspective form one a seat: the
+/// mover's first), the seat whose view each reads, and whether each is made.
 #[derive(Default)]
 struct Slot {
-    mover: usize,
-    acc: Accumulator,
-    ready: bool,
+    accs: Vec<Accumulator>,
+    seats: Vec<usize>,
+    ready: Vec<bool>,
 }
 
 impl Incremental {
@@ -72,44 +77,53 @@ impl Incremental {
         }
     }
 
-    /// The accumulator last entered at `ply`, made if it was not.
-    pub fn accumulator(&mut self, ply: usize) -> &Accumulator {
+    /// The accumulators last entered at `ply` (the mover's view first), made if they
+    /// were not.
+    pub fn accumulators(&mut self, ply: usize) -> &[Accumulator] {
         self.make(ply);
-        &self.stack[ply].acc
+        &self.stack[ply].accs
     }
 
-    /// The ply whose accumulator `ply`'s moves from: the nearest within [`LOOK_BACK`]
-    /// with the same mover.
-    fn base(&self, ply: usize) -> Option<usize> {
-        let mover = self.stack[ply].mover;
-        (ply.saturating_sub(LOOK_BACK)..ply)
-            .rev()
-            .find(|&b| self.stack[b].mover == mover)
+    /// The accumulator `view`'s moves from: the nearest ply within [`LOOK_BACK`] with
+    /// one of the same seat's view.
+    fn base(&self, (ply, k): View) -> Option<View> {
+        let seat = self.stack[ply].seats[k];
+        (ply.saturating_sub(LOOK_BACK)..ply).rev().find_map(|b| {
+            let j = self.stack[b].seats.iter().position(|&s| s == seat)?;
+            Some((b, j))
+        })
     }
 
-    /// Makes `ply`'s accumulator, and first those of the ancestors it moves from.
+    /// Makes `ply`'s accumulators, and first those of the ancestors they move from.
     fn make(&mut self, ply: usize) {
+        for k in 0..self.stack[ply].accs.len() {
+            self.make_view((ply, k));
+        }
+    }
+
+    /// Makes `view`'s accumulator, and first those it moves from.
+    fn make_view(&mut self, view: View) {
         let mut chain = std::mem::take(&mut self.chain);
         chain.clear();
-        let mut at = Some(ply);
-        while let Some(p) = at.filter(|&p| !self.stack[p].ready) {
-            at = self.base(p);
-            chain.push((p, at));
+        let mut at = Some(view);
+        while let Some(v) = at.filter(|&(p, k)| !self.stack[p].ready[k]) {
+            at = self.base(v);
+            chain.push((v, at));
         }
-        for &(p, base) in chain.iter().rev() {
+        for &((p, k), base) in chain.iter().rev() {
             let (below, here) = self.stack.split_at_mut(p);
+            let acc = &mut here[0].accs[k];
             match base {
-                Some(b) => {
-                    self.eval
-                        .update(&below[b].acc, &mut here[0].acc, &mut self.scratch);
+                Some((b, j)) => {
+                    (self.eval).update(&below[b].accs[j], acc, &mut self.scratch);
                     self.counts.1 += 1;
                 }
                 None => {
-                    self.eval.refresh(&mut here[0].acc, &mut self.scratch);
+                    self.eval.refresh(acc, &mut self.scratch);
                     self.counts.0 += 1;
                 }
             }
-            here[0].ready = true;
+            here[0].ready[k] = true;
         }
         self.chain = chain;
     }
@@ -120,21 +134,27 @@ impl<P: Searchable> Evaluation<P> for Incremental {
         if self.stack.len() <= ply {
             self.stack.resize_with(ply + 1, Default::default);
         }
-        let set = self.eval.shape.features;
+        let (set, views) = (self.eval.shape.features, self.eval.shape.views());
         let slot = &mut self.stack[ply];
-        slot.mover = Searchable::to_move(state);
-        slot.ready = false;
-        set.fill(state, &mut self.scratch_encoding, &mut slot.acc.features);
+        slot.accs.resize_with(views, Default::default);
+        slot.seats.resize(views, 0);
+        slot.ready.clear();
+        slot.ready.resize(views, false);
+        for (k, acc) in slot.accs.iter_mut().enumerate() {
+            let seat = features::viewer(state, k);
+            slot.seats[k] = seat;
+            set.fill_seen(state, seat, &mut self.scratch_encoding, &mut acc.features);
+        }
     }
 
     fn values(&mut self, ply: usize) -> [f32; MAX_PLAYERS] {
         self.make(ply);
-        self.eval.evaluate(&self.stack[ply].acc, &mut self.scratch)
+        self.eval.evaluate(&self.stack[ply].accs, &mut self.scratch)
     }
 
     fn value(&mut self, ply: usize) -> f32 {
         self.make(ply);
         self.eval
-            .mover_value(&self.stack[ply].acc, &mut self.scratch)
+            .mover_value(&self.stack[ply].accs, &mut self.scratch)
     }
 }

@@ -6,6 +6,9 @@
 //! the outputs relative to the mover as the policy-value network's value head is
 //! (output 0 the mover, 1 the next seat, …). With no dense units (`dense = 0`, the
 //! public engines' shape) the outputs read the accumulator's activations directly.
+//! In the perspective form ([`EvalShape::perspective`]) each seat has an accumulator
+//! of the board as it sees it, all through the same weights, and the layer after them
+//! reads their activations side by side, the mover's first, then the next seat's, ….
 //!
 //! Integers, at the evaluator's scale `qa` (new evaluators [`QA`]; a bundle names its
 //! own): the accumulator row of a feature and its bias are the float weights × `qa` in
@@ -105,6 +108,10 @@ pub struct EvalShape {
     /// The accumulator's activation (absent from the manifests of the default).
     #[serde(default, skip_serializing_if = "Activation::is_default")]
     pub activation: Activation,
+    /// The perspective form: an accumulator a seat, each of the board as that seat
+    /// sees it (absent from the manifests of evaluators with one, the mover's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub perspective: bool,
 }
 
 impl EvalShape {
@@ -113,20 +120,30 @@ impl EvalShape {
         [
             ("ft.weight", vec![self.inputs, self.hidden]),
             ("ft.bias", vec![self.hidden]),
-            ("l1.weight", vec![self.dense, self.hidden]),
+            ("l1.weight", vec![self.dense, self.units()]),
             ("l1.bias", vec![self.dense]),
             ("out.weight", vec![self.outputs, self.top()]),
             ("out.bias", vec![self.outputs]),
         ]
     }
 
-    /// The units the outputs read: the dense layer's, or the accumulator's where there
+    /// The units the outputs read: the dense layer's, or the accumulators' where there
     /// is none.
     pub fn top(&self) -> usize {
         match self.dense {
-            0 => self.hidden,
+            0 => self.units(),
             d => d,
         }
+    }
+
+    /// Accumulators a position: one a seat in the perspective form, else the mover's.
+    pub fn views(&self) -> usize {
+        if self.perspective { self.outputs } else { 1 }
+    }
+
+    /// The accumulators' units together: what the layer after them reads.
+    pub fn units(&self) -> usize {
+        self.hidden * self.views()
     }
 
     /// Whether the shape can run: inputs and accumulator units, outputs within the seats.
@@ -142,20 +159,33 @@ impl EvalShape {
             "an evaluator has 1 to {MAX_PLAYERS} outputs, not {}",
             self.outputs
         );
+        anyhow::ensure!(
+            !self.perspective || self.features.reads_every_seat(),
+            "the perspective form reads the board as each seat sees it, which the feature \
+             set '{}' cannot (its encoding is the mover's): use '{}'",
+            self.features.name(),
+            FeatureSet::Windows.name()
+        );
         Ok(())
     }
 }
 
 impl std::fmt::Display for EvalShape {
-    /// `ataxx: 3210 inputs (encoding-set+2x2) → 256 crelu → 32 → 2`.
+    /// `ataxx: 3210 inputs (encoding-set+2x2) → 256 crelu → 32 → 2`, or with an
+    /// accumulator a seat `ataxx: 2916 inputs (2x2) → 2 × 256 screlu → 2`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = self;
         write!(
             f,
-            "{}: {} inputs ({}) → {} {}",
+            "{}: {} inputs ({}) → {}{} {}",
             s.game,
             s.inputs,
             s.features.name(),
+            if s.perspective {
+                format!("{} × ", s.views())
+            } else {
+                String::new()
+            },
             s.hidden,
             s.activation.name()
         )?;
@@ -175,7 +205,7 @@ pub struct FloatNet {
     pub ft_w: Vec<f32>,
     /// `[hidden]`.
     pub ft_b: Vec<f32>,
-    /// `[dense, hidden]`.
+    /// `[dense, units]` ([`EvalShape::units`]).
     pub l1_w: Vec<f32>,
     /// `[dense]`.
     pub l1_b: Vec<f32>,
@@ -233,40 +263,47 @@ impl FloatNet {
         let mut v =
             |n: usize, s: f64| -> Vec<f32> { (0..n).map(|_| (rng.normal() * s) as f32).collect() };
         let (i, h, d, o) = (shape.inputs, shape.hidden, shape.dense, shape.outputs);
+        let u = shape.units();
         FloatNet {
             ft_w: v(i * h, 0.1),
             ft_b: v(h, 0.2),
-            l1_w: v(d * h, 0.3),
+            l1_w: v(d * u, 0.3),
             l1_b: v(d, 0.1),
             // Read from the accumulator, the outputs sum many more units: smaller weights.
             out_w: v(
                 o * shape.top(),
-                if d > 0 { 0.5 } else { 2.0 / (h as f64).sqrt() },
+                if d > 0 { 0.5 } else { 2.0 / (u as f64).sqrt() },
             ),
             out_b: v(o, 0.1),
             shape,
         }
     }
 
-    /// The values (tanh, relative to the mover) of a position with `features`: the
-    /// float reference the integer form is measured against.
-    pub fn evaluate(&self, features: &[u32]) -> [f32; MAX_PLAYERS] {
+    /// The values (tanh, relative to the mover) of a position whose accumulators
+    /// ([`EvalShape::views`]: the mover's, then the next seat's, …) read `views`' features:
+    /// the float reference the integer form is measured against.
+    pub fn evaluate(&self, views: &[Vec<u32>]) -> [f32; MAX_PLAYERS] {
         let s = &self.shape;
-        let mut acc = self.ft_b.clone();
-        for &f in features {
-            let row = &self.ft_w[f as usize * s.hidden..(f as usize + 1) * s.hidden];
-            acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        assert_eq!(views.len(), s.views(), "an evaluator's accumulators");
+        let mut h1 = Vec::with_capacity(s.units());
+        for features in views {
+            let mut acc = self.ft_b.clone();
+            for &f in features {
+                let row = &self.ft_w[f as usize * s.hidden..(f as usize + 1) * s.hidden];
+                acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            }
+            h1.extend(acc.iter().map(|&v| s.activation.apply(v)));
         }
-        let h1: Vec<f32> = acc.iter().map(|&v| s.activation.apply(v)).collect();
+        let u = s.units();
         let h2: Vec<f32> = (0..s.dense)
             .map(|j| {
-                let row = &self.l1_w[j * s.hidden..(j + 1) * s.hidden];
+                let row = &self.l1_w[j * u..(j + 1) * u];
                 let z = self.l1_b[j] + row.iter().zip(&h1).map(|(w, x)| w * x).sum::<f32>();
                 z.clamp(0.0, 1.0)
             })
             .collect();
         let (top, n) = match s.dense {
-            0 => (&h1, s.hidden),
+            0 => (&h1, u),
             d => (&h2, d),
         };
         let mut out = [0.0; MAX_PLAYERS];
@@ -351,7 +388,7 @@ impl Evaluator {
             qa,
             ft_w: quantize(&net.ft_w, a),
             ft_b: quantize(&net.ft_b, a),
-            l1_w: kernel.dense_layout(&quantize(&net.l1_w, b), net.shape.hidden, net.shape.dense),
+            l1_w: kernel.dense_layout(&quantize(&net.l1_w, b), net.shape.units(), net.shape.dense),
             l1_b: quantize_i32(&net.l1_b, a * b),
             out_w: quantize(&net.out_w, b),
             out_b: quantize_i32(&net.out_b, a * b),
@@ -395,23 +432,27 @@ impl Evaluator {
         (self.kernel).moved(&mut acc.values, &base.values, &self.ft_w, added, removed);
     }
 
-    /// The outputs before tanh, in integers (× `qa · QB`).
-    pub fn raw(&self, acc: &Accumulator, scratch: &mut Scratch) -> [i32; MAX_PLAYERS] {
-        self.raw_outputs(acc, scratch, self.shape.outputs)
+    /// The outputs before tanh, in integers (× `qa · QB`), of the position whose
+    /// accumulators are `accs` ([`EvalShape::views`] of them, the mover's first).
+    pub fn raw(&self, accs: &[Accumulator], scratch: &mut Scratch) -> [i32; MAX_PLAYERS] {
+        self.raw_outputs(accs, scratch, self.shape.outputs)
     }
 
     /// The first `outputs` outputs before tanh (the others 0).
     fn raw_outputs(
         &self,
-        acc: &Accumulator,
+        accs: &[Accumulator],
         scratch: &mut Scratch,
         outputs: usize,
     ) -> [i32; MAX_PLAYERS] {
         let s = &self.shape;
-        scratch.h1.resize(s.hidden, 0);
+        assert_eq!(accs.len(), s.views(), "an evaluator's accumulators");
+        scratch.h1.resize(s.units(), 0);
         scratch.z.resize(s.dense, 0);
         scratch.h2.resize(s.dense, 0);
-        self.kernel.crelu(&acc.values, self.qa, &mut scratch.h1);
+        for (acc, h1) in accs.iter().zip(scratch.h1.chunks_mut(s.hidden)) {
+            self.kernel.crelu(&acc.values, self.qa, h1);
+        }
         if s.activation == Activation::Screlu {
             // x² / qa, rounded, by a multiply and a shift.
             let m = ((1 << 16) + self.qa as i32 / 2) / self.qa as i32;
@@ -441,9 +482,10 @@ impl Evaluator {
         out
     }
 
-    /// The values (tanh, relative to the mover) of the position `acc` holds.
-    pub fn evaluate(&self, acc: &Accumulator, scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
-        let raw = self.raw(acc, scratch);
+    /// The values (tanh, relative to the mover) of the position whose accumulators are
+    /// `accs` ([`Evaluator::raw`]).
+    pub fn evaluate(&self, accs: &[Accumulator], scratch: &mut Scratch) -> [f32; MAX_PLAYERS] {
+        let raw = self.raw(accs, scratch);
         let mut out = [0.0; MAX_PLAYERS];
         for (o, &r) in out.iter_mut().zip(&raw).take(self.shape.outputs) {
             *o = self.squash(r);
@@ -453,8 +495,8 @@ impl Evaluator {
 
     /// The mover's value alone (output 0 of [`Evaluator::evaluate`]), without the
     /// other seats' outputs and their `tanh`.
-    pub fn mover_value(&self, acc: &Accumulator, scratch: &mut Scratch) -> f32 {
-        self.squash(self.raw_outputs(acc, scratch, 1)[0])
+    pub fn mover_value(&self, accs: &[Accumulator], scratch: &mut Scratch) -> f32 {
+        self.squash(self.raw_outputs(accs, scratch, 1)[0])
     }
 
     /// An output's value: its integer before tanh back to the float scale, squashed.
@@ -471,15 +513,20 @@ mod tests {
     fn the_integer_form_follows_the_float_one() {
         for activation in Activation::ALL {
             for dense in [16, 0] {
-                follows(activation, dense);
+                for perspective in [false, true] {
+                    follows(activation, dense, perspective);
+                }
             }
         }
     }
 
-    fn follows(activation: Activation, dense: usize) {
+    fn follows(activation: Activation, dense: usize, perspective: bool) {
         use crate::games::Game;
         let start = crate::games::ataxx::Ataxx::standard();
-        let set = FeatureSet::Tuples;
+        let set = match perspective {
+            false => FeatureSet::Tuples,
+            true => FeatureSet::Windows,
+        };
         let shape = EvalShape {
             game: "ataxx".into(),
             inputs: set.inputs(&start).unwrap(),
@@ -488,13 +535,12 @@ mod tests {
             outputs: 2,
             features: set,
             activation,
+            perspective,
         };
+        shape.check().unwrap();
         let net = FloatNet::random(shape, 3);
-        assert_eq!(
-            set.set_of(&start).len(),
-            4 + 45 + 49 + 36,
-            "a feature a window"
-        );
+        let windows = if perspective { 0 } else { 4 + 45 + 49 };
+        assert_eq!(set.set_of(&start).len(), windows + 36, "a feature a window");
         // Positions along a random game.
         let (mut state, mut rng, mut moves) = (start, crate::rng::Rng::new(5), Vec::new());
         let mut positions = Vec::new();
@@ -509,21 +555,26 @@ mod tests {
             let eval = Evaluator::at_scale(&net, qa, Kernel::detect());
             let mut sum = 0.0;
             for p in &positions {
-                let f: Vec<u32> = set.set_of(p).iter().collect();
-                let want = net.evaluate(&f);
-                let mut acc = Accumulator {
-                    features: f.iter().copied().collect(),
-                    ..Accumulator::default()
-                };
+                let views = set.views_of(p, net.shape.views());
+                let want = net.evaluate(&views);
                 let mut scratch = Scratch::default();
-                eval.refresh(&mut acc, &mut scratch);
-                let got = eval.evaluate(&acc, &mut scratch);
+                let accs: Vec<Accumulator> = (views.iter())
+                    .map(|f| {
+                        let mut acc = Accumulator {
+                            features: f.iter().copied().collect(),
+                            ..Accumulator::default()
+                        };
+                        eval.refresh(&mut acc, &mut scratch);
+                        acc
+                    })
+                    .collect();
+                let got = eval.evaluate(&accs, &mut scratch);
                 // Random weights spread wider than trained ones (which agree to 0.007
                 // on real positions, experiments/nnue): a loose bound.
                 for k in 0..2 {
                     assert!(
                         (got[k] - want[k]).abs() < 0.1,
-                        "{activation:?}, {dense} dense, at {qa}: {got:?} vs {want:?}"
+                        "{activation:?}, {dense} dense, {perspective}, at {qa}: {got:?} vs {want:?}"
                     );
                     sum += (got[k] - want[k]).abs();
                 }

@@ -2,10 +2,11 @@
 //! over sparse features, and Adam, without a tensor library.
 //!
 //! The model is [`FloatNet`]'s: `features → accumulator → activation → dense → clip →
-//! tanh` (or no dense layer), its loss the mean squared error over a batch's positions and seats. A position's
-//! accumulator is its bias and the rows of its few features (never a multiplication by
-//! the inputs' zeros, which a dense `inputs × hidden` product spends nearly all its time
-//! on); the backward adds each position's accumulator gradient to the same rows.
+//! tanh` (or no dense layer), its loss the mean squared error over a batch's positions
+//! and seats. A position's accumulator (each of them, in the perspective form) is its
+//! bias and the rows of its few features (never a multiplication by the inputs' zeros,
+//! which a dense `inputs × hidden` product spends nearly all its time on); the backward
+//! adds each accumulator's gradient to the same rows.
 //! Positions are shared among the threads, each summing every gradient into its own
 //! buffers (the feature rows' included: a position's accumulator gradient is added to
 //! its features' rows at once, never stored), which are then summed band by band on
@@ -34,26 +35,36 @@ pub const BETA_2: f32 = 0.999;
 /// Adam's denominator floor (burn's default).
 pub const EPSILON: f32 = 1e-5;
 
-/// Positions for a step: each one's active features and its targets (one a seat,
+/// Positions for a step: each one's active features, a list a view (one, or one a seat
+/// in the perspective form: [`EvalShape::views`]), and its targets (one a seat,
 /// relative to the mover).
 #[derive(Debug, Clone)]
 pub struct SparseBatch {
     features: Vec<u32>,
-    /// Position `i`'s features are `features[offsets[i]..offsets[i + 1]]`.
+    /// View `k` of position `i` is `features[offsets[j]..offsets[j + 1]]`, `j` being
+    /// `i · views + k`.
     offsets: Vec<usize>,
     targets: Vec<f32>,
     outputs: usize,
+    views: usize,
 }
 
 impl SparseBatch {
-    /// An empty batch of positions with `outputs` targets each.
-    pub fn new(outputs: usize) -> SparseBatch {
+    /// An empty batch of positions with `outputs` targets and `views` lists of
+    /// features each.
+    pub fn new(outputs: usize, views: usize) -> SparseBatch {
         SparseBatch {
             features: Vec::new(),
             offsets: vec![0],
             targets: Vec::new(),
             outputs,
+            views: views.max(1),
         }
+    }
+
+    /// An empty batch for an evaluator of `shape`.
+    pub fn for_shape(shape: &EvalShape) -> SparseBatch {
+        SparseBatch::new(shape.outputs, shape.views())
     }
 
     /// Empties the batch, keeping its memory.
@@ -63,10 +74,23 @@ impl SparseBatch {
         self.targets.clear();
     }
 
-    /// Adds a position with `features` and the first `outputs` of `target`.
-    pub fn push(&mut self, features: impl IntoIterator<Item = u32>, target: &[f32]) {
-        self.features.extend(features);
-        self.offsets.push(self.features.len());
+    /// Adds a position with `views`' features (the batch's number of lists) and the
+    /// first `outputs` of `target`.
+    pub fn push<V: IntoIterator<Item = u32>>(
+        &mut self,
+        views: impl IntoIterator<Item = V>,
+        target: &[f32],
+    ) {
+        let before = self.offsets.len();
+        for features in views {
+            self.features.extend(features);
+            self.offsets.push(self.features.len());
+        }
+        assert_eq!(
+            self.offsets.len() - before,
+            self.views,
+            "a position's views"
+        );
         self.targets.extend_from_slice(&target[..self.outputs]);
     }
 
@@ -83,9 +107,14 @@ impl SparseBatch {
         self.outputs
     }
 
+    /// Lists of features a position.
+    pub fn views(&self) -> usize {
+        self.views
+    }
+
     /// Positions in the batch.
     pub fn len(&self) -> usize {
-        self.offsets.len() - 1
+        (self.offsets.len() - 1) / self.views
     }
 
     /// Whether the batch has no positions.
@@ -93,13 +122,15 @@ impl SparseBatch {
         self.len() == 0
     }
 
-    /// Position `i`'s features and targets.
-    pub fn position(&self, i: usize) -> (&[u32], &[f32]) {
-        let o = self.outputs;
-        (
-            &self.features[self.offsets[i]..self.offsets[i + 1]],
-            &self.targets[i * o..(i + 1) * o],
-        )
+    /// Position `i`'s features in view `k`.
+    pub fn view(&self, i: usize, k: usize) -> &[u32] {
+        let j = i * self.views + k;
+        &self.features[self.offsets[j]..self.offsets[j + 1]]
+    }
+
+    /// Position `i`'s targets.
+    pub fn target(&self, i: usize) -> &[f32] {
+        &self.targets[i * self.outputs..(i + 1) * self.outputs]
     }
 
     /// The largest feature index, for a check against the shape.
@@ -111,7 +142,7 @@ impl SparseBatch {
 /// The evaluator's weights in training, their gradients and Adam's moments.
 pub struct SparseTrainer {
     net: FloatNet,
-    /// The dense layer transposed (`[hidden, dense]`), for the forward's row additions.
+    /// The dense layer transposed (`[units, dense]`), for the forward's row additions.
     l1_t: Vec<f32>,
     /// The last batch's gradients, in [`EvalShape::tensors`]' order.
     grads: [Vec<f32>; 6],
@@ -165,11 +196,12 @@ impl SparseTrainer {
                 .collect()
         };
         let (i, h, d, o) = (shape.inputs, shape.hidden, shape.dense, shape.outputs);
+        let u = shape.units();
         let net = FloatNet {
             ft_w: uniform(i * h, i),
             ft_b: uniform(h, i),
-            l1_w: uniform(d * h, h),
-            l1_b: uniform(d, h),
+            l1_w: uniform(d * u, u),
+            l1_b: uniform(d, u),
             out_w: uniform(o * shape.top(), shape.top()),
             out_b: uniform(o, shape.top()),
             shape,
@@ -182,7 +214,7 @@ impl SparseTrainer {
         let zeros = |v: &Vec<f32>| vec![0.0f32; v.len()];
         let parts = net.parts();
         SparseTrainer {
-            l1_t: transpose(&net.l1_w, net.shape.dense, net.shape.hidden),
+            l1_t: transpose(&net.l1_w, net.shape.dense, net.shape.units()),
             grads: parts.map(zeros),
             moments: parts.map(|v| (zeros(v), zeros(v))),
             time: 0,
@@ -274,7 +306,7 @@ impl SparseTrainer {
                 });
         }
         let s = &self.net.shape;
-        self.l1_t = transpose(&self.net.l1_w, s.dense, s.hidden);
+        self.l1_t = transpose(&self.net.l1_w, s.dense, s.units());
         Ok(loss)
     }
 
@@ -308,6 +340,12 @@ impl SparseTrainer {
             "a batch of {} targets a position for an evaluator of {} outputs",
             batch.outputs,
             s.outputs
+        );
+        anyhow::ensure!(
+            batch.views == s.views(),
+            "a batch of {} views a position for an evaluator of {} accumulators",
+            batch.views,
+            s.views()
         );
         if let Some(f) = batch.largest_feature() {
             anyhow::ensure!(
@@ -392,10 +430,11 @@ fn part(job: Job, local: &mut Local) {
         scale,
     } = job;
     let s = &net.shape;
-    let (hn, dn, tn, act) = (s.hidden, s.dense, s.top(), s.activation);
+    let (hn, un, dn, tn, act) = (s.hidden, s.units(), s.dense, s.top(), s.activation);
     let [g_ft_w, g_ft_b, g_l1_w, g_l1_b, g_out_w, g_out_b] = &mut local.grads;
-    let (mut accs, mut hs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * hn]);
-    let (mut dhs, mut dzs) = (vec![0.0f32; QUAD * hn], vec![0.0f32; QUAD * dn]);
+    // A position's accumulators side by side (`units`), as the layer after reads them.
+    let (mut accs, mut hs) = (vec![0.0f32; QUAD * un], vec![0.0f32; QUAD * un]);
+    let (mut dhs, mut dzs) = (vec![0.0f32; QUAD * un], vec![0.0f32; QUAD * dn]);
     let (mut z, mut g, mut dg) = (vec![0.0f32; dn], vec![0.0f32; dn], vec![0.0f32; tn]);
     let mut da = vec![0.0f32; hn];
     for first in range.clone().step_by(QUAD) {
@@ -403,14 +442,16 @@ fn part(job: Job, local: &mut Local) {
         dzs.fill(0.0);
         dhs.fill(0.0);
         for (i, p) in quad.clone().enumerate() {
-            let (features, target) = batch.position(p);
+            let target = batch.target(p);
             let (acc, h) = (
-                &mut accs[i * hn..(i + 1) * hn],
-                &mut hs[i * hn..(i + 1) * hn],
+                &mut accs[i * un..(i + 1) * un],
+                &mut hs[i * un..(i + 1) * un],
             );
-            acc.copy_from_slice(&net.ft_b);
-            for &f in features {
-                add(acc, &net.ft_w[f as usize * hn..(f as usize + 1) * hn]);
+            for (k, acc) in acc.chunks_mut(hn).enumerate() {
+                acc.copy_from_slice(&net.ft_b);
+                for &f in batch.view(p, k) {
+                    add(acc, &net.ft_w[f as usize * hn..(f as usize + 1) * hn]);
+                }
             }
             h.iter_mut()
                 .zip(&*acc)
@@ -447,7 +488,7 @@ fn part(job: Job, local: &mut Local) {
                 axpy(&mut dg, d_o, w);
             }
             if dn == 0 {
-                dhs[i * hn..(i + 1) * hn].copy_from_slice(&dg);
+                dhs[i * un..(i + 1) * un].copy_from_slice(&dg);
                 continue;
             }
             let dz = &mut dzs[i * dn..(i + 1) * dn];
@@ -467,24 +508,26 @@ fn part(job: Job, local: &mut Local) {
                 continue;
             }
             let (w, gw) = (
-                &net.l1_w[d * hn..(d + 1) * hn],
-                &mut g_l1_w[d * hn..(d + 1) * hn],
+                &net.l1_w[d * un..(d + 1) * un],
+                &mut g_l1_w[d * un..(d + 1) * un],
             );
-            for j in 0..hn {
+            for j in 0..un {
                 let mut sum = gw[j];
-                (0..QUAD).for_each(|i| sum += dz[i] * hs[i * hn + j]);
+                (0..QUAD).for_each(|i| sum += dz[i] * hs[i * un + j]);
                 gw[j] = sum;
-                (0..QUAD).for_each(|i| dhs[i * hn + j] += dz[i] * w[j]);
+                (0..QUAD).for_each(|i| dhs[i * un + j] += dz[i] * w[j]);
             }
         }
         for (i, p) in quad.enumerate() {
-            let (acc, dh) = (&accs[i * hn..(i + 1) * hn], &dhs[i * hn..(i + 1) * hn]);
-            for ((da, &a), &dh) in da.iter_mut().zip(acc).zip(dh) {
-                *da = dh * act.slope(a);
-            }
-            add(g_ft_b, &da);
-            for &f in batch.position(p).0 {
-                add(&mut g_ft_w[f as usize * hn..(f as usize + 1) * hn], &da);
+            let (acc, dh) = (&accs[i * un..(i + 1) * un], &dhs[i * un..(i + 1) * un]);
+            for (k, (acc, dh)) in acc.chunks(hn).zip(dh.chunks(hn)).enumerate() {
+                for ((da, &a), &dh) in da.iter_mut().zip(acc).zip(dh) {
+                    *da = dh * act.slope(a);
+                }
+                add(g_ft_b, &da);
+                for &f in batch.view(p, k) {
+                    add(&mut g_ft_w[f as usize * hn..(f as usize + 1) * hn], &da);
+                }
             }
         }
     }
@@ -497,26 +540,31 @@ mod tests {
     #[test]
     fn every_form_gives_the_scalar_form_s_gradients_bit_for_bit() {
         for dense in [12, 0] {
-            forms_agree(dense);
+            for perspective in [false, true] {
+                forms_agree(dense, perspective);
+            }
         }
     }
 
-    fn forms_agree(dense: usize) {
+    fn forms_agree(dense: usize, perspective: bool) {
         let shape = EvalShape {
             game: "test".into(),
             inputs: 200,
             hidden: 40,
             dense,
             outputs: 2,
-            features: super::super::FeatureSet::Encoding,
+            features: super::super::FeatureSet::Windows,
             activation: super::super::Activation::Screlu,
+            perspective,
         };
         let net = FloatNet::random(shape, 11);
         let mut rng = crate::rng::Rng::new(2);
-        let mut batch = SparseBatch::new(2);
+        let mut batch = SparseBatch::for_shape(&net.shape);
         for _ in 0..29 {
-            let f: Vec<u32> = (0..9).map(|k| 20 * k + rng.below(20) as u32).collect();
-            batch.push(f, &[rng.unit() as f32, -0.5]);
+            let views: Vec<Vec<u32>> = (0..net.shape.views())
+                .map(|_| (0..9).map(|k| 20 * k + rng.below(20) as u32).collect())
+                .collect();
+            batch.push(views, &[rng.unit() as f32, -0.5]);
         }
         let mut scalar = SparseTrainer::from_net(net.clone());
         scalar.kernel = Kernel::Scalar;
