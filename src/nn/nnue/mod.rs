@@ -60,8 +60,8 @@ type View = (usize, usize);
 #[derive(Default)]
 struct Slot {
     accs: Vec<Accumulator>,
-    seats: Vec<usize>,
-    ready: Vec<bool>,
+    seats: [usize; MAX_PLAYERS],
+    ready: [bool; MAX_PLAYERS],
 }
 
 impl Incremental {
@@ -89,7 +89,10 @@ impl Incremental {
     fn base(&self, (ply, k): View) -> Option<View> {
         let seat = self.stack[ply].seats[k];
         (ply.saturating_sub(LOOK_BACK)..ply).rev().find_map(|b| {
-            let j = self.stack[b].seats.iter().position(|&s| s == seat)?;
+            let slot = &self.stack[b];
+            let j = slot.seats[..slot.accs.len()]
+                .iter()
+                .position(|&s| s == seat)?;
             Some((b, j))
         })
     }
@@ -136,10 +139,10 @@ impl<P: Searchable> Evaluation<P> for Incremental {
         }
         let (set, views) = (self.eval.shape.features, self.eval.shape.views());
         let slot = &mut self.stack[ply];
-        slot.accs.resize_with(views, Default::default);
-        slot.seats.resize(views, 0);
-        slot.ready.clear();
-        slot.ready.resize(views, false);
+        if slot.accs.len() != views {
+            slot.accs.resize_with(views, Default::default);
+        }
+        slot.ready = [false; MAX_PLAYERS];
         for (k, acc) in slot.accs.iter_mut().enumerate() {
             let seat = features::viewer(state, k);
             slot.seats[k] = seat;
