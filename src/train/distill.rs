@@ -28,7 +28,7 @@ use crate::nn::nnue::autodiff::EvalTraining;
 use crate::nn::nnue::bundle::{self, Agreement, Lineage};
 use crate::nn::nnue::features::{self, Features};
 use crate::nn::nnue::step::SparseBatch;
-use crate::nn::nnue::{Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet};
+use crate::nn::nnue::{EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
 use crate::rng::Rng;
 
@@ -236,16 +236,7 @@ pub fn agreement<G: Game>(net: &FloatNet, positions: impl Iterator<Item = G>) ->
     let (mut n, mut diff, mut same) = (0usize, 0.0f64, 0usize);
     for state in positions.take(10_000) {
         let views = (net.shape.features).views_of(&state, net.shape.views());
-        let accs: Vec<Accumulator> = (views.iter())
-            .map(|f| {
-                let mut acc = Accumulator {
-                    features: f.iter().copied().collect(),
-                    ..Accumulator::default()
-                };
-                eval.refresh(&mut acc, &mut scratch);
-                acc
-            })
-            .collect();
+        let accs = eval.accumulators(&views, &mut scratch);
         let int = eval.evaluate(&accs, &mut scratch)[0];
         let float = net.evaluate(&views)[0];
         diff += (int - float).abs() as f64;

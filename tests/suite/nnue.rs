@@ -16,7 +16,7 @@ use contagion::nn::NetShape;
 use contagion::nn::nnue::kernels::QA;
 use contagion::nn::nnue::net::Scratch;
 use contagion::nn::nnue::{
-    Accumulator, EvalShape, Evaluator, FeatureSet, FloatNet, Incremental, bundle, features,
+    EvalShape, Evaluator, FeatureSet, FloatNet, Incremental, bundle, features,
 };
 use contagion::rng::Rng;
 use contagion::search::endgame::{SolveLimits, Solver};
@@ -81,16 +81,7 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet, perspective: bo
             inc.enter(ply, &next);
             path.push(next);
             let mut scratch = Scratch::default();
-            let fresh: Vec<Accumulator> = (set.views_of(path.last().unwrap(), views).into_iter())
-                .map(|f| {
-                    let mut fresh = Accumulator {
-                        features: f.into_iter().collect(),
-                        ..Accumulator::default()
-                    };
-                    eval.refresh(&mut fresh, &mut scratch);
-                    fresh
-                })
-                .collect();
+            let fresh = eval.accumulators(&set.views_of(path.last().unwrap(), views), &mut scratch);
             let got = inc.accumulators(ply);
             let at = format!("{} ({set:?}, {perspective}) ply {ply}", start.name());
             assert_eq!(got.len(), views, "{at}");
@@ -252,20 +243,29 @@ fn tuple_features_are_learnt_named_and_held_to_their_bundle() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[test]
-fn the_public_engines_shape_is_learnt_and_held_to_its_bundle() {
-    // The windows alone, the squared activation, no dense layer.
-    use contagion::nn::nnue::Activation;
-    let dir = temp("distill-screlu");
+/// An evaluator of the public engines' shape (the windows alone, the squared
+/// activation, no dense layer; an accumulator a seat where `perspective`) distilled from
+/// a few real games, held to have learnt and to agree with its integer form: its
+/// directory and its settings.
+fn distilled_public(name: &str, perspective: bool) -> (PathBuf, DistillOptions) {
+    let dir = temp(name);
     teacher_games(&dir.join("data"), 24);
     let mut opts = distill_options(&dir);
     opts.settings.features = FeatureSet::Windows;
-    opts.settings.activation = Activation::Screlu;
+    opts.settings.activation = contagion::nn::nnue::Activation::Screlu;
     opts.settings.dense = 0;
+    opts.settings.perspective = perspective;
     let r = distill(&Ataxx::standard(), &opts).unwrap();
     let loss = &r.validation_loss;
     assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
     assert!(r.agreement.mean_abs_diff < 0.03, "{:?}", r.agreement);
+    (dir, opts)
+}
+
+#[test]
+fn the_public_engines_shape_is_learnt_and_held_to_its_bundle() {
+    use contagion::nn::nnue::Activation;
+    let (dir, _) = distilled_public("distill-screlu", false);
     let bundle_dir = dir.join("bundle");
     let start = Ataxx::standard();
     let (m, net) = bundle::load(&bundle_dir, &start).unwrap();
@@ -294,18 +294,7 @@ fn the_public_engines_shape_is_learnt_and_held_to_its_bundle() {
 
 #[test]
 fn the_perspective_form_is_learnt_held_to_its_bundle_and_reads_the_windows_alone() {
-    use contagion::nn::nnue::Activation;
-    let dir = temp("distill-perspective");
-    teacher_games(&dir.join("data"), 24);
-    let mut opts = distill_options(&dir);
-    opts.settings.features = FeatureSet::Windows;
-    opts.settings.activation = Activation::Screlu;
-    opts.settings.dense = 0;
-    opts.settings.perspective = true;
-    let r = distill(&Ataxx::standard(), &opts).unwrap();
-    let loss = &r.validation_loss;
-    assert!(loss.last().unwrap() < &(loss[0] * 0.9), "{loss:?}");
-    assert!(r.agreement.mean_abs_diff < 0.03, "{:?}", r.agreement);
+    let (dir, mut opts) = distilled_public("distill-perspective", true);
     let bundle_dir = dir.join("bundle");
     let start = Ataxx::standard();
     let (m, net) = bundle::load(&bundle_dir, &start).unwrap();

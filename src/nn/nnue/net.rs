@@ -413,6 +413,21 @@ impl Evaluator {
         (self.kernel).moved(&mut acc.values, &self.ft_b, &self.ft_w, &scratch.added, &[]);
     }
 
+    /// Accumulators summed afresh, one for each of `views`' features (a position's
+    /// views, as [`FeatureSet::views_of`] lists them).
+    pub fn accumulators(&self, views: &[Vec<u32>], scratch: &mut Scratch) -> Vec<Accumulator> {
+        (views.iter())
+            .map(|f| {
+                let mut acc = Accumulator {
+                    features: f.iter().copied().collect(),
+                    ..Accumulator::default()
+                };
+                self.refresh(&mut acc, scratch);
+                acc
+            })
+            .collect()
+    }
+
     /// Sets `acc`'s values for its features from `base`'s by the rows that differ, or
     /// afresh where more differ than a refresh costs.
     pub fn update(&self, base: &Accumulator, acc: &mut Accumulator, scratch: &mut Scratch) {
@@ -558,16 +573,7 @@ mod tests {
                 let views = set.views_of(p, net.shape.views());
                 let want = net.evaluate(&views);
                 let mut scratch = Scratch::default();
-                let accs: Vec<Accumulator> = (views.iter())
-                    .map(|f| {
-                        let mut acc = Accumulator {
-                            features: f.iter().copied().collect(),
-                            ..Accumulator::default()
-                        };
-                        eval.refresh(&mut acc, &mut scratch);
-                        acc
-                    })
-                    .collect();
+                let accs = eval.accumulators(&views, &mut scratch);
                 let got = eval.evaluate(&accs, &mut scratch);
                 // Random weights spread wider than trained ones (which agree to 0.007
                 // on real positions, experiments/nnue): a loose bound.
