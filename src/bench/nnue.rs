@@ -71,20 +71,10 @@ pub fn nnue<G: Baselines>(
     // The update and output alone, each view from the position two plies before (the
     // same mover, so the same seats' views).
     let (set, views) = (eval.shape.features, eval.shape.views());
-    let mut accs: Vec<Vec<Accumulator>> = (states.iter())
-        .map(|s| {
-            (set.views_of(s, views).into_iter())
-                .map(|f| Accumulator {
-                    features: f.into_iter().collect(),
-                    ..Accumulator::default()
-                })
-                .collect()
-        })
-        .collect();
     let mut scratch = Scratch::default();
-    for a in accs.iter_mut().take(2).flatten() {
-        eval.refresh(a, &mut scratch);
-    }
+    let mut accs: Vec<Vec<Accumulator>> = (states.iter())
+        .map(|s| eval.accumulators(&set.views_of(s, views), &mut scratch))
+        .collect();
     out.push(measure(
         &format!("evaluator: update and output ({kernel})"),
         "positions",

@@ -26,7 +26,7 @@ use crate::config::DistillConfig;
 use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::autodiff::EvalTraining;
 use crate::nn::nnue::bundle::{self, Agreement, Lineage};
-use crate::nn::nnue::features::{self, Features};
+use crate::nn::nnue::features::Features;
 use crate::nn::nnue::step::SparseBatch;
 use crate::nn::nnue::{EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
@@ -187,10 +187,7 @@ pub fn fill_batch<G: Game>(
                         &turned
                     }
                 };
-                for (k, active) in active.iter_mut().enumerate() {
-                    let seat = features::viewer(state, k);
-                    set.fill_seen(state, seat, &mut scratch, active);
-                }
+                set.fill_views(state, &mut scratch, &mut active);
                 part.push(active.iter().map(|a| a.iter()), target);
             }
             part

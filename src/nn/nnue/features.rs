@@ -120,16 +120,25 @@ impl FeatureSet {
         out
     }
 
+    /// Clears each of `out` and fills it with `state`'s features as the evaluator's
+    /// accumulator of its place reads them ([`viewer`]'s order).
+    pub fn fill_views<N: Searchable>(
+        self,
+        state: &N,
+        scratch: &mut Vec<f32>,
+        out: &mut [Features],
+    ) {
+        for (k, out) in out.iter_mut().enumerate() {
+            self.fill_seen(state, viewer(state, k), scratch, out);
+        }
+    }
+
     /// `state`'s features for each of an evaluator's `views` accumulators
     /// ([`viewer`]'s order), ascending (allocating).
     pub fn views_of<N: Searchable>(self, state: &N, views: usize) -> Vec<Vec<u32>> {
-        (0..views)
-            .map(|k| {
-                let mut out = Features::default();
-                self.fill_seen(state, viewer(state, k), &mut Vec::new(), &mut out);
-                out.iter().collect()
-            })
-            .collect()
+        let mut out = vec![Features::default(); views];
+        self.fill_views(state, &mut Vec::new(), &mut out);
+        out.iter().map(|f| f.iter().collect()).collect()
     }
 }
 
