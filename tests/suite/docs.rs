@@ -208,6 +208,11 @@ fn models_readme_is_made_from_the_index() {
         "contagion::nn::formats::models::Index::current_markdown",
         &index().current_markdown(),
     );
+    generated(
+        "docs/nnue.md",
+        "contagion::nn::formats::models::Index::current_evaluators_markdown",
+        &index().current_evaluators_markdown(),
+    );
 }
 
 #[test]

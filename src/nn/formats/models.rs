@@ -150,6 +150,18 @@ impl Index {
         out
     }
 
+    /// Each game's current fast evaluator as a Markdown table: what `docs/nnue.md`
+    /// shows of their strength.
+    pub fn current_evaluators_markdown(&self) -> String {
+        let mut out = String::from("| game | `nnue:models/<game>` | result |\n|---|---|---|\n");
+        for m in (self.models.iter())
+            .filter(|m| m.status == Status::Current && m.kind == Kind::Evaluator)
+        {
+            out.push_str(&format!("| {} | `{}` | {} |\n", m.game, m.name, m.result));
+        }
+        out
+    }
+
     /// The index as a Markdown table: what `models/README.md` holds.
     pub fn markdown(&self) -> String {
         let mut out = String::from(
