@@ -53,6 +53,9 @@ pub enum Rule {
     Outcome,
     /// The notation parsers answer any text without panicking.
     ParserPanic,
+    /// `score_after`, where the game gives it, is the `score_vector` of the position
+    /// the move makes.
+    ScoreAfter,
 }
 
 /// A broken rule: which, where (the position's notation) and what was seen.
@@ -237,6 +240,13 @@ impl Conformance {
             s,
             || format!("'{text}' reads back as {:?}", s.parse_action(&text)),
         )?;
+        if let Some(score) = s.score_after(a) {
+            let mut child = s.clone();
+            let after = child.apply(a).ok().and_then(|()| child.score_vector());
+            ensure(after == Some(score), Rule::ScoreAfter, s, || {
+                format!("score_after({text}) is {score:?}, the move makes {after:?}")
+            })?;
+        }
         // An unlisted move is refused, says why, and changes nothing.
         let mut unlisted =
             (0..s.action_space() as Action).filter(|a| legal.binary_search(a).is_err());
@@ -294,7 +304,7 @@ impl Conformance {
         )?;
         let want: Vec<u32> = hot_entries(&planes).collect();
         let mut named = Vec::new();
-        s.hot_inputs(&mut Vec::new(), &mut |i| named.push(i));
+        s.hot_inputs(&mut Vec::new(), &mut named);
         named.sort_unstable();
         ensure(named == want, Rule::HotInputs, s, || {
             format!("hot_inputs names {named:?}, the encoding sets {want:?}")

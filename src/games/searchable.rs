@@ -21,6 +21,17 @@ pub trait FeatureSink {
     }
 }
 
+/// A list as a sink, in the order the inputs come (a check's view of them).
+impl FeatureSink for Vec<u32> {
+    fn clear(&mut self) {
+        Vec::clear(self)
+    }
+
+    fn insert(&mut self, i: u32) {
+        self.push(i)
+    }
+}
+
 /// A position the searches run on: a game's own state ([`Game`](super::Game) implements
 /// it from its rules), or the faster form of them its [`Game::fast`](super::Game::fast)
 /// gives. The two name the same actions, players and features.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use contagion::games::ataxx::Ataxx;
 use contagion::games::conformance::{Conformance, Rule};
-use contagion::games::{Action, EncodingShape, Game, GameError, Outcome};
+use contagion::games::{Action, EncodingShape, FeatureSink, Game, GameError, Outcome};
 
 /// One way to break Ataxx.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +40,8 @@ enum Bug {
     Outcome,
     /// The move parser panics on a `/`.
     ParserPanic,
+    /// The score after a move is the score before it.
+    ScoreAfter,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +124,15 @@ impl Game for Planted {
             _ => o,
         })
     }
+    fn score_vector(&self) -> Option<Outcome> {
+        self.game.score_vector()
+    }
+    fn score_after(&self, action: Action) -> Option<Outcome> {
+        match self.bug {
+            Bug::ScoreAfter => self.game.score_vector(),
+            _ => self.game.score_after(action),
+        }
+    }
     fn ply(&self) -> u32 {
         self.game.ply()
     }
@@ -153,14 +164,21 @@ impl Game for Planted {
             _ => self.game.encode(out),
         }
     }
-    fn hot_inputs(&self, scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
-        let mut first = self.bug == Bug::HotInputs;
-        self.game.hot_inputs(scratch, &mut |i| {
-            if std::mem::take(&mut first) {
-                return;
+    fn hot_inputs(&self, scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
+        /// Passes on every input but the first.
+        struct SkipFirst<'a>(bool, &'a mut dyn FeatureSink);
+        impl FeatureSink for SkipFirst<'_> {
+            fn clear(&mut self) {
+                self.1.clear()
             }
-            on(i)
-        })
+            fn insert(&mut self, i: u32) {
+                if !std::mem::take(&mut self.0) {
+                    self.1.insert(i)
+                }
+            }
+        }
+        let skip = self.bug == Bug::HotInputs;
+        self.game.hot_inputs(scratch, &mut SkipFirst(skip, out))
     }
     fn plane_meanings(&self) -> Vec<String> {
         self.game.plane_meanings()
@@ -254,6 +272,7 @@ fn each_planted_bug_is_found_and_named() {
         (Bug::PlyLimit, Rule::PlyLimit),
         (Bug::Outcome, Rule::Outcome),
         (Bug::ParserPanic, Rule::ParserPanic),
+        (Bug::ScoreAfter, Rule::ScoreAfter),
     ];
     for (bug, rule) in cases {
         assert_eq!(check(bug), Err(rule), "{bug:?}");

@@ -135,7 +135,7 @@ fn features_named_directly_are_the_encodings_where_a_clock_plane_turns_on() {
         for text in notations {
             let state = start.parse_position(text).unwrap();
             let mut named = Vec::new();
-            state.hot_inputs(&mut Vec::new(), &mut |i| named.push(i));
+            state.hot_inputs(&mut Vec::new(), &mut named);
             named.sort_unstable();
             assert_eq!(named, scanned(&state), "{text}");
             assert_eq!(features::of(&state), named, "{text}");

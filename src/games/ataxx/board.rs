@@ -249,14 +249,28 @@ impl Ataxx {
 
     /// The square `(dr, dc)` from `cell`, if on the board.
     #[inline]
-    pub fn offset(&self, cell: usize, (dr, dc): (i8, i8)) -> Option<usize> {
-        let n = self.size() as i32;
-        let (r, c) = (
-            (cell / n as usize) as i32 + dr as i32,
-            (cell % n as usize) as i32 + dc as i32,
-        );
-        (0..n).contains(&r).then_some(())?;
-        (0..n).contains(&c).then(|| (r * n + c) as usize)
+    pub fn offset(&self, cell: usize, d: (i8, i8)) -> Option<usize> {
+        let n = self.size();
+        self.step(cell / n, cell % n, d)
+    }
+
+    /// The square `(dr, dc)` away from row `r`, column `c`, if it is on the board: what
+    /// [`Ataxx::offset`] gives without a division, for scans that know the row.
+    fn step(&self, r: usize, c: usize, (dr, dc): (i8, i8)) -> Option<usize> {
+        let n = self.size() as isize;
+        let (r, c) = (r as isize + dr as isize, c as isize + dc as isize);
+        ((0..n).contains(&r) && (0..n).contains(&c)).then(|| (r * n + c) as usize)
+    }
+
+    /// Every square with its row and column, in order.
+    fn squares_rc(&self) -> impl Iterator<Item = (usize, usize, usize)> + use<> {
+        let n = self.size();
+        (0..n).flat_map(move |r| (0..n).map(move |c| (r * n + c, r, c)))
+    }
+
+    /// Whether a piece of `code` stands next to row `r`, column `c`.
+    fn next_to(&self, r: usize, c: usize, code: u8) -> bool {
+        (NEIGHBOURS.iter()).any(|&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == code))
     }
 
     /// Whether `player` has a clone or a jump: some empty square lies within two squares
@@ -271,12 +285,10 @@ impl Ataxx {
         } else {
             (EMPTY, me)
         };
-        (0..self.cells()).any(|c| {
-            self.cells[c] == from
-                && NEIGHBOURS
-                    .iter()
-                    .chain(JUMPS.iter())
-                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == to))
+        self.squares_rc().any(|(sq, r, c)| {
+            self.cells[sq] == from
+                && (NEIGHBOURS.iter().chain(JUMPS.iter()))
+                    .any(|&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == to))
         })
     }
 
@@ -320,24 +332,20 @@ impl Ataxx {
         }
         let (n, me) = (self.size(), piece(self.to_move()));
         let mut any = false;
-        for c in 0..self.cells() {
-            if self.cells[c] == EMPTY
-                && NEIGHBOURS
-                    .iter()
-                    .any(|&d| self.offset(c, d).is_some_and(|t| self.cells[t] == me))
-            {
+        for (sq, r, c) in self.squares_rc() {
+            if self.cells[sq] == EMPTY && self.next_to(r, c, me) {
                 any = true;
-                f(Move::Clone { to: c }.index(n));
+                f(Move::Clone { to: sq }.index(n));
             }
         }
-        for c in 0..self.cells() {
-            if self.cells[c] != me {
+        for (sq, r, c) in self.squares_rc() {
+            if self.cells[sq] != me {
                 continue;
             }
             for (k, &d) in JUMPS.iter().enumerate() {
-                if self.offset(c, d).is_some_and(|t| self.cells[t] == EMPTY) {
+                if self.step(r, c, d).is_some_and(|t| self.cells[t] == EMPTY) {
                     any = true;
-                    f(Move::Jump { from: c, jump: k }.index(n));
+                    f(Move::Jump { from: sq, jump: k }.index(n));
                 }
             }
         }
@@ -405,8 +413,9 @@ impl Ataxx {
         if let Some(to) = dest {
             self.set(to, mine);
             let theirs = piece(1 - me);
+            let (r, c) = (to / self.size(), to % self.size());
             for &d in &NEIGHBOURS {
-                if let Some(t) = self.offset(to, d)
+                if let Some(t) = self.step(r, c, d)
                     && self.cells[t] == theirs
                 {
                     self.set(t, mine);
@@ -419,6 +428,28 @@ impl Ataxx {
         self.to_move ^= 1;
     }
 
+    /// Each player's pieces after the legal `action`: a clone adds one, and the pieces
+    /// it takes change sides.
+    pub fn pieces_after(&self, action: Action) -> [u32; 2] {
+        let me = self.to_move();
+        let (to, added) = match Move::from_index(action, self.size()) {
+            Some(Move::Clone { to }) => (to, 1),
+            Some(Move::Jump { from, jump }) => {
+                (self.offset(from, JUMPS[jump]).expect("a legal jump"), 0)
+            }
+            _ => return [self.pieces(0), self.pieces(1)],
+        };
+        let theirs = piece(1 - me);
+        let (r, c) = (to / self.size(), to % self.size());
+        let taken = (NEIGHBOURS.iter())
+            .filter(|&&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == theirs))
+            .count() as u32;
+        let mut out = [self.pieces(0), self.pieces(1)];
+        out[me] += added + taken;
+        out[1 - me] -= taken;
+        out
+    }
+
     /// Whether a legal `action` is quiet: a jump that takes no piece (a clone always
     /// gains one, so none is quiet; nor is a pass, the only move where it is legal).
     pub fn is_quiet(&self, action: Action) -> bool {
@@ -429,9 +460,7 @@ impl Ataxx {
             return false;
         };
         let theirs = piece(1 - self.to_move());
-        !NEIGHBOURS
-            .iter()
-            .any(|&d| self.offset(to, d).is_some_and(|t| self.cells[t] == theirs))
+        !self.next_to(to / self.size(), to % self.size(), theirs)
     }
 
     /// Plays `action`; an illegal one is refused and changes nothing.

@@ -24,7 +24,7 @@ pub(crate) use board::PLANES;
 pub use board::{Ataxx, Move, Rules};
 
 use crate::games::view::{BoardView, CellView};
-use crate::games::{Action, EncodingShape, FEATURE_ON, Game, GameError, Outcome};
+use crate::games::{Action, EncodingShape, FEATURE_ON, FeatureSink, Game, GameError, Outcome};
 use board::{BLOCKED, EMPTY, JUMPS, MAX_CELLS, piece};
 
 /// Standard Ataxx's start position (FEN).
@@ -191,6 +191,12 @@ impl Game for Ataxx {
         Some(Outcome::share(self.pieces(0), self.pieces(1)))
     }
 
+    /// The pieces after the move, counted from the squares it touches.
+    fn score_after(&self, action: Action) -> Option<Outcome> {
+        let [x, o] = self.pieces_after(action);
+        Some(Outcome::share(x, o))
+    }
+
     fn is_quiet(&self, action: Action) -> bool {
         Ataxx::is_quiet(self, action)
     }
@@ -243,13 +249,22 @@ impl Game for Ataxx {
         out[5 * cells..6 * cells].fill(self.clock());
     }
 
-    fn hot_inputs(&self, _scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
+    /// Planes 0–3 a word of 64 squares at a time (Virus's board is 225 squares), plane
+    /// 4 whole, plane 5 whole once the clock turns it on.
+    fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
         let cells = self.cells();
-        self.squares().for_each(|i| on(i as u32));
-        let mut plane = |p: usize| (p * cells..(p + 1) * cells).for_each(|i| on(i as u32));
-        plane(4);
-        if self.clock() >= FEATURE_ON {
-            plane(5);
+        let lit = if self.clock() >= FEATURE_ON { 6 } else { 5 };
+        for (k, chunk) in self.cells[..cells].chunks(64).enumerate() {
+            let all = u64::MAX >> (64 - chunk.len());
+            let (low, high) = code_bits(chunk);
+            let [x, o] = [low & !high, high & !low];
+            let (mine, theirs) = if self.to_move() == 0 { (x, o) } else { (o, x) };
+            let planes = [mine, theirs, !low & !high & all, low & high, all, all];
+            for (p, &word) in planes[..lit].iter().enumerate() {
+                if word != 0 {
+                    out.insert_bits((p * cells + 64 * k) as u32, word);
+                }
+            }
         }
     }
 
@@ -423,4 +438,21 @@ impl Game for Ataxx {
     fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
         notation::render(self, paint)
     }
+}
+
+/// The low and the high bit of each square's code (empty 0, `x` 1, `o` 2, blocked 3) in
+/// `squares` (at most 64), a bit a square: eight squares gathered by one multiply.
+fn code_bits(squares: &[u8]) -> (u64, u64) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    const _: () = assert!(EMPTY == 0 && piece(0) == 1 && piece(1) == 2 && BLOCKED == 3);
+    let (mut low, mut high) = (0, 0);
+    for (j, group) in squares.chunks(8).enumerate() {
+        let mut bytes = [EMPTY; 8];
+        bytes[..group.len()].copy_from_slice(group);
+        let x = u64::from_le_bytes(bytes);
+        low |= ((x & LOW).wrapping_mul(GATHER) >> 56) << (8 * j);
+        high |= ((x >> 1 & LOW).wrapping_mul(GATHER) >> 56) << (8 * j);
+    }
+    (low, high)
 }

@@ -11,7 +11,7 @@
 
 use super::board::{Board, cell_owner, cell_power};
 use super::geometry::{CELLS, SIZE};
-use crate::games::{EncodingShape, FEATURE_ON};
+use crate::games::{EncodingShape, FEATURE_ON, FeatureSink};
 
 /// The shape of Infexion's input: 14 planes of 7×7.
 pub const SHAPE: EncodingShape = EncodingShape {
@@ -60,11 +60,11 @@ pub fn encode(board: &Board, out: &mut [f32]) {
     out[13 * CELLS..14 * CELLS].fill(played(board));
 }
 
-/// Calls `on` with each entry [`encode`] sets to at least [`FEATURE_ON`], without
-/// making the planes.
-pub fn hot_inputs(board: &Board, on: &mut dyn FnMut(u32)) {
-    stacks(board).for_each(|i| on(i as u32));
-    let mut plane = |p: usize| (p * CELLS..(p + 1) * CELLS).for_each(|i| on(i as u32));
+/// Adds to `out` each entry [`encode`] sets to at least [`FEATURE_ON`], without making
+/// the planes.
+pub fn hot_inputs(board: &Board, out: &mut dyn FeatureSink) {
+    stacks(board).for_each(|i| out.insert(i as u32));
+    let mut plane = |p: usize| (p * CELLS..(p + 1) * CELLS).for_each(|i| out.insert(i as u32));
     if board.spawn_allowed() {
         plane(12);
     }

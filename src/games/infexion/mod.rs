@@ -15,7 +15,7 @@ pub mod notation;
 pub use board::{BLUE, Board, MAX_TURNS, Move, RED};
 
 use crate::games::view::{BoardView, CellView};
-use crate::games::{Action, EncodingShape, Game, GameError, Outcome};
+use crate::games::{Action, EncodingShape, FeatureSink, Game, GameError, Outcome};
 use geometry::{CELLS, NUM_ACTIONS, NUM_SYMMETRIES, map_cell, map_dir};
 
 impl Board {
@@ -108,8 +108,8 @@ impl Game for Board {
         encode::encode(self, out)
     }
 
-    fn hot_inputs(&self, _scratch: &mut Vec<f32>, on: &mut dyn FnMut(u32)) {
-        encode::hot_inputs(self, on)
+    fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
+        encode::hot_inputs(self, out)
     }
 
     /// Plane 0: SPAWN on the cell; plane `1 + d`: SPREAD from the cell in direction `d`.

@@ -143,7 +143,10 @@ pub struct Pvs<G: Searchable> {
     /// The moves searched at each ply so far, for the history's malus.
     tried: Vec<Vec<Action>>,
     killers: Vec<[Action; 2]>,
-    children: Vec<Vec<(i64, Action, Option<G>)>>,
+    /// Each ply's moves, ordering key first, and where in `made` each one's child is.
+    children: Vec<Vec<(i64, Action, u32)>>,
+    /// Each ply's children that ordering made (a game whose `rank` plays the move).
+    made: Vec<Vec<Option<G>>>,
     moves: Vec<Vec<Action>>,
     pv: Vec<Vec<Action>>,
     /// Whether the move into ply `p + 1` was a null move.
@@ -174,6 +177,7 @@ impl<G: Searchable> Pvs<G> {
             prior: HashMap::new(),
             killers: vec![[Action::MAX; 2]; MAX_PLY + 1],
             children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            made: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             moves: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
             root_player: 0,
@@ -461,7 +465,8 @@ impl<G: Searchable> Pvs<G> {
             }
         }
         let mut children = std::mem::take(&mut self.children[ply]);
-        self.order(state, ply, tt_move, &mut children);
+        let mut made = std::mem::take(&mut self.made[ply]);
+        self.order(state, ply, tt_move, &mut children, &mut made);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = Action::MAX;
@@ -488,8 +493,7 @@ impl<G: Searchable> Pvs<G> {
             if (prune_late && i >= late_moves(depth) || futile && i >= 1) && best > -WIN_BOUND {
                 break;
             }
-            let (_, action, made) = Self::next_best(&mut children, i);
-            let action = *action;
+            let (_, action, at) = *Self::next_best(&mut children, i);
             if action == excluded {
                 continue;
             }
@@ -501,7 +505,7 @@ impl<G: Searchable> Pvs<G> {
             if i == 0 {
                 best_move = action;
             }
-            let child = match made.take() {
+            let child = match made.get_mut(at as usize).and_then(Option::take) {
                 Some(c) => c,
                 None => {
                     let mut c = state.clone();
@@ -552,6 +556,7 @@ impl<G: Searchable> Pvs<G> {
             }
         }
         self.children[ply] = children;
+        self.made[ply] = made;
         if self.aborted {
             self.tried[ply] = tried;
             return best;
