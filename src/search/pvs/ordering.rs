@@ -88,9 +88,10 @@ impl<G: Searchable> Pvs<G> {
     /// Fills `out` with `state`'s moves and their ordering keys (higher first): the
     /// table's move, the killers, then by the game's gain and the history. The search
     /// takes them best first by [`next_best`], as far as it gets before a cut-off. A
-    /// move's third field is where `made` holds its child ([`NOT_MADE`], past its end, where
-    /// `rank` made none): the list the search reorders stays 16 bytes a move whatever a position's
-    /// size (a 15×15 board's state copied at every step was a fifth of Virus's search).
+    /// move's third field is where `made` holds its child ([`NOT_MADE`], past its end,
+    /// where `rank` made none): the list the search reorders stays 16 bytes a move
+    /// whatever a position's size (a 15×15 board's state copied at every step was a
+    /// fifth of Virus's search).
     pub(super) fn order(
         &mut self,
         state: &G,
@@ -121,9 +122,6 @@ impl<G: Searchable> Pvs<G> {
             } else {
                 ((gain as i64) << 24) + self.history_of(mover, a) as i64
             };
-            // A child not made is pushed as a new `None`: copying the one `rank`
-            // returned reads bytes it left unwritten, which stalls the load behind the
-            // call's narrower stores (8% of Ataxx's search, measured 2026-12-03).
             let at = match child {
                 Some(c) => {
                     made.push(Some(c));
