@@ -302,6 +302,41 @@ impl Board {
         }
     }
 
+    /// Each player's total power after the legal `action`, without playing it: a SPAWN
+    /// adds one to the mover's; a SPREAD moves the stack's power onto the cells it lands
+    /// on, one each, taking what stands there, and a stack pushed past 6 leaves the board.
+    #[inline]
+    pub fn power_after(&self, action: Action) -> [u32; 2] {
+        let me = self.to_move();
+        // The two sums in registers: an array indexed by owner stalls its reader.
+        let (mut mine, mut theirs) = (self.power[me] as u32, self.power[1 - me] as u32);
+        match Move::from_index(action) {
+            Some(Move::Spawn { .. }) => mine += 1,
+            Some(Move::Spread { cell, dir }) => {
+                let k = cell_power(self.cells[cell]) as usize;
+                mine -= k as u32;
+                for &target in &RAYS[cell][dir][..k] {
+                    let code = self.cells[target as usize];
+                    let p = cell_power(code) as u32;
+                    match code {
+                        0 => {}
+                        _ if cell_owner(code) == me => mine -= p,
+                        _ => theirs -= p,
+                    }
+                    if p < MAX_POWER as u32 {
+                        mine += p + 1;
+                    }
+                }
+            }
+            None => unreachable!("power_after given action {action} outside the action space"),
+        }
+        if me == RED {
+            [mine, theirs]
+        } else {
+            [theirs, mine]
+        }
+    }
+
     /// Plays a legal action. The caller guarantees legality (see [`Board::apply`]).
     #[inline]
     pub fn apply_unchecked(&mut self, action: Action) {

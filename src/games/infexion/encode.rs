@@ -61,15 +61,24 @@ pub fn encode(board: &Board, out: &mut [f32]) {
 }
 
 /// Adds to `out` each entry [`encode`] sets to at least [`FEATURE_ON`], without making
-/// the planes.
+/// the planes: a plane's 49 cells are one word of bits, gathered by cell code.
 pub fn hot_inputs(board: &Board, out: &mut dyn FeatureSink) {
-    stacks(board).for_each(|i| out.insert(i as u32));
-    let mut plane = |p: usize| (p * CELLS..(p + 1) * CELLS).for_each(|i| out.insert(i as u32));
+    let mut by_code = [0u64; 16];
+    for (c, &code) in board.cells.iter().enumerate() {
+        by_code[code as usize & 15] |= 1 << c;
+    }
+    let me = board.to_move();
+    for code in (1..16).filter(|&code| by_code[code] != 0) {
+        let (owner, power) = (cell_owner(code as u8), cell_power(code as u8) as usize);
+        let plane = if owner == me { 0 } else { 6 } + power - 1;
+        out.insert_bits((plane * CELLS) as u32, by_code[code]);
+    }
+    let all = (1u64 << CELLS) - 1;
     if board.spawn_allowed() {
-        plane(12);
+        out.insert_bits((12 * CELLS) as u32, all);
     }
     if played(board) >= FEATURE_ON {
-        plane(13);
+        out.insert_bits((13 * CELLS) as u32, all);
     }
 }
 

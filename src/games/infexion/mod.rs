@@ -108,6 +108,12 @@ impl Game for Board {
         encode::encode(self, out)
     }
 
+    #[inline]
+    fn score_after(&self, action: Action) -> Option<Outcome> {
+        let [red, blue] = self.power_after(action);
+        Some(Outcome::share(red, blue))
+    }
+
     fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
         encode::hot_inputs(self, out)
     }

@@ -466,7 +466,7 @@ impl<G: Searchable> Pvs<G> {
         }
         let mut children = std::mem::take(&mut self.children[ply]);
         let mut made = std::mem::take(&mut self.made[ply]);
-        self.order(state, ply, tt_move, &mut children, &mut made);
+        let mut unranked = self.order(state, ply, tt_move, &mut children, &mut made);
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = Action::MAX;
@@ -492,6 +492,10 @@ impl<G: Searchable> Pvs<G> {
         for i in 0..children.len() {
             if (prune_late && i >= late_moves(depth) || futile && i >= 1) && best > -WIN_BOUND {
                 break;
+            }
+            if unranked && i == 1 {
+                self.rank_moves(state, ply, &mut children[1..], &mut made);
+                unranked = false;
             }
             let (_, action, at) = *Self::next_best(&mut children, i);
             if action == excluded {

@@ -92,6 +92,11 @@ impl<G: Searchable> Pvs<G> {
     /// where `rank` made none): the list the search reorders stays 16 bytes a move
     /// whatever a position's size (a 15×15 board's state copied at every step was a
     /// fifth of Virus's search).
+    ///
+    /// Where the table's move is legal it comes first and the others wait, with their
+    /// history alone, for [`Pvs::rank_moves`] (the search calls it before their turn):
+    /// a node the table's move cuts off ranks nothing, and the order is the one ranking
+    /// them all at once gives. Returns whether they wait.
     pub(super) fn order(
         &mut self,
         state: &G,
@@ -99,39 +104,58 @@ impl<G: Searchable> Pvs<G> {
         tt_move: Action,
         out: &mut Vec<(i64, Action, u32)>,
         made: &mut Vec<Option<G>>,
-    ) {
+    ) -> bool {
         let mut moves = std::mem::take(&mut self.moves[ply]);
         Searchable::legal_actions(state, &mut moves);
         out.clear();
         made.clear();
-        let killers = self.killers[ply];
+        // The history as it stands now: the table's move's search changes it.
         let mover = Searchable::to_move(state);
+        let key = |a: Action| {
+            if a == tt_move {
+                i64::MAX
+            } else {
+                self.history_of(mover, a) as i64
+            }
+        };
+        out.extend(moves.iter().map(|&a| (key(a), a, NOT_MADE)));
+        let wait = moves.contains(&tt_move);
+        self.moves[ply] = moves;
+        if !wait {
+            self.rank_moves(state, ply, out, made);
+        }
+        wait
+    }
+
+    /// Gives each move in `out` but the table's its ordering key (see [`Pvs::order`]),
+    /// its history there already, and its child into `made` where `rank` makes one.
+    pub(super) fn rank_moves(
+        &mut self,
+        state: &G,
+        ply: usize,
+        out: &mut [(i64, Action, u32)],
+        made: &mut Vec<Option<G>>,
+    ) {
+        let killers = self.killers[ply];
         let prior = (ply < usize::from(self.pruning.prior))
             .then(|| self.prior.get(&state.key()))
             .flatten();
-        for &a in &moves {
-            let (gain, child) = state.rank(a);
-            let key = if a == tt_move {
-                i64::MAX
-            } else if let Some(p) = prior {
-                (p.get(a as usize).copied().unwrap_or(f32::MIN) as f64 * 1e6) as i64
-            } else if a == killers[0] {
+        for (key, a, at) in out.iter_mut().filter(|m| m.0 != i64::MAX) {
+            let (gain, child) = state.rank(*a);
+            *key = if let Some(p) = prior {
+                (p.get(*a as usize).copied().unwrap_or(f32::MIN) as f64 * 1e6) as i64
+            } else if *a == killers[0] {
                 i64::MAX - 1
-            } else if a == killers[1] {
+            } else if *a == killers[1] {
                 i64::MAX - 2
             } else {
-                ((gain as i64) << 24) + self.history_of(mover, a) as i64
+                ((gain as i64) << 24) + *key
             };
-            let at = match child {
-                Some(c) => {
-                    made.push(Some(c));
-                    made.len() as u32 - 1
-                }
-                None => NOT_MADE,
-            };
-            out.push((key, a, at));
+            if let Some(c) = child {
+                made.push(Some(c));
+                *at = made.len() as u32 - 1;
+            }
         }
-        self.moves[ply] = moves;
     }
 
     /// Moves the move with the highest key among `moves[i..]` (the first of equals) to `i`,
@@ -146,5 +170,44 @@ impl<G: Searchable> Pvs<G> {
         }
         moves[i..=at].rotate_right(1);
         &mut moves[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::infexion::Board;
+
+    /// The moves in the order the search takes them, from the `from`-th.
+    fn taken(pvs_moves: &mut [(i64, Action, u32)], from: usize) -> Vec<Action> {
+        (from..pvs_moves.len())
+            .map(|i| Pvs::<Board>::next_best(pvs_moves, i).1)
+            .collect()
+    }
+
+    #[test]
+    fn moves_ranked_after_the_table_s_move_keep_the_order_of_ranking_them_at_once() {
+        let mut state = Board::new();
+        for a in [24, 10, 30, 3] {
+            Searchable::play(&mut state, a);
+        }
+        let mut legal = Vec::new();
+        Searchable::legal_actions(&state, &mut legal);
+        let mut pvs = Pvs::<Board>::new(1);
+        pvs.history = (0..2 * Searchable::actions(&state))
+            .map(|a| (a as i32 * 7919) % 1000)
+            .collect();
+        let tt_move = legal[legal.len() / 2];
+        let (mut out, mut made) = (Vec::new(), Vec::new());
+        // All at once: with no table's move every move is ranked when the list is made.
+        assert!(!pvs.order(&state, 0, Action::MAX, &mut out, &mut made));
+        let mut at_once = taken(&mut out, 0);
+        at_once.retain(|&a| a != tt_move);
+        // With the table's move, the others wait; its search changes the history.
+        assert!(pvs.order(&state, 0, tt_move, &mut out, &mut made));
+        assert_eq!(Pvs::<Board>::next_best(&mut out, 0).1, tt_move);
+        pvs.history.iter_mut().for_each(|h| *h = -*h);
+        pvs.rank_moves(&state, 0, &mut out[1..], &mut made);
+        assert_eq!(taken(&mut out, 1), at_once);
     }
 }
