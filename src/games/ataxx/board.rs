@@ -250,8 +250,18 @@ impl Ataxx {
     /// The square `(dr, dc)` from `cell`, if on the board.
     #[inline]
     pub fn offset(&self, cell: usize, d: (i8, i8)) -> Option<usize> {
-        let n = self.size();
-        self.step(cell / n, cell % n, d)
+        let (r, c) = self.row_col(cell);
+        self.step(r, c, d)
+    }
+
+    /// The row and column of square `cell`.
+    fn row_col(&self, cell: usize) -> (usize, usize) {
+        (cell / self.size(), cell % self.size())
+    }
+
+    /// The squares holding no piece, blocked ones among them: at least the empty ones.
+    fn empties_at_most(&self) -> usize {
+        self.cells() - self.count[0] as usize - self.count[1] as usize
     }
 
     /// The square `(dr, dc)` away from row `r`, column `c`, if it is on the board: what
@@ -279,8 +289,7 @@ impl Ataxx {
     /// pairs, so either way finds the same.
     pub fn can_move(&self, player: usize) -> bool {
         let (me, pieces) = (piece(player), self.count[player] as usize);
-        let empties_at_most = self.cells() - self.count[0] as usize - self.count[1] as usize;
-        let (from, to) = if pieces <= empties_at_most {
+        let (from, to) = if pieces <= self.empties_at_most() {
             (me, EMPTY)
         } else {
             (EMPTY, me)
@@ -337,7 +346,7 @@ impl Ataxx {
             f(Move::Clone { to }.index(n));
         };
         let pieces = self.count[self.to_move()] as usize;
-        if pieces < self.cells() - self.count[0] as usize - self.count[1] as usize {
+        if pieces < self.empties_at_most() {
             // Fewer pieces than empty squares: the empty squares next to a piece are
             // marked from the pieces, then named in order.
             let mut near = [0u64; MAX_CELLS.div_ceil(64)];
@@ -437,7 +446,7 @@ impl Ataxx {
         if let Some(to) = dest {
             self.set(to, mine);
             let theirs = piece(1 - me);
-            let (r, c) = (to / self.size(), to % self.size());
+            let (r, c) = self.row_col(to);
             for &d in &NEIGHBOURS {
                 if let Some(t) = self.step(r, c, d)
                     && self.cells[t] == theirs
@@ -464,7 +473,7 @@ impl Ataxx {
             _ => return [self.pieces(0), self.pieces(1)],
         };
         let theirs = piece(1 - me);
-        let (r, c) = (to / self.size(), to % self.size());
+        let (r, c) = self.row_col(to);
         let taken = (NEIGHBOURS.iter())
             .filter(|&&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == theirs))
             .count() as u32;
@@ -489,7 +498,8 @@ impl Ataxx {
             return false;
         };
         let theirs = piece(1 - self.to_move());
-        !self.next_to(to / self.size(), to % self.size(), theirs)
+        let (r, c) = self.row_col(to);
+        !self.next_to(r, c, theirs)
     }
 
     /// Plays `action`; an illegal one is refused and changes nothing.

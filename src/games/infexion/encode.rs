@@ -33,15 +33,18 @@ pub fn plane_meanings() -> Vec<String> {
         .collect()
 }
 
+/// The plane of a stack of cell code `code` (not empty) when `me` is to move.
+fn stack_plane(code: u8, me: usize) -> usize {
+    let base = if cell_owner(code) == me { 0 } else { 6 };
+    base + cell_power(code) as usize - 1
+}
+
 /// The index of each stack's entry in the planes, from the mover's view.
 fn stacks(board: &Board) -> impl Iterator<Item = usize> + '_ {
     let me = board.to_move();
     (board.cells.iter().enumerate())
         .filter(|&(_, &code)| code != 0)
-        .map(move |(c, &code)| {
-            let base = if cell_owner(code) == me { 0 } else { 6 };
-            (base + cell_power(code) as usize - 1) * CELLS + c
-        })
+        .map(move |(c, &code)| stack_plane(code, me) * CELLS + c)
 }
 
 /// Plane 13's value: the share of the action limit played.
@@ -69,9 +72,7 @@ pub fn hot_inputs(board: &Board, out: &mut dyn FeatureSink) {
     }
     let me = board.to_move();
     for code in (1..16).filter(|&code| by_code[code] != 0) {
-        let (owner, power) = (cell_owner(code as u8), cell_power(code as u8) as usize);
-        let plane = if owner == me { 0 } else { 6 } + power - 1;
-        out.insert_bits((plane * CELLS) as u32, by_code[code]);
+        out.insert_bits((stack_plane(code as u8, me) * CELLS) as u32, by_code[code]);
     }
     let all = (1u64 << CELLS) - 1;
     if board.spawn_allowed() {
