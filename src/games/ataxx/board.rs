@@ -19,16 +19,13 @@
 //!   half-move clock (reset by clones, advanced by jumps and passes) reaches the limit.
 //!   Without `pass` rules (Virus): a side has no pieces, or the mover cannot move.
 
+use super::squares::{Geometry, Squares};
+pub use super::squares::{JUMPS, MAX_CELLS, MAX_SIZE, NEIGHBOURS};
 use crate::games::{Action, GameError, Outcome};
 use crate::rng::splitmix64;
 
 /// The encoding's planes (`Game::plane_meanings` names them).
 pub(crate) const PLANES: usize = 6;
-
-/// The largest board side the rules accept.
-pub const MAX_SIZE: usize = 15;
-/// The cells of the largest board.
-pub const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
 
 /// A square's code: empty.
 pub const EMPTY: u8 = 0;
@@ -38,37 +35,6 @@ pub const BLOCKED: u8 = 3;
 pub const fn piece(p: usize) -> u8 {
     p as u8 + 1
 }
-
-/// The 8 neighbours, `(dr, dc)`.
-pub const NEIGHBOURS: [(i8, i8); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
-
-/// The 16 jump offsets (Chebyshev distance exactly 2), row-major.
-pub const JUMPS: [(i8, i8); 16] = {
-    let mut out = [(0i8, 0i8); 16];
-    let mut n = 0;
-    let mut dr = -2i8;
-    while dr <= 2 {
-        let mut dc = -2i8;
-        while dc <= 2 {
-            if dr == -2 || dr == 2 || dc == -2 || dc == 2 {
-                out[n] = (dr, dc);
-                n += 1;
-            }
-            dc += 1;
-        }
-        dr += 1;
-    }
-    out
-};
 
 /// The rule settings a state carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +126,8 @@ pub struct Ataxx {
     pub(super) count: [u16; 2],
     /// Zobrist hash of the squares alone.
     pub(super) squares_hash: u64,
+    /// The squares of each code but a blocker's: empty, `x`'s, `o`'s.
+    sets: [Squares; 3],
 }
 
 impl Ataxx {
@@ -179,11 +147,15 @@ impl Ataxx {
             fullmove,
             count: [0; 2],
             squares_hash: 0,
+            sets: [Squares::default(); 3],
         };
         for c in 0..s.cells() {
             let code = s.cells[c];
             if code == piece(0) || code == piece(1) {
                 s.count[code as usize - 1] += 1;
+            }
+            if let Some(set) = s.sets.get_mut(code as usize) {
+                set.insert(c);
             }
             s.squares_hash ^= key(c, code);
         }
@@ -212,9 +184,17 @@ impl Ataxx {
 
     /// The empty squares.
     pub fn empties(&self) -> u32 {
-        (0..self.cells())
-            .filter(|&c| self.cells[c] == EMPTY)
-            .count() as u32
+        self.sets[EMPTY as usize].len()
+    }
+
+    /// The squares holding code `code` (empty or a player's piece; not a blocker).
+    pub(super) fn holding(&self, code: u8) -> Squares {
+        self.sets[code as usize]
+    }
+
+    /// The board's squares' neighbours and jumps.
+    fn geometry(&self) -> &'static Geometry {
+        Geometry::of(self.size())
     }
 
     /// The pieces `player` has on the board.
@@ -249,9 +229,11 @@ impl Ataxx {
 
     /// The square `(dr, dc)` from `cell`, if on the board.
     #[inline]
-    pub fn offset(&self, cell: usize, d: (i8, i8)) -> Option<usize> {
+    pub fn offset(&self, cell: usize, (dr, dc): (i8, i8)) -> Option<usize> {
+        let n = self.size() as isize;
         let (r, c) = self.row_col(cell);
-        self.step(r, c, d)
+        let (r, c) = (r as isize + dr as isize, c as isize + dc as isize);
+        ((0..n).contains(&r) && (0..n).contains(&c)).then(|| (r * n + c) as usize)
     }
 
     /// The row and column of square `cell`.
@@ -259,46 +241,19 @@ impl Ataxx {
         (cell / self.size(), cell % self.size())
     }
 
-    /// The squares holding no piece, blocked ones among them: at least the empty ones.
-    fn empties_at_most(&self) -> usize {
-        self.cells() - self.count[0] as usize - self.count[1] as usize
-    }
-
-    /// The square `(dr, dc)` away from row `r`, column `c`, if it is on the board: what
-    /// [`Ataxx::offset`] gives without a division, for scans that know the row.
-    fn step(&self, r: usize, c: usize, (dr, dc): (i8, i8)) -> Option<usize> {
-        let n = self.size() as isize;
-        let (r, c) = (r as isize + dr as isize, c as isize + dc as isize);
-        ((0..n).contains(&r) && (0..n).contains(&c)).then(|| (r * n + c) as usize)
-    }
-
-    /// Every square with its row and column, in order.
-    fn squares_rc(&self) -> impl Iterator<Item = (usize, usize, usize)> + use<> {
-        let n = self.size();
-        (0..n).flat_map(move |r| (0..n).map(move |c| (r * n + c, r, c)))
-    }
-
-    /// Whether a piece of `code` stands next to row `r`, column `c`.
-    fn next_to(&self, r: usize, c: usize, code: u8) -> bool {
-        (NEIGHBOURS.iter()).any(|&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == code))
-    }
-
     /// Whether `player` has a clone or a jump: some empty square lies within two squares
-    /// of one of its pieces. Scanned from whichever is likely fewer, the player's pieces
-    /// or the empty squares (an endgame has few of these); the offsets come in opposite
-    /// pairs, so either way finds the same.
+    /// of one of its pieces. Scanned from whichever is fewer, the player's pieces or the
+    /// empty squares (an endgame has few of these); reach is symmetric, so either way
+    /// finds the same.
     pub fn can_move(&self, player: usize) -> bool {
-        let (me, pieces) = (piece(player), self.count[player] as usize);
-        let (from, to) = if pieces <= self.empties_at_most() {
-            (me, EMPTY)
+        let (mine, empty) = (self.holding(piece(player)), self.holding(EMPTY));
+        let reach = &self.geometry().reach;
+        let (from, to) = if mine.len() <= empty.len() {
+            (mine, empty)
         } else {
-            (EMPTY, me)
+            (empty, mine)
         };
-        self.squares_rc().any(|(sq, r, c)| {
-            self.cells[sq] == from
-                && (NEIGHBOURS.iter().chain(JUMPS.iter()))
-                    .any(|&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == to))
-        })
+        from.iter().any(|sq| reach[sq].meets(to))
     }
 
     /// Whether the game has ended.
@@ -339,47 +294,34 @@ impl Ataxx {
         if self.is_over() {
             return;
         }
-        let (n, me) = (self.size(), piece(self.to_move()));
-        let mut any = false;
-        let mut clone = |to: usize| {
-            any = true;
-            f(Move::Clone { to }.index(n));
-        };
-        let pieces = self.count[self.to_move()] as usize;
-        if pieces < self.empties_at_most() {
-            // Fewer pieces than empty squares: the empty squares next to a piece are
-            // marked from the pieces, then named in order.
-            let mut near = [0u64; MAX_CELLS.div_ceil(64)];
-            for (_, r, c) in self.squares_rc().filter(|&(sq, ..)| self.cells[sq] == me) {
-                for t in NEIGHBOURS.iter().filter_map(|&d| self.step(r, c, d)) {
-                    if self.cells[t] == EMPTY {
-                        near[t / 64] |= 1 << (t % 64);
-                    }
-                }
-            }
-            for (k, &word) in near.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    clone(64 * k + bits.trailing_zeros() as usize);
-                    bits &= bits - 1;
-                }
-            }
+        let (n, g) = (self.size(), self.geometry());
+        let (mine, empty) = (self.holding(piece(self.to_move())), self.holding(EMPTY));
+        // The empty squares next to a piece: marked from the pieces where they are
+        // fewer, else each empty square asks.
+        let clones = if mine.len() < empty.len() {
+            let near = mine
+                .iter()
+                .fold(Squares::default(), |near, sq| near.or(g.adjacent[sq]));
+            near.and(empty)
         } else {
-            for (sq, r, c) in self.squares_rc() {
-                if self.cells[sq] == EMPTY && self.next_to(r, c, me) {
-                    clone(sq);
-                }
+            let mut near = Squares::default();
+            for sq in empty.iter().filter(|&sq| g.adjacent[sq].meets(mine)) {
+                near.insert(sq);
             }
+            near
+        };
+        let mut any = !clones.is_empty();
+        for to in clones.iter() {
+            f(Move::Clone { to }.index(n));
         }
-        for (sq, r, c) in self.squares_rc() {
-            if self.cells[sq] != me {
-                continue;
-            }
-            for (k, &d) in JUMPS.iter().enumerate() {
-                if self.step(r, c, d).is_some_and(|t| self.cells[t] == EMPTY) {
-                    any = true;
-                    f(Move::Jump { from: sq, jump: k }.index(n));
+        for from in mine.iter() {
+            for to in g.ring[from].and(empty).iter() {
+                any = true;
+                f(Move::Jump {
+                    from,
+                    jump: g.jump(from, to),
                 }
+                .index(n));
             }
         }
         if !any && self.rules.pass {
@@ -419,6 +361,12 @@ impl Ataxx {
         if code == piece(0) || code == piece(1) {
             self.count[code as usize - 1] += 1;
         }
+        if let Some(set) = self.sets.get_mut(old as usize) {
+            set.remove(cell);
+        }
+        if let Some(set) = self.sets.get_mut(code as usize) {
+            set.insert(cell);
+        }
         self.squares_hash ^= key(cell, old) ^ key(cell, code);
         self.cells[cell] = code;
     }
@@ -435,7 +383,7 @@ impl Ataxx {
             Some(Move::Jump { from, jump }) => {
                 self.halfmove += 1;
                 self.set(from, EMPTY);
-                Some(self.offset(from, JUMPS[jump]).expect("a legal jump"))
+                Some(self.geometry().target(from, jump))
             }
             Some(Move::Pass) => {
                 self.halfmove += 1;
@@ -445,14 +393,9 @@ impl Ataxx {
         };
         if let Some(to) = dest {
             self.set(to, mine);
-            let theirs = piece(1 - me);
-            let (r, c) = self.row_col(to);
-            for &d in &NEIGHBOURS {
-                if let Some(t) = self.step(r, c, d)
-                    && self.cells[t] == theirs
-                {
-                    self.set(t, mine);
-                }
+            let taken = self.geometry().adjacent[to].and(self.holding(piece(1 - me)));
+            for t in taken.iter() {
+                self.set(t, mine);
             }
         }
         if me == 1 {
@@ -465,18 +408,13 @@ impl Ataxx {
     /// it takes change sides.
     pub fn pieces_after(&self, action: Action) -> [u32; 2] {
         let me = self.to_move();
+        let g = self.geometry();
         let (to, added) = match Move::from_index(action, self.size()) {
             Some(Move::Clone { to }) => (to, 1),
-            Some(Move::Jump { from, jump }) => {
-                (self.offset(from, JUMPS[jump]).expect("a legal jump"), 0)
-            }
+            Some(Move::Jump { from, jump }) => (g.target(from, jump), 0),
             _ => return [self.pieces(0), self.pieces(1)],
         };
-        let theirs = piece(1 - me);
-        let (r, c) = self.row_col(to);
-        let taken = (NEIGHBOURS.iter())
-            .filter(|&&d| self.step(r, c, d).is_some_and(|t| self.cells[t] == theirs))
-            .count() as u32;
+        let taken = g.adjacent[to].and(self.holding(piece(1 - me))).len();
         // Built whole from two sums: written a side at a time, the array stalls the
         // load that reads it back (two fifths of this function's samples).
         let mine = self.pieces(me) + added + taken;
@@ -497,9 +435,7 @@ impl Ataxx {
         let Some(to) = self.offset(from, JUMPS[jump]) else {
             return false;
         };
-        let theirs = piece(1 - self.to_move());
-        let (r, c) = self.row_col(to);
-        !self.next_to(r, c, theirs)
+        !self.geometry().adjacent[to].meets(self.holding(piece(1 - self.to_move())))
     }
 
     /// Plays `action`; an illegal one is refused and changes nothing.

@@ -4,6 +4,8 @@
 //! - [`board`]: the state, the [`Rules`] and the rules themselves.
 //! - [`bits`]: the same rules on bitboards (side 8 or less), for the endgame solver.
 //! - [`notation`]: FEN, moves (`f1`, `a7c5`, `0000`), the board drawing.
+//! - `squares`: sets of squares as words and each square's neighbours and jumps as
+//!   sets, for boards of any side (Virus's 15×15 among them).
 //!
 //! Presets: [`Ataxx::standard`] (libataxx's rules from `x5o/7/7/7/7/7/o5x x 0 1`: pass when
 //! only the opponent can move, the 50-move rule at 100 half-moves) and [`Ataxx::virus`]
@@ -19,6 +21,7 @@
 pub mod bits;
 pub mod board;
 pub mod notation;
+mod squares;
 
 pub(crate) use board::PLANES;
 pub use board::{Ataxx, Move, Rules};
@@ -254,12 +257,19 @@ impl Game for Ataxx {
     fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
         let cells = self.cells();
         let lit = if self.clock() >= FEATURE_ON { 6 } else { 5 };
-        for (k, chunk) in self.cells[..cells].chunks(64).enumerate() {
-            let all = u64::MAX >> (64 - chunk.len());
-            let (low, high) = code_bits(chunk);
-            let [x, o] = [low & !high, high & !low];
-            let (mine, theirs) = if self.to_move() == 0 { (x, o) } else { (o, x) };
-            let planes = [mine, theirs, !low & !high & all, low & high, all, all];
+        let [x, o, empty] = [piece(0), piece(1), EMPTY].map(|code| self.holding(code));
+        let (mine, theirs) = if self.to_move() == 0 { (x, o) } else { (o, x) };
+        for k in 0..cells.div_ceil(64) {
+            let all = u64::MAX >> (64 - (cells - 64 * k).min(64));
+            let (mine, theirs, empty) = (mine.word(k), theirs.word(k), empty.word(k));
+            let planes = [
+                mine,
+                theirs,
+                empty,
+                all & !(mine | theirs | empty),
+                all,
+                all,
+            ];
             for (p, &word) in planes[..lit].iter().enumerate() {
                 if word != 0 {
                     out.insert_bits((p * cells + 64 * k) as u32, word);
@@ -438,21 +448,4 @@ impl Game for Ataxx {
     fn render_with(&self, paint: &dyn Fn(usize, &str) -> String) -> String {
         notation::render(self, paint)
     }
-}
-
-/// The low and the high bit of each square's code (empty 0, `x` 1, `o` 2, blocked 3) in
-/// `squares` (at most 64), a bit a square: eight squares gathered by one multiply.
-fn code_bits(squares: &[u8]) -> (u64, u64) {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    const _: () = assert!(EMPTY == 0 && piece(0) == 1 && piece(1) == 2 && BLOCKED == 3);
-    let (mut low, mut high) = (0, 0);
-    for (j, group) in squares.chunks(8).enumerate() {
-        let mut bytes = [EMPTY; 8];
-        bytes[..group.len()].copy_from_slice(group);
-        let x = u64::from_le_bytes(bytes);
-        low |= ((x & LOW).wrapping_mul(GATHER) >> 56) << (8 * j);
-        high |= ((x >> 1 & LOW).wrapping_mul(GATHER) >> 56) << (8 * j);
-    }
-    (low, high)
 }
