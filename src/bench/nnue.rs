@@ -144,6 +144,11 @@ pub struct DataRate {
     /// What the search's nodes a second from the start allow: nodes a second × threads /
     /// nodes a move.
     pub bound: f64,
+    /// The games' searches' own nodes a second, a thread's (their nodes over their time:
+    /// a move costs more where the board is full than at the start).
+    pub games_nodes_per_second: f64,
+    /// The share of the threads' time in those searches (the rest: openings, records).
+    pub search_share: f64,
     /// Bytes of the records a position.
     pub bytes_per_position: f64,
 }
@@ -152,12 +157,14 @@ impl std::fmt::Display for DataRate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "nnue self-play data, {} nodes a move, {} threads  {:>9.0} positions/s  ({:.0}% of {:.0}: nodes/s × threads / nodes a move; {} games, {} positions, {:.1} bytes a position)",
+            "nnue self-play data, {} nodes a move, {} threads  {:>9.0} positions/s  ({:.0}% of {:.0}: nodes/s × threads / nodes a move; the games' searches {} nodes/s, {:.0}% of the threads' time; {} games, {} positions, {:.1} bytes a position)",
             self.nodes,
             self.threads,
             self.positions_per_second,
             100.0 * self.positions_per_second / self.bound,
             self.bound,
+            crate::limits::grouped(self.games_nodes_per_second as u64),
+            100.0 * self.search_share,
             self.games,
             self.positions,
             self.bytes_per_position,
@@ -203,6 +210,9 @@ pub fn data<G: Baselines>(
         threads,
         positions_per_second: played.positions_per_second(),
         bound: nodes_per_second * threads as f64 / nodes as f64,
+        games_nodes_per_second: played.searched_nodes_per_second(),
+        search_share: played.searched.1.as_secs_f64()
+            / (played.wall.as_secs_f64() * threads as f64).max(1e-9),
         bytes_per_position: bytes as f64 / played.positions.max(1) as f64,
     })
 }

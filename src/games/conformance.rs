@@ -56,6 +56,9 @@ pub enum Rule {
     /// `score_after`, where the game gives it, is the `score_vector` of the position
     /// the move makes.
     ScoreAfter,
+    /// `gain_after`, where the game gives it, orders two moves as the mover's shares
+    /// of the positions they make do: the higher share, the higher gain.
+    GainAfter,
 }
 
 /// A broken rule: which, where (the position's notation) and what was seen.
@@ -246,6 +249,27 @@ impl Conformance {
             ensure(after == Some(score), Rule::ScoreAfter, s, || {
                 format!("score_after({text}) is {score:?}, the move makes {after:?}")
             })?;
+        }
+        let b = legal[rng.below(legal.len())];
+        if let (Some(gain_a), Some(gain_b)) = (s.gain_after(a), s.gain_after(b)) {
+            let share = |m: Action| {
+                let mut child = s.clone();
+                let after = child.apply(m).ok().and_then(|()| child.score_vector());
+                after.map_or(0.0, |o| o.value(s.to_move()))
+            };
+            let (share_a, share_b) = (share(a), share(b));
+            let agree = |x: f32, y: f32, gx: i32, gy: i32| x <= y || gx > gy;
+            ensure(
+                agree(share_a, share_b, gain_a, gain_b) && agree(share_b, share_a, gain_b, gain_a),
+                Rule::GainAfter,
+                s,
+                || {
+                    let other = s.action_to_string(b);
+                    format!(
+                        "{text} gains {gain_a} for a share of {share_a}, {other} {gain_b} for {share_b}"
+                    )
+                },
+            )?;
         }
         // An unlisted move is refused, says why, and changes nothing.
         let mut unlisted =

@@ -275,6 +275,14 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// What the legal `action` gains its mover, as an integer that orders moves as the
+    /// mover's share of [`Game::score_after`] does (a higher share, a higher gain; equal
+    /// shares may differ), where the game knows one cheaper than the share's division:
+    /// the alpha-beta player ranks moves by it. `None` (the default): by the share.
+    fn gain_after(&self, _action: Action) -> Option<i32> {
+        None
+    }
+
     /// Whether a legal `action` is quiet: one that gains the mover nothing by the game's
     /// own measure, which a selective alpha-beta search may skip once a node's first
     /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece.
@@ -390,9 +398,13 @@ impl<G: Game> Searchable for G {
         self.score_vector().map_or(0.0, |s| s.value(player))
     }
 
-    /// The mover's score share after the move: from [`Game::score_after`] where the
-    /// game gives it, else from the child, made and returned.
+    /// The move's gain ([`Game::gain_after`]) where the game gives it, else the mover's
+    /// score share after it: from [`Game::score_after`] where the game gives that, else
+    /// from the child, made and returned.
     fn rank(&self, action: Action) -> (i32, Option<Self>) {
+        if let Some(gain) = self.gain_after(action) {
+            return (gain, None);
+        }
         if let Some(score) = self.score_after(action) {
             let share = score.value(Game::to_move(self));
             return ((share * 1e6) as i32, None);

@@ -11,7 +11,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -178,11 +178,13 @@ pub fn generate_searched<G: Baselines>(
         .num_threads(o.threads.max(1))
         .build()?;
     let bar = Progress::new("games", o.games as u64, "games", o.progress);
-    let positions = AtomicU64::new(0);
+    let [positions, nodes, nanos] = [0, 0, 0].map(AtomicU64::new);
     pool.install(|| {
         (0..o.games).into_par_iter().try_for_each(|i| {
-            let record = play_searched(start, o, Rng::derive(o.seed, i as u64))?;
+            let (record, searched) = play_searched(start, o, Rng::derive(o.seed, i as u64))?;
             positions.fetch_add(record.positions() as u64, Relaxed);
+            nodes.fetch_add(searched.0, Relaxed);
+            nanos.fetch_add(searched.1.as_nanos() as u64, Relaxed);
             writer.add(record)?;
             bar.inc();
             anyhow::Ok(())
@@ -193,6 +195,7 @@ pub fn generate_searched<G: Baselines>(
         games: o.games as u64,
         positions: positions.into_inner(),
         wall: t0.elapsed(),
+        searched: (nodes.into_inner(), Duration::from_nanos(nanos.into_inner())),
         ..SelfPlayStats::default()
     })
 }
@@ -242,15 +245,24 @@ impl ChunkWriter {
 
 /// One game of `o.player` against itself after a random opening from `seed` (another
 /// drawn while the filter refuses it).
-fn play_searched<G: Baselines>(start: &G, o: &SearchedGames, seed: u64) -> anyhow::Result<Record> {
+fn play_searched<G: Baselines>(
+    start: &G,
+    o: &SearchedGames,
+    seed: u64,
+) -> anyhow::Result<(Record, (u64, Duration))> {
     let n = start.num_players();
     let two = n == 2;
     let mut agent = o.player.build(start, seed)?;
     let _ = agent.set_option("Hash", SEARCHED_HASH_MIB);
     let limits = Limits::default();
+    let mut searched = (0, Duration::ZERO);
     // The player's search of a position: its move, and its value for the mover.
     let mut search = |state: &G| -> anyhow::Result<(Action, i16)> {
         let action = agent.select(state, &limits)?;
+        if let Some(info) = agent.last_search() {
+            searched.0 += info.nodes;
+            searched.1 += info.time;
+        }
         let score = match agent.last_search() {
             Some(info) if two => {
                 let proven = matches!(info.score, Score::Mate(_));
@@ -311,5 +323,5 @@ fn play_searched<G: Baselines>(start: &G, o: &SearchedGames, seed: u64) -> anyho
     record.result = (0..n)
         .map(|p| (outcome.0[p] * 100.0).round() as i8)
         .collect();
-    Ok(record)
+    Ok((record, searched))
 }

@@ -254,6 +254,9 @@ pub struct SelfPlayStats {
     pub wall: Duration,
     /// The evaluators' counters.
     pub eval: EvalStats,
+    /// The nodes the searches of an agent's games visited, and the time they took,
+    /// summed over the workers (games of a searching agent: `generate_searched`).
+    pub searched: (u64, Duration),
 }
 
 impl SelfPlayStats {
@@ -272,6 +275,8 @@ impl SelfPlayStats {
             mine.1 += theirs.1;
         }
         self.eval.add(&o.eval);
+        self.searched.0 += o.searched.0;
+        self.searched.1 += o.searched.1;
     }
 
     /// The share of would-be resignations in checked games that were false.
@@ -282,6 +287,11 @@ impl SelfPlayStats {
     /// Recorded positions per second of wall time.
     pub fn positions_per_second(&self) -> f64 {
         self.positions as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// The searches' nodes a second, a worker (0 with none).
+    pub fn searched_nodes_per_second(&self) -> f64 {
+        self.searched.0 as f64 / self.searched.1.as_secs_f64().max(1e-9)
     }
 
     /// Share of the workers' time spent in the network forward pass.

@@ -42,6 +42,8 @@ enum Bug {
     ParserPanic,
     /// The score after a move is the score before it.
     ScoreAfter,
+    /// A move's gain is the negative of the real one.
+    GainAfter,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -132,6 +134,14 @@ impl Game for Planted {
             Bug::ScoreAfter => self.game.score_vector(),
             _ => self.game.score_after(action),
         }
+    }
+    fn gain_after(&self, action: Action) -> Option<i32> {
+        let gain = self.game.gain_after(action)?;
+        Some(if self.bug == Bug::GainAfter {
+            -gain
+        } else {
+            gain
+        })
     }
     fn ply(&self) -> u32 {
         self.game.ply()
@@ -273,6 +283,7 @@ fn each_planted_bug_is_found_and_named() {
         (Bug::Outcome, Rule::Outcome),
         (Bug::ParserPanic, Rule::ParserPanic),
         (Bug::ScoreAfter, Rule::ScoreAfter),
+        (Bug::GainAfter, Rule::GainAfter),
     ];
     for (bug, rule) in cases {
         assert_eq!(check(bug), Err(rule), "{bug:?}");

@@ -221,3 +221,38 @@ fn a_soft_node_limit_starts_no_iteration_past_it_and_reads_back() {
     assert!(soft.nodes < hard.nodes, "{soft:?} against {hard:?}");
     assert!(soft.depth < hard.depth, "{soft:?} against {hard:?}");
 }
+
+#[test]
+fn the_games_count_their_searches_nodes_and_time() {
+    use contagion::selfplay::generate::{SearchedGames, generate_searched};
+    let dir = temp_dir("searched-count");
+    let nodes = 400;
+    let o = SearchedGames {
+        games: 2,
+        opening_plies: 4,
+        opening_filter: 0.0,
+        adjudicate: 0.0,
+        move_limit: 30,
+        seed: 3,
+        threads: 2,
+        progress: false,
+        player: format!("nnue:models/ataxx,nodes={nodes}").parse().unwrap(),
+    };
+    let out = dir.join("data");
+    let stats = generate_searched(&Ataxx::standard(), &o, out.to_str().unwrap()).unwrap();
+    let (searched, time) = stats.searched;
+    // Every position is one search of at least one node and at most the limit and the
+    // iteration it finishes.
+    assert!(stats.positions > 0);
+    assert!(
+        (stats.positions..=2 * nodes * stats.positions).contains(&searched),
+        "{searched} nodes for {} positions",
+        stats.positions
+    );
+    assert!(
+        time > Duration::ZERO && time <= 2 * stats.wall,
+        "{time:?} of {:?}",
+        stats.wall
+    );
+    assert!(stats.searched_nodes_per_second() > 0.0);
+}

@@ -256,12 +256,14 @@ impl Ataxx {
         from.iter().any(|sq| reach[sq].meets(to))
     }
 
+    /// Whether the half-move clock has reached its limit (never without one).
+    fn at_limit(&self) -> bool {
+        self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit
+    }
+
     /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
-        if self.count[0] == 0 || self.count[1] == 0 {
-            return true;
-        }
-        if self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit {
+        if self.count[0] == 0 || self.count[1] == 0 || self.at_limit() {
             return true;
         }
         if self.rules.pass {
@@ -280,10 +282,9 @@ impl Ataxx {
         if !self.is_over() {
             return None;
         }
-        let limited = self.rules.halfmove_limit > 0 && self.halfmove >= self.rules.halfmove_limit;
         let could_go_on =
             self.count[0] > 0 && self.count[1] > 0 && (self.can_move(0) || self.can_move(1));
-        if self.rules.pass && limited && could_go_on {
+        if self.rules.pass && self.at_limit() && could_go_on {
             return Some(Outcome::draw());
         }
         Some(by_pieces(self.pieces(0), self.pieces(1)))
@@ -404,17 +405,28 @@ impl Ataxx {
         self.to_move ^= 1;
     }
 
+    /// What the legal `action` adds to its mover's pieces (1 for a clone, 0 for a jump)
+    /// and the pieces it takes; `None` for a pass.
+    fn captures(&self, action: Action) -> Option<(u32, u32)> {
+        let g = self.geometry();
+        let (to, added) = match Move::from_index(action, self.size())? {
+            Move::Clone { to } => (to, 1),
+            Move::Jump { from, jump } => (g.target(from, jump), 0),
+            Move::Pass => return None,
+        };
+        Some((
+            added,
+            g.adjacent[to]
+                .and(self.holding(piece(1 - self.to_move())))
+                .len(),
+        ))
+    }
+
     /// Each player's pieces after the legal `action`: a clone adds one, and the pieces
     /// it takes change sides.
     pub fn pieces_after(&self, action: Action) -> [u32; 2] {
         let me = self.to_move();
-        let g = self.geometry();
-        let (to, added) = match Move::from_index(action, self.size()) {
-            Some(Move::Clone { to }) => (to, 1),
-            Some(Move::Jump { from, jump }) => (g.target(from, jump), 0),
-            _ => return [self.pieces(0), self.pieces(1)],
-        };
-        let taken = g.adjacent[to].and(self.holding(piece(1 - me))).len();
+        let (added, taken) = self.captures(action).unwrap_or((0, 0));
         // Built whole from two sums: written a side at a time, the array stalls the
         // load that reads it back (two fifths of this function's samples).
         let mine = self.pieces(me) + added + taken;
@@ -426,16 +438,17 @@ impl Ataxx {
         }
     }
 
+    /// What a legal `action` gains its mover's lead in pieces, for ordering: twice the
+    /// pieces it takes, plus one for a clone (0 for a pass).
+    pub fn gain(&self, action: Action) -> i32 {
+        self.captures(action)
+            .map_or(0, |(added, taken)| (2 * taken + added) as i32)
+    }
+
     /// Whether a legal `action` is quiet: a jump that takes no piece (a clone always
     /// gains one, so none is quiet; nor is a pass, the only move where it is legal).
     pub fn is_quiet(&self, action: Action) -> bool {
-        let Some(Move::Jump { from, jump }) = Move::from_index(action, self.size()) else {
-            return false;
-        };
-        let Some(to) = self.offset(from, JUMPS[jump]) else {
-            return false;
-        };
-        !self.geometry().adjacent[to].meets(self.holding(piece(1 - self.to_move())))
+        self.captures(action) == Some((0, 0))
     }
 
     /// Plays `action`; an illegal one is refused and changes nothing.

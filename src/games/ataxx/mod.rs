@@ -200,6 +200,12 @@ impl Game for Ataxx {
         Some(Outcome::share(x, o))
     }
 
+    /// Twice the pieces the move takes, and one for a clone: the order of the pieces'
+    /// share after it (a clone adds a piece, so of two moves taking as many it is ahead).
+    fn gain_after(&self, action: Action) -> Option<i32> {
+        Some(self.gain(action))
+    }
+
     fn is_quiet(&self, action: Action) -> bool {
         Ataxx::is_quiet(self, action)
     }
