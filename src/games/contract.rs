@@ -372,6 +372,12 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
     }
 }
 
+/// The alpha-beta player's ordering key of a mover's share of the score (in `[-1, 1]`):
+/// millionths, so that shares of small totals stay apart.
+pub fn share_key(share: f32) -> i32 {
+    (share * 1e6) as i32
+}
+
 /// Every game is searchable through its own rules.
 impl<G: Game> Searchable for G {
     fn to_move(&self) -> usize {
@@ -406,13 +412,12 @@ impl<G: Game> Searchable for G {
             return (gain, None);
         }
         if let Some(score) = self.score_after(action) {
-            let share = score.value(Game::to_move(self));
-            return ((share * 1e6) as i32, None);
+            return (share_key(score.value(Game::to_move(self))), None);
         }
         let mut child = self.clone();
         child.play(action);
         let share = Searchable::share(&child, Game::to_move(self));
-        ((share * 1e6) as i32, Some(child))
+        (share_key(share), Some(child))
     }
 
     fn players(&self) -> usize {

@@ -35,7 +35,7 @@ mod terms;
 pub mod tuples;
 pub mod view;
 
-pub use contract::{EncodingShape, Game};
+pub use contract::{EncodingShape, Game, share_key};
 pub(crate) use kind::with_game;
 pub use kind::{GameKind, GameName, find_game};
 pub use searchable::{FeatureSink, Searchable};
