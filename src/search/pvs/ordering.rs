@@ -11,11 +11,17 @@ const NOT_MADE: u32 = u32::MAX;
 impl<G: Searchable> Pvs<G> {
     /// `mover`'s history of `action` (one table for every side with `hst=0`).
     pub(super) fn history_of(&self, mover: usize, action: Action) -> i32 {
-        let (side, per) = self.history_side(mover);
-        self.history
-            .get(side * per + action as usize)
+        (self.history_table(mover).get(action as usize))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// `mover`'s history table, an entry an action (one for every side with `hst=0`).
+    fn history_table(&self, mover: usize) -> &[i32] {
+        let (side, per) = self.history_side(mover);
+        self.history
+            .get(side * per..(side + 1) * per)
+            .unwrap_or(&[])
     }
 
     /// The history's tables: one a side with `hst=1`, else one for all.
@@ -110,12 +116,12 @@ impl<G: Searchable> Pvs<G> {
         out.clear();
         made.clear();
         // The history as it stands now: the table's move's search changes it.
-        let mover = Searchable::to_move(state);
+        let history = self.history_table(Searchable::to_move(state));
         let key = |a: Action| {
             if a == tt_move {
                 i64::MAX
             } else {
-                self.history_of(mover, a) as i64
+                history.get(a as usize).map_or(0, |&h| h as i64)
             }
         };
         out.extend(moves.iter().map(|&a| (key(a), a, NOT_MADE)));
