@@ -243,20 +243,20 @@ impl Conformance {
             s,
             || format!("'{text}' reads back as {:?}", s.parse_action(&text)),
         )?;
-        if let Some(score) = s.score_after(a) {
+        // The score vector of the position a move makes.
+        let score_of = |m: Action| {
             let mut child = s.clone();
-            let after = child.apply(a).ok().and_then(|()| child.score_vector());
+            child.apply(m).ok().and_then(|()| child.score_vector())
+        };
+        if let Some(score) = s.score_after(a) {
+            let after = score_of(a);
             ensure(after == Some(score), Rule::ScoreAfter, s, || {
                 format!("score_after({text}) is {score:?}, the move makes {after:?}")
             })?;
         }
         let b = legal[rng.below(legal.len())];
         if let (Some(gain_a), Some(gain_b)) = (s.gain_after(a), s.gain_after(b)) {
-            let share = |m: Action| {
-                let mut child = s.clone();
-                let after = child.apply(m).ok().and_then(|()| child.score_vector());
-                after.map_or(0.0, |o| o.value(s.to_move()))
-            };
+            let share = |m: Action| score_of(m).map_or(0.0, |o| o.value(s.to_move()));
             let (share_a, share_b) = (share(a), share(b));
             let agree = |x: f32, y: f32, gx: i32, gy: i32| x <= y || gx > gy;
             ensure(

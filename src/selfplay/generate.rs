@@ -259,11 +259,12 @@ fn play_searched<G: Baselines>(
     // The player's search of a position: its move, and its value for the mover.
     let mut search = |state: &G| -> anyhow::Result<(Action, i16)> {
         let action = agent.select(state, &limits)?;
-        if let Some(info) = agent.last_search() {
+        let info = agent.last_search();
+        if let Some(info) = &info {
             searched.0 += info.nodes;
             searched.1 += info.time;
         }
-        let score = match agent.last_search() {
+        let score = match info {
             Some(info) if two => {
                 let proven = matches!(info.score, Score::Mate(_));
                 records::score_of(info.score.value(), proven)

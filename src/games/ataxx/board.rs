@@ -338,10 +338,7 @@ impl Ataxx {
         let me = piece(self.to_move());
         match Move::from_index(action, self.size()) {
             Some(Move::Clone { to }) => {
-                self.cells[to] == EMPTY
-                    && NEIGHBOURS
-                        .iter()
-                        .any(|&d| self.offset(to, d).is_some_and(|t| self.cells[t] == me))
+                self.cells[to] == EMPTY && self.geometry().adjacent[to].meets(self.holding(me))
             }
             Some(Move::Jump { from, jump }) => {
                 self.cells[from] == me
