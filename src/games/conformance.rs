@@ -59,6 +59,9 @@ pub enum Rule {
     /// `gain_after`, where the game gives it, orders two moves as the mover's shares
     /// of the positions they make do: the higher share, the higher gain.
     GainAfter,
+    /// `legal_gains`, where the game gives it, lists `legal_actions` in its order,
+    /// each move with its `gain_after`.
+    LegalGains,
 }
 
 /// A broken rule: which, where (the position's notation) and what was seen.
@@ -270,6 +273,29 @@ impl Conformance {
                     )
                 },
             )?;
+        }
+        let mut gained = Vec::new();
+        if s.legal_gains(|m, gain| gained.push((m, gain))) {
+            let asked: Vec<_> = (legal.iter())
+                .map(|&m| (m, s.gain_after(m).unwrap_or(0)))
+                .collect();
+            let wrong = (0..gained.len().max(asked.len())).find(|&i| gained.get(i) != asked.get(i));
+            if let Some(i) = wrong {
+                let name = |p: Option<&(Action, i32)>| {
+                    p.map_or("nothing".into(), |&(m, g)| {
+                        format!("{} gaining {g}", s.action_to_string(m))
+                    })
+                };
+                return Err(fail(
+                    Rule::LegalGains,
+                    s,
+                    format!(
+                        "move {i} listed with its gain is {}, legal_actions and gain_after say {}",
+                        name(gained.get(i)),
+                        name(asked.get(i))
+                    ),
+                ));
+            }
         }
         // An unlisted move is refused, says why, and changes nothing.
         let mut unlisted =

@@ -283,6 +283,15 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Calls `f` with each legal action, in [`Game::legal_actions`]'s order, and its
+    /// [`Game::gain_after`], and returns `true`, where the game makes the two together
+    /// more cheaply than move by move (Ataxx and Virus: a target's captures read as its
+    /// moves are made); `false` (the default), calling nothing: the alpha-beta player
+    /// then ranks each move it reaches.
+    fn legal_gains(&self, _f: impl FnMut(Action, i32)) -> bool {
+        false
+    }
+
     /// Whether a legal `action` is quiet: one that gains the mover nothing by the game's
     /// own measure, which a selective alpha-beta search may skip once a node's first
     /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece.
@@ -390,6 +399,10 @@ impl<G: Game> Searchable for G {
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
         Game::legal_actions(self, out)
+    }
+
+    fn legal_gains(&self, f: impl FnMut(Action, i32)) -> bool {
+        Game::legal_gains(self, f)
     }
 
     fn play(&mut self, action: Action) {

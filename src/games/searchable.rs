@@ -42,6 +42,13 @@ pub trait Searchable: Clone + Send + Sync + 'static {
     fn outcome(&self) -> Option<Outcome>;
     /// Clears `out` and fills it with the legal actions of a position that is not over.
     fn legal_actions(&self, out: &mut Vec<Action>);
+    /// Calls `f` with each legal action, in [`Searchable::legal_actions`]'s order, and
+    /// the gain [`Searchable::rank`] gives it, and returns `true`, where the two are made
+    /// together ([`Game::legal_gains`](super::Game::legal_gains)); `false` (the
+    /// default), calling nothing.
+    fn legal_gains(&self, _f: impl FnMut(Action, i32)) -> bool {
+        false
+    }
     /// Plays a legal action.
     fn play(&mut self, action: Action);
     /// A hash of the whole position.

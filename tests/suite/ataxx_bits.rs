@@ -80,6 +80,12 @@ fn agree(start: &str, rules: Rules, games: usize, seed: u64) {
             if legal.is_empty() {
                 break;
             }
+            // The gains made with the moves are those asked move by move, in its order.
+            let (mut listed, mut gained) = (Vec::new(), Vec::new());
+            b.moves(&mut listed);
+            b.moves_gains(|a, gain| gained.push((a, gain)));
+            let asked: Vec<_> = listed.iter().map(|&a| (a, b.gain(a))).collect();
+            assert_eq!(gained, asked, "the gains listed at {at}");
             for &a in &legal {
                 let (mut child, mut bits) = (s, b);
                 child.apply(a).unwrap();

@@ -44,6 +44,8 @@ enum Bug {
     ScoreAfter,
     /// A move's gain is the negative of the real one.
     GainAfter,
+    /// The moves listed with their gains gain one more the last.
+    LegalGains,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -141,6 +143,13 @@ impl Game for Planted {
             -gain
         } else {
             gain
+        })
+    }
+    fn legal_gains(&self, mut f: impl FnMut(Action, i32)) -> bool {
+        let legal = self.legal();
+        self.game.legal_gains(|a, _| {
+            let last = Some(&a) == legal.last() && self.bug == Bug::LegalGains;
+            f(a, self.gain_after(a).unwrap_or(0) + i32::from(last))
         })
     }
     fn ply(&self) -> u32 {
@@ -284,6 +293,7 @@ fn each_planted_bug_is_found_and_named() {
         (Bug::ParserPanic, Rule::ParserPanic),
         (Bug::ScoreAfter, Rule::ScoreAfter),
         (Bug::GainAfter, Rule::GainAfter),
+        (Bug::LegalGains, Rule::LegalGains),
     ];
     for (bug, rule) in cases {
         assert_eq!(check(bug), Err(rule), "{bug:?}");

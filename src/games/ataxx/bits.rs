@@ -219,34 +219,51 @@ impl Bits {
     /// caller has checked [`Bits::outcome`]).
     pub fn moves(&self, out: &mut Vec<Action>) {
         out.clear();
+        self.each_move(|_| 0, |a, _| out.push(a));
+    }
+
+    /// Calls `f` with each legal action of a position whose game is not over, in
+    /// [`Bits::moves`]'s order, and what it gains ([`Bits::gain`]): a target's
+    /// captures counted once for all the moves to it.
+    pub fn moves_gains(&self, f: impl FnMut(Action, i32)) {
+        let theirs = self.pieces[1 - self.to_move()];
+        self.each_move(|e| (MASKS.adjacent[e as usize] & theirs).count_ones(), f);
+    }
+
+    /// Calls `f` with each legal action, target by target, and its gain given that a
+    /// move to square `e` takes `taken(e)` pieces.
+    #[inline(always)]
+    fn each_move(&self, taken: impl Fn(u32) -> u32, mut f: impl FnMut(Action, i32)) {
         let (n, mine) = (self.side as usize, self.pieces[self.to_move()]);
         let mut empty = self.empty;
+        let mut any = false;
         while empty != 0 {
             let e = empty.trailing_zeros();
             empty &= empty - 1;
-            if MASKS.adjacent[e as usize] & mine != 0 {
-                out.push(Move::Clone { to: self.cell(e) }.index(n));
-            }
+            let adjacent = MASKS.adjacent[e as usize] & mine != 0;
             let mut from = MASKS.ring[e as usize] & mine;
+            if !adjacent && from == 0 {
+                continue;
+            }
+            any = true;
+            let taken = 2 * taken(e) as i32;
+            if adjacent {
+                f(Move::Clone { to: self.cell(e) }.index(n), taken + 1);
+            }
             while from != 0 {
-                let f = from.trailing_zeros();
+                let f_sq = from.trailing_zeros();
                 from &= from - 1;
                 let (dr, dc) = (
-                    (e / 8) as i32 - (f / 8) as i32,
-                    (e % 8) as i32 - (f % 8) as i32,
+                    (e / 8) as i32 - (f_sq / 8) as i32,
+                    (e % 8) as i32 - (f_sq % 8) as i32,
                 );
                 let jump = JUMP_INDEX[((dr + 2) * 5 + dc + 2) as usize] as usize;
-                out.push(
-                    Move::Jump {
-                        from: self.cell(f),
-                        jump,
-                    }
-                    .index(n),
-                );
+                let from = self.cell(f_sq);
+                f(Move::Jump { from, jump }.index(n), taken);
             }
         }
-        if out.is_empty() && self.pass {
-            out.push(Move::Pass.index(n));
+        if !any && self.pass {
+            f(Move::Pass.index(n), 0);
         }
     }
 
@@ -371,6 +388,12 @@ impl Searchable for Bits {
 
     fn legal_actions(&self, out: &mut Vec<Action>) {
         self.moves(out)
+    }
+
+    /// A target's captures counted once for the moves to it.
+    fn legal_gains(&self, f: impl FnMut(Action, i32)) -> bool {
+        self.moves_gains(f);
+        true
     }
 
     fn play(&mut self, action: Action) {

@@ -292,6 +292,20 @@ impl Ataxx {
 
     /// Calls `f` with every legal action, ascending.
     pub fn for_each_legal(&self, mut f: impl FnMut(Action)) {
+        self.each_legal(|_| 0, |a, _| f(a));
+    }
+
+    /// Calls `f` with every legal action, ascending, and what it gains ([`Ataxx::gain`]):
+    /// the pieces a move takes read from its target's neighbours as the move is made.
+    pub fn for_each_legal_gain(&self, f: impl FnMut(Action, i32)) {
+        let (g, theirs) = (self.geometry(), self.holding(piece(1 - self.to_move())));
+        self.each_legal(|to| g.adjacent[to].and(theirs).len(), f);
+    }
+
+    /// Calls `f` with every legal action, ascending, and its gain given that a move to
+    /// `to` takes `taken(to)` pieces.
+    #[inline(always)]
+    fn each_legal(&self, taken: impl Fn(usize) -> u32, mut f: impl FnMut(Action, i32)) {
         if self.is_over() {
             return;
         }
@@ -313,20 +327,17 @@ impl Ataxx {
         };
         let mut any = !clones.is_empty();
         for to in clones.iter() {
-            f(Move::Clone { to }.index(n));
+            f(Move::Clone { to }.index(n), 2 * taken(to) as i32 + 1);
         }
         for from in mine.iter() {
             for to in g.ring[from].and(empty).iter() {
                 any = true;
-                f(Move::Jump {
-                    from,
-                    jump: g.jump(from, to),
-                }
-                .index(n));
+                let jump = g.jump(from, to);
+                f(Move::Jump { from, jump }.index(n), 2 * taken(to) as i32);
             }
         }
         if !any && self.rules.pass {
-            f(Move::Pass.index(n));
+            f(Move::Pass.index(n), 0);
         }
     }
 

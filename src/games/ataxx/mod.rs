@@ -206,6 +206,12 @@ impl Game for Ataxx {
         Some(self.gain(action))
     }
 
+    /// Each target's neighbours read as the moves are made.
+    fn legal_gains(&self, f: impl FnMut(Action, i32)) -> bool {
+        self.for_each_legal_gain(f);
+        true
+    }
+
     fn is_quiet(&self, action: Action) -> bool {
         Ataxx::is_quiet(self, action)
     }

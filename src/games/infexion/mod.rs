@@ -140,6 +140,11 @@ impl Game for Board {
         Some(key.unwrap_or_else(|| share_key(Outcome::share(mine, theirs).value(0))))
     }
 
+    fn legal_gains(&self, mut f: impl FnMut(Action, i32)) -> bool {
+        self.for_each_legal(|a| f(a, self.gain_after(a).unwrap_or(0)));
+        true
+    }
+
     fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
         encode::hot_inputs(self, out)
     }

@@ -8,6 +8,18 @@ use crate::games::{Action, Searchable};
 /// Where [`Pvs::order`] puts a move whose child it did not make: past `made`'s end.
 const NOT_MADE: u32 = u32::MAX;
 
+/// A move's ordering key but the table's move's (and but a prior's): the ply's killers,
+/// then by the game's gain, then by the mover's `history` of the move.
+fn ranked_key(action: Action, gain: i32, killers: [Action; 2], history: i64) -> i64 {
+    if action == killers[0] {
+        i64::MAX - 1
+    } else if action == killers[1] {
+        i64::MAX - 2
+    } else {
+        ((gain as i64) << 24) + history
+    }
+}
+
 impl<G: Searchable> Pvs<G> {
     /// `mover`'s history of `action` (one table for every side with `hst=0`).
     pub(super) fn history_of(&self, mover: usize, action: Action) -> i32 {
@@ -102,7 +114,10 @@ impl<G: Searchable> Pvs<G> {
     /// Where the table's move is legal it comes first and the others wait, with their
     /// history alone, for [`Pvs::rank_moves`] (the search calls it before their turn):
     /// a node the table's move cuts off ranks nothing, and the order is the one ranking
-    /// them all at once gives. Returns whether they wait.
+    /// them all at once gives. Where the game makes its moves' gains with the moves
+    /// ([`Searchable::legal_gains`]) and no prior orders them, every move is ranked as
+    /// it is made: cheaper than asking each move's gain even where the table's move
+    /// cuts off. Returns whether they wait.
     pub(super) fn order(
         &mut self,
         state: &G,
@@ -112,16 +127,32 @@ impl<G: Searchable> Pvs<G> {
         made: &mut Vec<Option<G>>,
     ) -> bool {
         let mut moves = std::mem::take(&mut self.moves[ply]);
-        Searchable::legal_actions(state, &mut moves);
         out.clear();
         made.clear();
         // The history as it stands now: the table's move's search changes it.
         let history = self.history_table(Searchable::to_move(state));
+        let history_of = |a: Action| history.get(a as usize).map_or(0, |&h| h as i64);
+        // Where the game gives the gains with the moves, every move is ranked at once.
+        let killers = self.killers[ply];
+        let given = ply >= usize::from(self.pruning.prior)
+            && state.legal_gains(|a, gain| {
+                let key = if a == tt_move {
+                    i64::MAX
+                } else {
+                    ranked_key(a, gain, killers, history_of(a))
+                };
+                out.push((key, a, NOT_MADE));
+            });
+        if given {
+            self.moves[ply] = moves;
+            return false;
+        }
+        Searchable::legal_actions(state, &mut moves);
         let key = |a: Action| {
             if a == tt_move {
                 i64::MAX
             } else {
-                history.get(a as usize).map_or(0, |&h| h as i64)
+                history_of(a)
             }
         };
         out.extend(moves.iter().map(|&a| (key(a), a, NOT_MADE)));
@@ -150,12 +181,8 @@ impl<G: Searchable> Pvs<G> {
             let (gain, child) = state.rank(*a);
             *key = if let Some(p) = prior {
                 (p.get(*a as usize).copied().unwrap_or(f32::MIN) as f64 * 1e6) as i64
-            } else if *a == killers[0] {
-                i64::MAX - 1
-            } else if *a == killers[1] {
-                i64::MAX - 2
             } else {
-                ((gain as i64) << 24) + *key
+                ranked_key(*a, gain, killers, *key)
             };
             if let Some(c) = child {
                 made.push(Some(c));
