@@ -106,6 +106,51 @@ fn incremental_equals_fresh<G: Game>(start: &G, set: FeatureSet, perspective: bo
     );
 }
 
+/// Near the root, where no ancestor has the view, each child's accumulator is moved from
+/// the sibling's entered before it, and the root's from the last root's: all equal to
+/// ones summed afresh, and only the first of each view summed from nothing.
+fn siblings_equal_fresh<G: Game>(start: &G, set: FeatureSet, perspective: bool) {
+    let net = random_net_of(start, set, perspective, 6);
+    let views = net.shape.views();
+    let eval = Arc::new(Evaluator::new(&net));
+    let mut inc = Incremental::new(eval.clone());
+    let (mut rng, mut moves, mut scratch) = (Rng::new(3), Vec::new(), Scratch::default());
+    let mut root = start.clone();
+    let mut checked = 0;
+    let at = |ply: usize| format!("{} ({set:?}, {perspective}) ply {ply}", start.name());
+    for _ in 0..4 {
+        inc.enter(0, &root);
+        root.legal_actions(&mut moves);
+        for &a in moves.iter().take(12) {
+            let mut child = root.clone();
+            child.apply(a).unwrap();
+            inc.enter(1, &child);
+            let fresh = eval.accumulators(&set.views_of(&child, views), &mut scratch);
+            for (got, fresh) in inc.accumulators(1).iter().zip(&fresh) {
+                assert_eq!(got.values, fresh.values, "{}", at(1));
+            }
+            checked += 1;
+        }
+        let fresh = eval.accumulators(&set.views_of(&root, views), &mut scratch);
+        for (got, fresh) in inc.accumulators(0).iter().zip(&fresh) {
+            assert_eq!(got.values, fresh.values, "{}", at(0));
+        }
+        // The next search's root: a round of moves on, the same seat to move.
+        for _ in 0..start.num_players() {
+            if root.outcome().is_none() {
+                root.legal_actions(&mut moves);
+                root.apply(moves[rng.below(moves.len())]).unwrap();
+            }
+        }
+    }
+    assert!(
+        checked > 12 && inc.counts.0 <= 2 * views as u64,
+        "{}: {checked} checked, {:?} refreshed and moved",
+        at(1),
+        inc.counts
+    );
+}
+
 #[test]
 fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
     for set in FeatureSet::ALL {
@@ -117,6 +162,10 @@ fn the_incremental_accumulator_equals_a_fresh_one_in_every_game() {
             incremental_equals_fresh(&Ataxx::standard(), set, perspective);
             incremental_equals_fresh(&Ataxx::virus(), set, perspective);
             incremental_equals_fresh(&Chexers::new(), set, perspective);
+            siblings_equal_fresh(&Board::new(), set, perspective);
+            siblings_equal_fresh(&Ataxx::standard(), set, perspective);
+            siblings_equal_fresh(&Ataxx::virus(), set, perspective);
+            siblings_equal_fresh(&Chexers::new(), set, perspective);
         }
     }
 }

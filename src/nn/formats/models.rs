@@ -136,28 +136,31 @@ impl Index {
 
     /// Each game's current model as a Markdown table: what the README shows.
     pub fn current_markdown(&self) -> String {
-        let mut out = String::from("| game | model | result |\n|---|---|---|\n");
-        for m in self.models.iter().filter(|m| m.status == Status::Current) {
+        self.current_table("model", |m| {
             let kind = match m.kind {
                 Kind::Network => "",
                 Kind::Evaluator => " (fast evaluator, `nnue:`)",
             };
-            out.push_str(&format!(
-                "| {} | `{}`{kind} | {} |\n",
-                m.game, m.name, m.result
-            ));
-        }
-        out
+            Some(format!("`{}`{kind}", m.name))
+        })
     }
 
     /// Each game's current fast evaluator as a Markdown table: what `docs/nnue.md`
     /// shows of their strength.
     pub fn current_evaluators_markdown(&self) -> String {
-        let mut out = String::from("| game | `nnue:models/<game>` | result |\n|---|---|---|\n");
-        for m in (self.models.iter())
-            .filter(|m| m.status == Status::Current && m.kind == Kind::Evaluator)
-        {
-            out.push_str(&format!("| {} | `{}` | {} |\n", m.game, m.name, m.result));
+        self.current_table("`nnue:models/<game>`", |m| {
+            (m.kind == Kind::Evaluator).then(|| format!("`{}`", m.name))
+        })
+    }
+
+    /// The current models `named` names (`None`: left out) as a Markdown table of game,
+    /// name (under `heading`) and result.
+    fn current_table(&self, heading: &str, named: impl Fn(&Entry) -> Option<String>) -> String {
+        let mut out = format!("| game | {heading} | result |\n|---|---|---|\n");
+        for m in self.models.iter().filter(|m| m.status == Status::Current) {
+            if let Some(name) = named(m) {
+                out.push_str(&format!("| {} | {name} | {} |\n", m.game, m.result));
+            }
         }
         out
     }

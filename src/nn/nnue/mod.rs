@@ -16,7 +16,10 @@
 //! [`Incremental`] is the evaluation the search enters at every node: one accumulator a
 //! ply and view, each moved by the features that differ from the nearest ancestor's of
 //! the same seat's view (the mover's, so two plies up in a game of two; in the
-//! perspective form every seat's, so the parent's). Entering a node only reads its
+//! perspective form every seat's, so the parent's). Near the root, where no ancestor
+//! has the view, it moves from the accumulator the same ply held last (a sibling's, or
+//! the last search's root), not from nothing: a position of a large board has hundreds
+//! of features where a move changes a few dozen. Entering a node only reads its
 //! features; its accumulator is made when the search asks for its values or a
 //! descendant's, so nodes the search leaves by the table or a cut-off cost no update.
 
@@ -56,12 +59,16 @@ pub struct Incremental {
 type View = (usize, usize);
 
 /// A ply's accumulators (the mover's view, or in the perspective form one a seat: the
-/// mover's first), the seat whose view each reads, and whether each is made.
+/// mover's first), the seat whose view each reads, and whether each is made; and where
+/// no ancestor has a view, the accumulator of it the ply made last and whose view that
+/// is (`None`: none kept).
 #[derive(Default)]
 struct Slot {
     accs: Vec<Accumulator>,
     seats: [usize; MAX_PLAYERS],
     ready: [bool; MAX_PLAYERS],
+    last: Vec<Accumulator>,
+    last_seats: [Option<usize>; MAX_PLAYERS],
 }
 
 impl Incremental {
@@ -115,10 +122,21 @@ impl Incremental {
         }
         for &((p, k), base) in chain.iter().rev() {
             let (below, here) = self.stack.split_at_mut(p);
-            let acc = &mut here[0].accs[k];
+            let Slot {
+                accs,
+                seats,
+                ready,
+                last,
+                last_seats,
+            } = &mut here[0];
+            let acc = &mut accs[k];
             match base {
                 Some((b, j)) => {
                     (self.eval).update(&below[b].accs[j], acc, &mut self.scratch);
+                    self.counts.1 += 1;
+                }
+                None if last_seats[k] == Some(seats[k]) => {
+                    (self.eval).update(&last[k], acc, &mut self.scratch);
                     self.counts.1 += 1;
                 }
                 None => {
@@ -126,7 +144,7 @@ impl Incremental {
                     self.counts.0 += 1;
                 }
             }
-            here[0].ready[k] = true;
+            ready[k] = true;
         }
         self.chain = chain;
     }
@@ -141,12 +159,27 @@ impl<P: Searchable> Evaluation<P> for Incremental {
         let slot = &mut self.stack[ply];
         if slot.accs.len() != views {
             slot.accs.resize_with(views, Default::default);
+            slot.last.resize_with(views, Default::default);
         }
-        slot.ready = [false; MAX_PLAYERS];
-        for (k, acc) in slot.accs.iter_mut().enumerate() {
-            let seat = features::viewer(state, k);
-            slot.seats[k] = seat;
-            set.fill_seen(state, seat, &mut self.scratch_encoding, &mut acc.features);
+        let ready = std::mem::replace(&mut slot.ready, [false; MAX_PLAYERS]);
+        for k in 0..views {
+            let slot = &mut self.stack[ply];
+            let was = slot.seats[k];
+            slot.seats[k] = features::viewer(state, k);
+            // Where no ancestor has the view, the one made here last is kept to move from.
+            if ready[k] && self.base((ply, k)).is_none() {
+                let slot = &mut self.stack[ply];
+                std::mem::swap(&mut slot.accs[k], &mut slot.last[k]);
+                slot.last_seats[k] = Some(was);
+            }
+            let slot = &mut self.stack[ply];
+            let acc = &mut slot.accs[k];
+            set.fill_seen(
+                state,
+                slot.seats[k],
+                &mut self.scratch_encoding,
+                &mut acc.features,
+            );
         }
     }
 

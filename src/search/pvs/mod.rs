@@ -41,6 +41,7 @@ mod evaluation;
 pub mod features;
 mod ordering;
 mod pruning;
+mod score;
 mod table;
 
 use super::{Bound, Stop};
@@ -52,18 +53,11 @@ pub use pruning::{
     FORWARD_FUTILITY_DEPTH, FUTILITY_DEPTH, LATE_MOVE_DEPTH, NULL_REDUCTION, PRUNING_KNOBS,
     Pruning, PruningKnob, SINGULAR_DEPTH, SINGULAR_TABLE_SLACK, late_moves,
 };
-use table::Entry;
+pub use score::{EVAL_SCALE, WIN, score_of, value_of};
+use score::{INF, WIN_BOUND};
 pub use table::Table;
+use table::{Entry, from_table, to_table};
 
-/// A value of 1.0 in the search's integers.
-pub const EVAL_SCALE: f32 = 1000.0;
-/// The score of a game won at the root (less one a ply to reach it).
-pub const WIN: i32 = 100_000;
-const INF: i32 = WIN + 1;
-/// On the logit scale, values are kept within ±this (a score within ±4.95 · EVAL_SCALE).
-const LOGIT_CLIP: f32 = 0.9999;
-/// Scores this close to [`WIN`] are forced results.
-const WIN_BOUND: i32 = WIN - 1000;
 const MAX_PLY: usize = crate::limits::MAX_SEARCH_DEPTH as usize + 1;
 /// With `hst=1`, history scores stay within ±this.
 const HISTORY_MAX: i32 = 16_384;
@@ -73,24 +67,6 @@ const HISTORY_BONUS_PLY: i32 = 160;
 const ASPIRATION: i32 = 40;
 
 pub use crate::games::FEATURE_ON;
-
-/// The search's score of a value `v` in [-1, 1]: on a value's scale, or its logit's.
-pub fn score_of(v: f32, logit: bool) -> i32 {
-    let s = match logit {
-        false => v.clamp(-1.0, 1.0),
-        true => v.clamp(-LOGIT_CLIP, LOGIT_CLIP).atanh(),
-    };
-    (s * EVAL_SCALE).round() as i32
-}
-
-/// The value of a score that is not a forced result: [`score_of`]'s inverse.
-pub fn value_of(score: i32, logit: bool) -> f32 {
-    let s = score as f32 / EVAL_SCALE;
-    match logit {
-        false => s,
-        true => s.tanh(),
-    }
-}
 
 /// When to stop. At least depth 1 always completes.
 #[derive(Debug, Clone, Default)]
@@ -599,26 +575,5 @@ impl<G: Searchable> Pvs<G> {
 
     fn update_pv(&mut self, ply: usize, action: Action) {
         super::update_pv(&mut self.pv, ply, action)
-    }
-}
-
-/// A forced result's score as the table keeps it: relative to the node, not the root.
-fn to_table(score: i32, ply: usize) -> i32 {
-    if score >= WIN_BOUND {
-        score + ply as i32
-    } else if score <= -WIN_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    if score >= WIN_BOUND {
-        score - ply as i32
-    } else if score <= -WIN_BOUND {
-        score + ply as i32
-    } else {
-        score
     }
 }

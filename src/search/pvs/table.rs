@@ -1,6 +1,8 @@
 //! The principal variation search's transposition table: a power of two of slots of
-//! two words each, one position a slot, in memory the system hands over zeroed.
+//! two words each, one position a slot, in memory the system hands over zeroed; a
+//! forced result's score kept relative to its node.
 
+use super::score::WIN_BOUND;
 use crate::games::Action;
 use crate::search::Bound;
 
@@ -118,4 +120,26 @@ fn huge_pages(entries: &[[u64; 2]]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = entries;
+}
+
+/// A forced result's score as the table keeps it: relative to the node, not the root.
+pub(super) fn to_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score + ply as i32
+    } else if score <= -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// [`to_table`]'s inverse: a forced result's score from the table, relative to the root.
+pub(super) fn from_table(score: i32, ply: usize) -> i32 {
+    if score >= WIN_BOUND {
+        score - ply as i32
+    } else if score <= -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
 }

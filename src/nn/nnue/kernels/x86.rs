@@ -110,7 +110,11 @@ macro_rules! moved_form {
                     start += $lanes;
                 }
             }
-            scalar::moved_from(start, out, base, table, added, removed);
+            // The scalar form the lanes left, where any are (a walk over every row
+            // otherwise, for nothing).
+            if start < h {
+                scalar::moved_from(start, out, base, table, added, removed);
+            }
         }
     };
 }
