@@ -162,12 +162,12 @@ impl<P: Searchable> Evaluation<P> for Incremental {
             slot.last.resize_with(views, Default::default);
         }
         let ready = std::mem::replace(&mut slot.ready, [false; MAX_PLAYERS]);
-        for k in 0..views {
+        for (k, &made) in ready.iter().enumerate().take(views) {
             let slot = &mut self.stack[ply];
             let was = slot.seats[k];
             slot.seats[k] = features::viewer(state, k);
             // Where no ancestor has the view, the one made here last is kept to move from.
-            if ready[k] && self.base((ply, k)).is_none() {
+            if made && self.base((ply, k)).is_none() {
                 let slot = &mut self.stack[ply];
                 std::mem::swap(&mut slot.accs[k], &mut slot.last[k]);
                 slot.last_seats[k] = Some(was);
