@@ -209,38 +209,58 @@ impl<G: Searchable> Pvs<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::chexers::Chexers;
     use crate::games::infexion::Board;
 
     /// The moves in the order the search takes them, from the `from`-th.
-    fn taken(pvs_moves: &mut [(i64, Action, u32)], from: usize) -> Vec<Action> {
+    fn taken<G: Searchable>(pvs_moves: &mut [(i64, Action, u32)], from: usize) -> Vec<Action> {
         (from..pvs_moves.len())
-            .map(|i| Pvs::<Board>::next_best(pvs_moves, i).1)
+            .map(|i| Pvs::<G>::next_best(pvs_moves, i).1)
             .collect()
     }
 
-    #[test]
-    fn moves_ranked_after_the_table_s_move_keep_the_order_of_ranking_them_at_once() {
-        let mut state = Board::new();
-        for a in [24, 10, 30, 3] {
-            Searchable::play(&mut state, a);
-        }
+    /// `state` after each `plies`-th legal move in turn.
+    fn after<G: Searchable>(mut state: G, plies: &[usize]) -> G {
         let mut legal = Vec::new();
-        Searchable::legal_actions(&state, &mut legal);
-        let mut pvs = Pvs::<Board>::new(1);
-        pvs.history = (0..2 * Searchable::actions(&state))
+        for &k in plies {
+            state.legal_actions(&mut legal);
+            state.play(legal[k % legal.len()]);
+        }
+        state
+    }
+
+    /// With the table's move first, the others come in the order ranking them all at once
+    /// gives, with the history as it stood before the table's move's search: ranked
+    /// after it (`waits`: a game without gains made with its moves) or as the list is
+    /// made.
+    fn ranks_as_at_once<G: Searchable>(state: &G, waits: bool) {
+        let mut legal = Vec::new();
+        state.legal_actions(&mut legal);
+        let mut pvs = Pvs::<G>::new(1);
+        pvs.history = (0..state.players() * state.actions())
             .map(|a| (a as i32 * 7919) % 1000)
             .collect();
         let tt_move = legal[legal.len() / 2];
         let (mut out, mut made) = (Vec::new(), Vec::new());
         // All at once: with no table's move every move is ranked when the list is made.
-        assert!(!pvs.order(&state, 0, Action::MAX, &mut out, &mut made));
-        let mut at_once = taken(&mut out, 0);
+        assert!(!pvs.order(state, 0, Action::MAX, &mut out, &mut made));
+        let mut at_once = taken::<G>(&mut out, 0);
         at_once.retain(|&a| a != tt_move);
-        // With the table's move, the others wait; its search changes the history.
-        assert!(pvs.order(&state, 0, tt_move, &mut out, &mut made));
-        assert_eq!(Pvs::<Board>::next_best(&mut out, 0).1, tt_move);
+        assert!(at_once.len() > 4, "{} moves", at_once.len());
+        // With the table's move; its search changes the history.
+        assert_eq!(pvs.order(state, 0, tt_move, &mut out, &mut made), waits);
+        assert_eq!(Pvs::<G>::next_best(&mut out, 0).1, tt_move);
         pvs.history.iter_mut().for_each(|h| *h = -*h);
-        pvs.rank_moves(&state, 0, &mut out[1..], &mut made);
-        assert_eq!(taken(&mut out, 1), at_once);
+        if waits {
+            pvs.rank_moves(state, 0, &mut out[1..], &mut made);
+        }
+        assert_eq!(taken::<G>(&mut out, 1), at_once);
+    }
+
+    #[test]
+    fn moves_after_the_table_s_move_keep_the_order_of_ranking_them_at_once() {
+        // Infexion makes its gains with its moves; Chexers has none, and waits.
+        ranks_as_at_once(&after(Board::new(), &[24, 10, 30, 3]), false);
+        ranks_as_at_once(&after(Chexers::new(), &[5, 11, 2, 7, 3, 9]), true);
     }
 }
