@@ -10,7 +10,7 @@
 //! result to [`Ataxx`]'s over random games, which stay the one definition of the rules.
 
 use super::board::{Ataxx, Move, PLANES};
-use super::board::{JUMPS, by_pieces, piece};
+use super::board::{JUMPS, by_pieces, move_gain, piece};
 use crate::games::tuples;
 use crate::games::{Action, FeatureSink, Outcome, Searchable};
 use crate::rng::splitmix64;
@@ -246,9 +246,12 @@ impl Bits {
                 continue;
             }
             any = true;
-            let taken = 2 * taken(e) as i32;
+            let taken = taken(e);
             if adjacent {
-                f(Move::Clone { to: self.cell(e) }.index(n), taken + 1);
+                f(
+                    Move::Clone { to: self.cell(e) }.index(n),
+                    move_gain(taken, true),
+                );
             }
             while from != 0 {
                 let f_sq = from.trailing_zeros();
@@ -259,7 +262,7 @@ impl Bits {
                 );
                 let jump = JUMP_INDEX[((dr + 2) * 5 + dc + 2) as usize] as usize;
                 let from = self.cell(f_sq);
-                f(Move::Jump { from, jump }.index(n), taken);
+                f(Move::Jump { from, jump }.index(n), move_gain(taken, false));
             }
         }
         if !any && self.pass {
@@ -290,7 +293,7 @@ impl Bits {
             return 0;
         };
         let taken = MASKS.adjacent[to as usize] & self.pieces[1 - self.to_move()];
-        2 * taken.count_ones() as i32 + from.is_none() as i32
+        move_gain(taken.count_ones(), from.is_none())
     }
 
     /// The fast evaluator's features of this position, a mask a plane of [`Ataxx`]'s

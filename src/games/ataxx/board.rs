@@ -97,6 +97,13 @@ impl Move {
     }
 }
 
+/// What a move gains its mover's lead in pieces, for ordering: twice the pieces it takes
+/// and one for a clone (which adds a piece).
+#[inline(always)]
+pub(super) fn move_gain(taken: u32, clone: bool) -> i32 {
+    2 * taken as i32 + i32::from(clone)
+}
+
 /// The result by pieces: more wins, equal draws.
 pub(super) fn by_pieces(x: u32, o: u32) -> Outcome {
     match x.cmp(&o) {
@@ -327,13 +334,16 @@ impl Ataxx {
         };
         let mut any = !clones.is_empty();
         for to in clones.iter() {
-            f(Move::Clone { to }.index(n), 2 * taken(to) as i32 + 1);
+            f(Move::Clone { to }.index(n), move_gain(taken(to), true));
         }
         for from in mine.iter() {
             for to in g.ring[from].and(empty).iter() {
                 any = true;
                 let jump = g.jump(from, to);
-                f(Move::Jump { from, jump }.index(n), 2 * taken(to) as i32);
+                f(
+                    Move::Jump { from, jump }.index(n),
+                    move_gain(taken(to), false),
+                );
             }
         }
         if !any && self.rules.pass {
@@ -450,7 +460,7 @@ impl Ataxx {
     /// pieces it takes, plus one for a clone (0 for a pass).
     pub fn gain(&self, action: Action) -> i32 {
         self.captures(action)
-            .map_or(0, |(added, taken)| (2 * taken + added) as i32)
+            .map_or(0, |(added, taken)| move_gain(taken, added == 1))
     }
 
     /// Whether a legal `action` is quiet: a jump that takes no piece (a clone always
