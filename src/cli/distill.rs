@@ -43,9 +43,10 @@ pub struct DistillArgs {
     /// alpha-beta player's games train the next evaluator, gated against the best.
     #[arg(long, conflicts_with = "generate")]
     pub r#loop: bool,
-    /// With `--loop`, for a new loop: the evaluator bundle to start from (default:
-    /// random weights, the loop from nothing).
-    #[arg(long, requires = "loop")]
+    /// The evaluator bundle to start from: in training, its weights trained on (its
+    /// shape the config's); with `--loop`, a new loop's generation 0 (default: random
+    /// weights, the loop from nothing).
+    #[arg(long, conflicts_with = "generate")]
     pub from: Option<PathBuf>,
     /// Where the games are (repeatable): data directories, run directories or stores;
     /// default: the config's run, `checkpoints/<run.name>`.
@@ -77,6 +78,7 @@ pub fn run(args: DistillArgs, games: &Games) -> anyhow::Result<()> {
         (false, false) => DistillMode::Train {
             data: args.data,
             name: args.name,
+            from: args.from,
         },
     };
     let run = DistillRun {

@@ -8,7 +8,7 @@ use super::distill_loop::{Generation, LoopOptions, run_loop};
 use crate::agents::{AgentSpec, Baselines};
 use crate::config::Config;
 use crate::nn::Net;
-use crate::nn::nnue::bundle::Lineage;
+use crate::nn::nnue::bundle::{self, Lineage};
 use crate::selfplay::SelfPlaySettings;
 use crate::selfplay::generate::{SearchedGames, generate_searched};
 
@@ -22,6 +22,8 @@ pub enum DistillMode {
         data: Vec<String>,
         /// The name the bundle lists (default: the directory's name).
         name: Option<String>,
+        /// The evaluator bundle whose weights are trained on (default: fresh weights).
+        from: Option<PathBuf>,
     },
     /// Play games into the data directory: the teacher's, or `player`'s against itself
     /// (compact game records, `distill.games` of them from `distill.opening_plies`
@@ -78,7 +80,7 @@ pub fn distill_run<G: Baselines>(
     // Labelling positions, the teacher's forward is split over the threads; playing, the
     // games fill them.
     let labelling = |t: Option<crate::nn::Net>| t.map(|n| n.with_threads(threads)).transpose();
-    let (data, name) = match &run.mode {
+    let (data, name, from) = match &run.mode {
         DistillMode::Loop { from } => {
             return run_generations(start, config, run, from, labelling(teacher)?);
         }
@@ -90,11 +92,33 @@ pub fn distill_run<G: Baselines>(
         DistillMode::Generate { player: None } => {
             return generate_games(start, config, run, teacher);
         }
-        DistillMode::Train { data, name } => (data, name),
+        DistillMode::Train { data, name, from } => (data, name, from),
     };
     let data = match data.is_empty() {
         true => vec![crate::store::join("checkpoints", &config.run.name)],
         false => data.clone(),
+    };
+    // Trained on from a bundle, the evaluator descends from it; afresh, from the teacher.
+    let (init, lineage) = match from {
+        Some(path) => {
+            let (manifest, weights) = bundle::load(path, start)?;
+            let parent = manifest.lineage();
+            let lineage = Lineage {
+                parent: Some(manifest.name),
+                ..parent
+            };
+            (Some(weights), lineage)
+        }
+        None => {
+            let parent = run.teacher.as_deref().map(teacher_name);
+            (
+                None,
+                Lineage {
+                    parent,
+                    ..Lineage::default()
+                },
+            )
+        }
     };
     let opts = DistillOptions {
         data,
@@ -102,11 +126,8 @@ pub fn distill_run<G: Baselines>(
         name: name.clone(),
         settings: c.clone(),
         teacher: labelling(teacher)?,
-        init: None,
-        lineage: Lineage {
-            parent: run.teacher.as_deref().map(teacher_name),
-            ..Lineage::default()
-        },
+        init,
+        lineage,
         seed: config.run.seed,
         progress: run.progress,
     };

@@ -137,8 +137,14 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The lineage of the bundle `distilled` wrote in `dir`.
+fn first_lineage(dir: &Path) -> bundle::Lineage {
+    let (manifest, _) = bundle::load(&dir.join("bundle"), &Ataxx::standard()).unwrap();
+    manifest.lineage()
+}
+
 #[test]
-fn a_candidate_trains_on_from_the_weights_it_is_given_and_refuses_another_shape() {
+fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape() {
     let (dir, first) = crate::nnue::distilled("warm");
     let start = Ataxx::standard();
     let (_, best) = bundle::load(&dir.join("bundle"), &start).unwrap();
@@ -175,6 +181,50 @@ fn a_candidate_trains_on_from_the_weights_it_is_given_and_refuses_another_shape(
     let err = again(Some(other), 1e-3).unwrap_err().to_string();
     assert!(
         err.contains("the weights to start from are ataxx:") && err.contains("→ 16 crelu → 16"),
+        "{err}"
+    );
+    // The command's `--from`: trained on from the bundle, whose line it continues; a
+    // config of another shape is refused, naming the bundle's.
+    let from_cli = |hidden: &str| {
+        let (data, from) = (dir.join("data"), dir.join("bundle"));
+        let out = dir.join("cli");
+        let o = contagion(&[
+            "distill",
+            "--config",
+            root().join("configs/ataxx-nnue.toml").to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--from",
+            from.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+            "--set",
+            hidden,
+            "--set",
+            "distill.dense=16",
+            "--set",
+            "distill.epochs=1",
+            "--set",
+            "distill.teacher_value=0",
+        ]);
+        (o, out)
+    };
+    let (o, out) = from_cli("distill.hidden=32");
+    assert!(o.status.success(), "{}", text(&o));
+    let (manifest, _) = bundle::load(&out, &start).unwrap();
+    let (parent, line) = (first_lineage(&dir), manifest.lineage());
+    assert_eq!(line.parent.as_deref(), Some("bundle"));
+    assert!(
+        line.positions > parent.positions,
+        "{line:?} after {parent:?}"
+    );
+    assert_eq!(line.generations, parent.generations);
+    let (o, _) = from_cli("distill.hidden=64");
+    assert!(!o.status.success());
+    let err = text(&o);
+    assert!(
+        err.contains("the weights to start from are ataxx:"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -57,8 +57,9 @@ pub struct Quantisation {
 #[serde(deny_unknown_fields)]
 pub struct Lineage {
     /// What it learnt from: the evaluator whose games it trained on (a loop's best, whose
-    /// weights it also started from where the loop trains on), or the teacher network
-    /// its distillation was given (`--teacher`); `None`: its data alone.
+    /// weights it also started from where the loop trains on), the evaluator whose
+    /// weights it trained on (`distill --from`), or the teacher network its distillation
+    /// was given (`--teacher`); `None`: its data alone.
     pub parent: Option<String>,
     /// Positions trained on by it and by the weights it started from (repeats across
     /// generations counted).
