@@ -137,17 +137,11 @@ fn the_loop_from_nothing_plays_trains_gates_and_resumes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The lineage of the bundle `distilled` wrote in `dir`.
-fn first_lineage(dir: &Path) -> bundle::Lineage {
-    let (manifest, _) = bundle::load(&dir.join("bundle"), &Ataxx::standard()).unwrap();
-    manifest.lineage()
-}
-
 #[test]
 fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape() {
     let (dir, first) = crate::nnue::distilled("warm");
     let start = Ataxx::standard();
-    let (_, best) = bundle::load(&dir.join("bundle"), &start).unwrap();
+    let (first_manifest, best) = bundle::load(&dir.join("bundle"), &start).unwrap();
     let again = |init, learning_rate| {
         let mut o: DistillOptions = crate::nnue::distill_options(&dir);
         o.out = dir.join("again");
@@ -213,7 +207,7 @@ fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape
     let (o, out) = from_cli("distill.hidden=32");
     assert!(o.status.success(), "{}", text(&o));
     let (manifest, _) = bundle::load(&out, &start).unwrap();
-    let (parent, line) = (first_lineage(&dir), manifest.lineage());
+    let (parent, line) = (first_manifest.lineage(), manifest.lineage());
     assert_eq!(line.parent.as_deref(), Some("bundle"));
     assert!(
         line.positions > parent.positions,
