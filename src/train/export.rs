@@ -30,7 +30,7 @@ pub fn export(
              run directory (its best.ckpt), or a bundle with --format onnx",
             checkpoint.display()
         );
-        let dir = bundle::dir_of(checkpoint);
+        let dir = bundle::dir_of(checkpoint)?;
         bundle::add_onnx(dir, out)?;
         println!(
             "wrote {} for the bundle {} into {}",

@@ -245,12 +245,17 @@ pub fn shape_of(m: &Manifest) -> anyhow::Result<NetShape> {
 }
 
 /// The directory of the bundle named by `path`: the directory itself, or the one
-/// holding its manifest.
-pub fn dir_of(path: &Path) -> &Path {
+/// holding its manifest; a path that is neither is refused, named.
+pub fn dir_of(path: &Path) -> anyhow::Result<&Path> {
     if path.is_dir() {
-        path
+        Ok(path)
+    } else if path.is_file() {
+        Ok(path.parent().unwrap_or(Path::new(".")))
     } else {
-        path.parent().unwrap_or(Path::new("."))
+        bail!(
+            "{}: no such bundle (neither a directory nor a file)",
+            path.display()
+        )
     }
 }
 
@@ -277,7 +282,7 @@ pub fn load(path: &Path) -> anyhow::Result<Net> {
 /// Bundle `path` as a burn module with identity batch norms (its convolutions carry them
 /// folded), and its shape.
 pub fn load_model(path: &Path) -> anyhow::Result<(NetShape, PolicyValueNet)> {
-    let dir = dir_of(path);
+    let dir = dir_of(path)?;
     let m = read_manifest(dir)?;
     let shape = shape_of(&m).with_context(|| format!("bundle {}", dir.display()))?;
     let mut tensors = read_weights(dir, &m)?;

@@ -148,7 +148,7 @@ impl EvalManifest {
 
 /// Whether `path` is an evaluator bundle (a directory whose manifest has [`FORMAT`]).
 pub fn is_evaluator(path: &Path) -> bool {
-    read_manifest(dir_of(path)).is_ok()
+    dir_of(path).and_then(read_manifest).is_ok()
 }
 
 /// Writes `net` as a bundle in directory `out` (made if missing), atomically file by file.
@@ -225,7 +225,7 @@ pub fn load_evaluator<G: Game>(path: &Path, start: &G) -> anyhow::Result<Evaluat
 
 /// Loads the evaluator bundle at `path` (its directory or manifest) to play `start`'s game.
 pub fn load<G: Game>(path: &Path, start: &G) -> anyhow::Result<(EvalManifest, FloatNet)> {
-    let dir = dir_of(path);
+    let dir = dir_of(path)?;
     let m = read_manifest(dir)?;
     let shape = &m.shape;
     shape
