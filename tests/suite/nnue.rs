@@ -559,6 +559,13 @@ fn distillation_lowers_the_loss_and_writes_a_bundle_that_refuses_damage() {
     );
     let msg = err(std::path::Path::new("models/ataxx-4x32-226min"));
     assert!(msg.contains("not an evaluator bundle"), "{msg}");
+    // A bundle that is not there, refused by its own name, not its parent's manifest.
+    let nope = dir.join("nope");
+    let msg = err(&nope);
+    assert!(
+        msg.contains(&format!("{}: no such bundle", nope.display())),
+        "{msg}"
+    );
     std::fs::write(&manifest, "{ not json").unwrap();
     assert!(
         err(&bundle_dir).contains("not valid JSON"),
