@@ -43,6 +43,7 @@ mod mcts;
 mod new_game_agents;
 mod nnue;
 mod nnue_loop;
+mod nnue_search;
 mod onnx_export;
 mod opponents;
 mod python_package;
