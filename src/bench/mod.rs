@@ -1,5 +1,5 @@
-//! Speed figures for `contagion bench` ([`command`]: what each kind's flags ask for, as
-//! lines to print): rules engine and alpha-beta search; the endgame
+//! Speed figures for `contagion bench` ([`command`]: what each kind's flags, declared in
+//! [`options`], ask for, as lines to print): rules engine and alpha-beta search; the endgame
 //! solver in [`endgame`], the network in [`learning`], the low-precision forwards'
 //! agreement with the float one in [`agree`], the fast evaluator and its player in
 //! [`nnue`](mod@nnue), its training step in [`distill`](mod@distill).
@@ -14,6 +14,7 @@ pub mod dump;
 pub mod endgame;
 pub mod learning;
 pub mod nnue;
+pub mod options;
 pub mod run;
 
 use std::time::Instant;

@@ -3,11 +3,12 @@
 
 use clap::Subcommand;
 
-use super::command::{
-    self, AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
+use super::command;
+use super::distill::DistillBenchOptions;
+use super::options::{
+    AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
     SelfplayOptions, TrainOptions,
 };
-use super::distill::DistillBenchOptions;
 
 /// The figures `contagion bench` can measure.
 #[derive(Debug, Clone, Subcommand)]
