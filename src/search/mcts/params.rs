@@ -40,8 +40,9 @@ pub struct MctsParams {
     pub draw_value: f32,
     /// What a position below the root that repeats one of the game's earlier positions
     /// ([`Game::repeats`](crate::games::Game::repeats)) scores for every seat, ending the
-    /// line there; 0: off (a repetition scores as the rules do). The model agent sets minus its `rep`: below 0,
-    /// no seat steers into a repetition long before the rules would draw the game.
+    /// line there; 0: off (a repetition scores as the rules do). The model agent sets
+    /// minus its `rep`: below 0, no seat steers into a repetition long before the rules
+    /// would draw the game.
     #[serde(default)]
     pub repeat_value: f32,
 }
