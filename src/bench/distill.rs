@@ -5,45 +5,14 @@
 
 use std::time::Instant;
 
-use clap::Args;
-
 use super::command::Line;
 use super::nnue::positions;
+use super::options::DistillBenchOptions;
 use crate::games::Game;
 use crate::nn::nnue::autodiff::{BurnTrainer, EvalTraining};
 use crate::nn::nnue::step::{SparseBatch, SparseTrainer};
-use crate::nn::nnue::{Activation, FeatureSet};
 use crate::rng::Rng;
 use crate::train::distill::{fill_batch, shape_of};
-
-/// The evaluator's training step: positions a second.
-#[derive(Debug, Clone, Args)]
-pub struct DistillBenchOptions {
-    /// The feature set (`distill.features`).
-    #[arg(long, default_value = "2x2", value_parser = |s: &str| FeatureSet::parse(s).map_err(|e| e.to_string()))]
-    pub features: FeatureSet,
-    /// The accumulator's activation (`distill.activation`).
-    #[arg(long, default_value = "crelu", value_parser = |s: &str| Activation::try_from(s.to_string()))]
-    pub activation: Activation,
-    /// Accumulator units.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub hidden: u32,
-    /// Dense units after them (0: none).
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(0..=1024))]
-    pub dense: u32,
-    /// Positions a step.
-    #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub batch: u32,
-    /// Steps a round.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub steps: u32,
-    /// The perspective form: an accumulator a seat (`distill.perspective`).
-    #[arg(long)]
-    pub perspective: bool,
-    /// Also time burn's autodiff step (the reference) on the same batches, one round.
-    #[arg(long)]
-    pub reference: bool,
-}
 
 /// What the training bench measured.
 #[derive(Debug, Clone, serde::Serialize)]

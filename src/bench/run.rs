@@ -4,10 +4,9 @@
 use clap::Subcommand;
 
 use super::command;
-use super::distill::DistillBenchOptions;
 use super::options::{
-    AgreeOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions, SearchOptions,
-    SelfplayOptions, TrainOptions,
+    AgreeOptions, DistillBenchOptions, EndgameOptions, NnOptions, NnueOptions, RulesOptions,
+    SearchOptions, SelfplayOptions, TrainOptions,
 };
 
 /// The figures `contagion bench` can measure.
