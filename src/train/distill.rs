@@ -27,6 +27,7 @@ use crate::games::{Game, MAX_PLAYERS};
 use crate::nn::nnue::autodiff::EvalTraining;
 use crate::nn::nnue::bundle::{self, Agreement, Lineage};
 use crate::nn::nnue::features::Features;
+use crate::nn::nnue::graft;
 use crate::nn::nnue::step::SparseBatch;
 use crate::nn::nnue::{EvalShape, Evaluator, FeatureSet, FloatNet};
 use crate::progress::Progress;
@@ -47,8 +48,8 @@ pub struct DistillOptions {
     /// The teacher network whose value of each position takes `teacher_value` of the
     /// target (needed when that share is above 0).
     pub teacher: Option<crate::nn::Net>,
-    /// The weights to train on from (of the shape `settings` make); `None`: weights drawn
-    /// from `seed`.
+    /// The weights to train on from (of the shape `settings` make, or the squares' where
+    /// they add the 2×2 windows: [`graft`]); `None`: weights drawn from `seed`.
     pub init: Option<FloatNet>,
     /// The line it extends: its parent, and the positions, generations and minutes
     /// before this training (which adds its own positions and minutes).
@@ -269,13 +270,9 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
     let t0 = Instant::now();
     let c = &opts.settings;
     let shape = shape_of(start, c)?;
-    if let Some(init) = opts.init.as_ref().filter(|n| n.shape != shape) {
-        bail!(
-            "the weights to start from are {}; the [distill] settings make {}",
-            init.shape,
-            shape
-        );
-    }
+    let init = (opts.init.as_ref())
+        .map(|net| graft::carried(net, &shape))
+        .transpose()?;
     // The teacher is checked before the data is read.
     let teacher = match &opts.teacher {
         _ if c.teacher_value <= 0.0 && c.branches == 0 => None,
@@ -341,7 +338,7 @@ pub fn distill<G: Baselines>(start: &G, opts: &DistillOptions) -> anyhow::Result
         train_positions > 0,
         "no positions to train on ({games} games read)"
     );
-    let mut trainer = match &opts.init {
+    let mut trainer = match &init {
         Some(net) => c.trainer.start_from(net),
         None => c.trainer.start(&shape, opts.seed),
     };

@@ -8,10 +8,12 @@ use std::path::Path;
 use contagion::games::Game;
 use contagion::games::ataxx::Ataxx;
 use contagion::games::infexion::Board;
-use contagion::nn::nnue::{bundle, features};
+use contagion::nn::nnue::graft::carried;
+use contagion::nn::nnue::net::Scratch;
+use contagion::nn::nnue::{EvalShape, Evaluator, FeatureSet, FloatNet, bundle, features};
 use contagion::rng::Rng;
 use contagion::selfplay::records::Chunk;
-use contagion::train::distill::{DistillOptions, distill};
+use contagion::train::distill::{DistillOptions, DistillReport, distill};
 
 use crate::process::{contagion, temp_dir, text};
 use crate::python;
@@ -142,23 +144,31 @@ fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape
     let (dir, first) = crate::nnue::distilled("warm");
     let start = Ataxx::standard();
     let (first_manifest, best) = bundle::load(&dir.join("bundle"), &start).unwrap();
-    let again = |init, learning_rate| {
+    let again_reading = |init, learning_rate, features| {
         let mut o: DistillOptions = crate::nnue::distill_options(&dir);
         o.out = dir.join("again");
         o.settings.epochs = 1;
         o.settings.learning_rate = learning_rate;
+        o.settings.features = features;
         o.init = init;
         distill(&start, &o)
     };
+    let again = |init, learning_rate| again_reading(init, learning_rate, FeatureSet::Encoding);
     // From the best's weights, the held-out loss starts where the best's training ended
     // (the same positions held out), and a near-zero rate leaves the weights near them.
-    let warm = again(Some(best.clone()), 1e-6).unwrap();
     let ended = *first.validation_loss.last().unwrap();
-    assert!(
-        (warm.validation_loss[0] - ended).abs() < 1e-4 * ended.max(1e-3),
-        "started at {:?}, the best ended at {ended}",
-        warm.validation_loss
-    );
+    let starts_where_it_ended = |r: DistillReport| {
+        assert!(
+            (r.validation_loss[0] - ended).abs() < 1e-4 * ended.max(1e-3),
+            "started at {:?}, the best ended at {ended}",
+            r.validation_loss
+        )
+    };
+    // Grafted onto the 2×2 windows, the squares' weights start where they ended too.
+    starts_where_it_ended(again_reading(Some(best.clone()), 1e-6, FeatureSet::Tuples).unwrap());
+    let err = again_reading(Some(best.clone()), 1e-6, FeatureSet::Windows).unwrap_err();
+    assert!(err.to_string().contains("2×2 windows added"), "{err}");
+    starts_where_it_ended(again(Some(best.clone()), 1e-6).unwrap());
     let (_, after) = bundle::load(&dir.join("again"), &start).unwrap();
     let moved = (after.ft_w.iter().zip(&best.ft_w)).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
     assert!(moved < 1e-3, "the weights moved by {moved}");
@@ -222,6 +232,60 @@ fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_squares_evaluator_grafted_onto_the_windows_values_every_position_as_before() {
+    let start = Ataxx::standard();
+    let shape = |features: FeatureSet, hidden| EvalShape {
+        game: start.name().into(),
+        inputs: features.inputs(&start).unwrap(),
+        hidden,
+        dense: 8,
+        outputs: 2,
+        features,
+        activation: Default::default(),
+        perspective: false,
+    };
+    let squares = FloatNet::random(shape(FeatureSet::Encoding, 32), 3);
+    let grafted = carried(&squares, &shape(FeatureSet::Tuples, 32)).unwrap();
+    assert_eq!(carried(&squares, &squares.shape).unwrap(), squares);
+    let (a, b) = (Evaluator::new(&squares), Evaluator::new(&grafted));
+    let (mut rng, mut moves, mut scratch) = (Rng::new(4), Vec::new(), Scratch::default());
+    let mut checked = 0;
+    for _ in 0..4 {
+        let mut s = start;
+        for _ in 0..60 {
+            if s.outcome().is_some() {
+                break;
+            }
+            let (sq, tu) = (
+                FeatureSet::Encoding.views_of(&s, 1),
+                FeatureSet::Tuples.views_of(&s, 1),
+            );
+            assert!(tu[0].len() == sq[0].len() + 36, "the windows read too");
+            assert_eq!(squares.evaluate(&sq), grafted.evaluate(&tu));
+            let (x, y) = (
+                a.accumulators(&sq, &mut scratch),
+                b.accumulators(&tu, &mut scratch),
+            );
+            assert_eq!(a.raw(&x, &mut scratch), b.raw(&y, &mut scratch));
+            s.legal_actions(&mut moves);
+            s.apply(moves[rng.below(moves.len())]).unwrap();
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked} positions");
+    // Another width, the windows alone, or windows taken away: refused, both shapes named.
+    for to in [
+        shape(FeatureSet::Tuples, 64),
+        shape(FeatureSet::Windows, 32),
+        shape(FeatureSet::Encoding, 64),
+    ] {
+        let err = carried(&squares, &to).unwrap_err().to_string();
+        assert!(err.contains(&squares.shape.to_string()) && err.contains(&to.to_string()));
+    }
+    assert!(carried(&grafted, &squares.shape).is_err());
 }
 
 #[test]

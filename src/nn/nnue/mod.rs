@@ -10,6 +10,8 @@
 //! - [`net`]: the shape, the float weights, the integer [`Evaluator`] and its
 //!   [`Accumulator`].
 //! - [`bundle`]: the evaluator's bundle (safetensors, manifest, checksum).
+//! - [`graft`]: an evaluator's weights carried into a shape that reads the 2×2 windows
+//!   too.
 //! - [`step`]: the hand-derived training step over sparse features, and Adam;
 //!   [`autodiff`]: the float form as a burn module, the reference it is held to.
 //!
@@ -26,6 +28,7 @@
 pub mod autodiff;
 pub mod bundle;
 pub mod features;
+pub mod graft;
 pub mod kernels;
 pub mod net;
 pub mod step;
