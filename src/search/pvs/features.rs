@@ -102,9 +102,11 @@ impl FromIterator<u32> for Features {
 pub fn diff(old: &Features, new: &Features, added: &mut Vec<u32>, removed: &mut Vec<u32>) {
     added.clear();
     removed.clear();
-    let word = |set: &Features, k: usize| set.words.get(k).copied().unwrap_or(0);
-    for k in 0..old.words.len().max(new.words.len()) {
-        let (o, n) = (word(old, k), word(new, k));
+    let (o, n) = (&old.words[..], &new.words[..]);
+    let both = o.len().min(n.len());
+    // The words both sets have, a pair at a time without a bounds check; then the
+    // longer one's tail, whose bits the other has not.
+    for (k, (&o, &n)) in o[..both].iter().zip(&n[..both]).enumerate() {
         let changed = o ^ n;
         if changed != 0 {
             let offset = 64 * k as u32;
@@ -112,12 +114,21 @@ pub fn diff(old: &Features, new: &Features, added: &mut Vec<u32>, removed: &mut 
             push_bits(removed, o & changed, offset);
         }
     }
+    for (k, &w) in o.iter().enumerate().skip(both) {
+        push_bits(removed, w, 64 * k as u32);
+    }
+    for (k, &w) in n.iter().enumerate().skip(both) {
+        push_bits(added, w, 64 * k as u32);
+    }
 }
 
-/// Pushes `offset + k` for every bit `k` set in `w`, ascending.
-fn push_bits(out: &mut Vec<u32>, mut w: u64, offset: u32) {
-    while w != 0 {
-        out.push(offset + w.trailing_zeros());
-        w &= w - 1;
-    }
+/// Pushes `offset + k` for every bit `k` set in `w`, ascending: room made once for all
+/// of them, then written without a check each.
+fn push_bits(out: &mut Vec<u32>, w: u64, offset: u32) {
+    let mut rest = w;
+    out.extend((0..w.count_ones()).map(|_| {
+        let k = rest.trailing_zeros();
+        rest &= rest - 1;
+        offset + k
+    }));
 }
