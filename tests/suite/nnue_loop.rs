@@ -1,7 +1,7 @@
 //! The fast evaluator beyond the Rust player: its own self-play loop (`contagion
 //! distill --loop`, from nothing, resumed; a candidate trained on from the best's
-//! weights) and the Python front end's reading of its bundles (the course agent's
-//! alpha-beta).
+//! weights, or from a squares' evaluator grafted onto the 2×2 windows) and the Python
+//! front end's reading of its bundles (the course agent's alpha-beta).
 
 use std::path::Path;
 
