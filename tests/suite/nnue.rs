@@ -36,7 +36,12 @@ pub(crate) fn random_net<G: Game>(start: &G, seed: u64) -> FloatNet {
 
 /// An evaluator of random weights for `start`'s game reading feature set `set`, with an
 /// accumulator a seat where `perspective`.
-fn random_net_of<G: Game>(start: &G, set: FeatureSet, perspective: bool, seed: u64) -> FloatNet {
+pub(crate) fn random_net_of<G: Game>(
+    start: &G,
+    set: FeatureSet,
+    perspective: bool,
+    seed: u64,
+) -> FloatNet {
     let shape = EvalShape {
         game: start.name().into(),
         inputs: set.inputs(start).unwrap(),

@@ -10,7 +10,7 @@ use contagion::games::ataxx::Ataxx;
 use contagion::games::infexion::Board;
 use contagion::nn::nnue::graft::carried;
 use contagion::nn::nnue::net::Scratch;
-use contagion::nn::nnue::{EvalShape, Evaluator, FeatureSet, FloatNet, bundle, features};
+use contagion::nn::nnue::{EvalShape, Evaluator, FeatureSet, bundle, features};
 use contagion::rng::Rng;
 use contagion::selfplay::records::Chunk;
 use contagion::train::distill::{DistillOptions, DistillReport, distill};
@@ -237,18 +237,12 @@ fn an_evaluator_trains_on_from_the_weights_it_is_given_and_refuses_another_shape
 #[test]
 fn the_squares_evaluator_grafted_onto_the_windows_values_every_position_as_before() {
     let start = Ataxx::standard();
-    let shape = |features: FeatureSet, hidden| EvalShape {
-        game: start.name().into(),
-        inputs: features.inputs(&start).unwrap(),
-        hidden,
-        dense: 8,
-        outputs: 2,
-        features,
-        activation: Default::default(),
-        perspective: false,
-    };
-    let squares = FloatNet::random(shape(FeatureSet::Encoding, 32), 3);
-    let grafted = carried(&squares, &shape(FeatureSet::Tuples, 32)).unwrap();
+    let net_of = |set| crate::nnue::random_net_of(&start, set, false, 3);
+    let (squares, tuples) = (
+        net_of(FeatureSet::Encoding),
+        net_of(FeatureSet::Tuples).shape,
+    );
+    let grafted = carried(&squares, &tuples).unwrap();
     assert_eq!(carried(&squares, &squares.shape).unwrap(), squares);
     let (a, b) = (Evaluator::new(&squares), Evaluator::new(&grafted));
     let (mut rng, mut moves, mut scratch) = (Rng::new(4), Vec::new(), Scratch::default());
@@ -277,10 +271,14 @@ fn the_squares_evaluator_grafted_onto_the_windows_values_every_position_as_befor
     }
     assert!(checked > 100, "{checked} positions");
     // Another width, the windows alone, or windows taken away: refused, both shapes named.
+    let wider = |s: &EvalShape| EvalShape {
+        hidden: 2 * s.hidden,
+        ..s.clone()
+    };
     for to in [
-        shape(FeatureSet::Tuples, 64),
-        shape(FeatureSet::Windows, 32),
-        shape(FeatureSet::Encoding, 64),
+        wider(&tuples),
+        net_of(FeatureSet::Windows).shape,
+        wider(&squares.shape),
     ] {
         let err = carried(&squares, &to).unwrap_err().to_string();
         assert!(err.contains(&squares.shape.to_string()) && err.contains(&to.to_string()));
