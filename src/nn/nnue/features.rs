@@ -194,6 +194,27 @@ mod tests {
         assert_eq!((added.as_slice(), removed.as_slice()), (&[4][..], &[][..]));
     }
 
+    /// On random sets of any sizes the diff is the two set differences, ascending.
+    #[test]
+    fn diff_is_the_set_differences() {
+        use std::collections::BTreeSet;
+        let mut rng = crate::rng::Rng::new(3);
+        let random_set = |rng: &mut crate::rng::Rng| {
+            let bound = 1 + rng.below(300);
+            (0..rng.below(80))
+                .map(|_| rng.below(bound) as u32)
+                .collect::<BTreeSet<u32>>()
+        };
+        let set = |s: &BTreeSet<u32>| s.iter().copied().collect::<Features>();
+        let (mut added, mut removed) = (Vec::new(), Vec::new());
+        for _ in 0..500 {
+            let (old, new) = (random_set(&mut rng), random_set(&mut rng));
+            diff(&set(&old), &set(&new), &mut added, &mut removed);
+            assert_eq!(added, new.difference(&old).copied().collect::<Vec<_>>());
+            assert_eq!(removed, old.difference(&new).copied().collect::<Vec<_>>());
+        }
+    }
+
     #[test]
     fn bits_go_in_at_any_offset() {
         let mut set = Features::default();
