@@ -4,14 +4,15 @@
 # plies, each on half the cores, stopped by kill -9 after SECS seconds (a chunk loses
 # only its games in flight), the stores packed into $OUT. Run on a 16-core machine as
 #   SECS=500 S1=21 S2=22 bash gen.sh    and    SECS=250 S1=31 S2=32 bash gen.sh
-# with B the release build of `contagion` and OUT a directory to pack into.
+# with B the release build of `contagion`, OUT a directory to pack into, and PLAYER the
+# evaluator that plays (the current Ataxx one unless set).
 B=${B:-target/release/contagion}
 $B --version || exit 1
 lscpu > $OUT/lscpu.txt; nproc >> $OUT/lscpu.txt
 mkdir -p /tmp/d
 gen() { # plies seed threads
   timeout -s KILL ${SECS:-480} $B distill --config configs/ataxx-nnue.toml --generate \
-    --player nnue:models/ataxx,nodes=5000 --set distill.games=1000000 \
+    --player nnue:${PLAYER:-models/ataxx},nodes=5000 --set distill.games=1000000 \
     --set distill.opening_filter=0.3 --set distill.adjudicate=0.95 \
     --set distill.opening_plies=$1 --set run.seed=$2 --threads $3 -q \
     --out /tmp/d/ataxx-own-p$1-s$2 > /tmp/d/log-p$1-s$2.txt 2>&1
