@@ -362,6 +362,13 @@ pub fn play_match<G: Baselines>(
         config.progress,
     );
     let t0 = Instant::now();
+    // Aliases resolved once, so that every game plays the same bundles.
+    let (names, as_named) = ((a, b), config);
+    let (a, b, config) = (
+        &a.pinned(start.name()),
+        &b.pinned(start.name()),
+        &pinned(start, config),
+    );
     // Build once up front so a model that cannot be loaded fails before any game.
     a.build(start, 0)?;
     b.build(start, 0)?;
@@ -398,7 +405,17 @@ pub fn play_match<G: Baselines>(
             .collect()
     });
     progress.finish();
-    Ok((summarise(a, b, config, &records, t0.elapsed()), records))
+    let report = summarise(names.0, names.1, as_named, &records, t0.elapsed());
+    Ok((report, records))
+}
+
+/// `config` with its partner's alias pinned ([`AgentSpec::pinned`]).
+fn pinned<G: Game>(start: &G, config: &MatchConfig) -> MatchConfig {
+    let partner = config.partner.as_ref().map(|p| p.pinned(start.name()));
+    MatchConfig {
+        partner,
+        ..config.clone()
+    }
 }
 
 /// A match played in rounds of `round` games (a multiple of the number of players),
@@ -414,6 +431,12 @@ pub fn play_sprt_match<G: Baselines>(
 ) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>, SprtDecision)> {
     let round = sprt.map_or(config.games, |(_, r)| r.clamp(1, config.games));
     let t0 = Instant::now();
+    let (names, as_named) = ((a, b), config);
+    let (a, b, config) = (
+        &a.pinned(start.name()),
+        &b.pinned(start.name()),
+        &pinned(start, config),
+    );
     let mut records = Vec::new();
     let mut decision = SprtDecision::Continue;
     let mut k = 0;
@@ -431,7 +454,7 @@ pub fn play_sprt_match<G: Baselines>(
             decision = test.decide(&tally(records.iter().map(a_value)));
         }
     }
-    let report = summarise(a, b, config, &records, t0.elapsed());
+    let report = summarise(names.0, names.1, as_named, &records, t0.elapsed());
     Ok((report, records, decision))
 }
 

@@ -326,6 +326,20 @@ impl AgentSpec {
         Ok(specs)
     }
 
+    /// The spec with a models folder's alias (`models/ataxx`: the game's current bundle,
+    /// or a former name) replaced by the bundle the index names now, so that a match
+    /// plays one bundle in every game even when the index changes while it runs.
+    pub fn pinned(&self, game: &str) -> AgentSpec {
+        use crate::nn::formats::models::{resolve, resolve_evaluator};
+        let mut spec = self.clone();
+        match &mut spec {
+            AgentSpec::Model { path, .. } => *path = resolve(path),
+            AgentSpec::Nnue { path, .. } => *path = resolve_evaluator(path, game),
+            _ => {}
+        }
+        spec
+    }
+
     /// Whether the agent reads from the terminal (and so cannot run in parallel).
     pub fn is_interactive(&self) -> bool {
         matches!(self, AgentSpec::Human)
@@ -446,6 +460,31 @@ mod tests {
             assert_eq!(spec.to_string(), canonical);
             assert_eq!(canonical.parse::<AgentSpec>().unwrap(), spec);
         }
+    }
+
+    #[test]
+    fn aliases_pin_to_the_bundles_the_index_names() {
+        use crate::nn::formats::models::{Index, Kind};
+        let index = Index::load(std::path::Path::new("models"))
+            .unwrap()
+            .unwrap();
+        let current = |kind| format!("models/{}", index.current_of("ataxx", kind).unwrap().name);
+        let pin = |text: &str| {
+            text.parse::<AgentSpec>()
+                .unwrap()
+                .pinned("ataxx")
+                .to_string()
+        };
+        let nnue = current(Kind::Evaluator);
+        assert_eq!(
+            pin("nnue:models/ataxx,ms=100"),
+            format!("nnue:{nnue},ms=100")
+        );
+        assert_eq!(pin(&format!("nnue:{nnue}")), format!("nnue:{nnue}"));
+        let model = current(Kind::Network);
+        assert_eq!(pin("model:models/ataxx"), format!("model:{model},sims=100"));
+        assert_eq!(pin("model:no/such/run"), "model:no/such/run,sims=100");
+        assert_eq!(pin("alphabeta:depth=2"), "alphabeta:depth=2");
     }
 
     #[test]
