@@ -97,8 +97,9 @@ pub fn text<G: Game>(start: &G, r: &MatchReport, config: &MatchConfig) -> String
         "  mean game length {:.1} plies; thinking {:.2} ms/move (A), {:.2} ms/move (B); wall {:.1} s\n",
         r.mean_plies, r.a_ms_per_move, r.b_ms_per_move, r.wall_seconds
     );
+    let ([ga, pa], [gb, pb]) = (r.a_slowest_at, r.b_slowest_at);
     out += &format!(
-        "  slowest move {:.1} ms (A), {:.1} ms (B)\n",
+        "  slowest move {:.1} ms (A, game {ga} ply {pa}), {:.1} ms (B, game {gb} ply {pb})\n",
         r.a_slowest_ms, r.b_slowest_ms
     );
     for (who, list) in [("A", &r.a_forfeits), ("B", &r.b_forfeits)] {

@@ -314,6 +314,8 @@ mod tests {
                 b_ms_per_move: opponent_ms as f64,
                 a_slowest_ms: ms as f64,
                 b_slowest_ms: opponent_ms as f64 * 1.01,
+                a_slowest_at: [1, 3],
+                b_slowest_at: [1, 4],
                 a_forfeits: Vec::new(),
                 b_forfeits: Vec::new(),
                 seed: 1,

@@ -121,8 +121,9 @@ pub struct GameRecord {
     pub forfeit: Option<Forfeit>,
     /// Thinking time used by each seat.
     pub time_used: Vec<Duration>,
-    /// Each seat's longest time for one move.
-    pub slowest_move: Vec<Duration>,
+    /// Each seat's longest time for one move, and that move's ply (from 1, the opening
+    /// plies counted).
+    pub slowest_move: Vec<(Duration, u32)>,
     /// Moves chosen by each seat (opening plies excluded).
     pub moves_by_seat: Vec<u32>,
 }
@@ -146,7 +147,7 @@ pub fn play_game<G: Game>(
         state.apply(a).expect("opening moves are legal");
     }
     let mut time_used = vec![Duration::ZERO; n];
-    let mut slowest_move = vec![Duration::ZERO; n];
+    let mut slowest_move = vec![(Duration::ZERO, 0); n];
     let mut moves_by_seat = vec![0; n];
     let mut forfeit = None;
     while state.outcome().is_none() {
@@ -162,7 +163,9 @@ pub fn play_game<G: Game>(
             (agents[seat].answered_at().filter(|_| choice.is_ok())).unwrap_or_else(Instant::now);
         let took = end.saturating_duration_since(t0);
         time_used[seat] += took;
-        slowest_move[seat] = slowest_move[seat].max(took);
+        if took > slowest_move[seat].0 {
+            slowest_move[seat] = (took, moves.len() as u32 + 1);
+        }
         let played = choice
             .map_err(|e| format!("agent failed: {e:#}"))
             .and_then(|a| match time_per_game {
@@ -212,7 +215,7 @@ fn forfeited_before_start<G: Game>(
         moves: opening.to_vec(),
         forfeit: Some(Forfeit { seat, reason }),
         time_used: vec![Duration::ZERO; n],
-        slowest_move: vec![Duration::ZERO; n],
+        slowest_move: vec![(Duration::ZERO, 0); n],
         moves_by_seat: vec![0; n],
     }
 }
@@ -276,6 +279,10 @@ pub struct MatchReport {
     pub a_slowest_ms: f64,
     /// B's longest time for one move, in milliseconds.
     pub b_slowest_ms: f64,
+    /// Where A's longest move was: the game (from 1, in playing order) and the ply.
+    pub a_slowest_at: [u32; 2],
+    /// Where B's longest move was.
+    pub b_slowest_at: [u32; 2],
     /// Why A forfeited, one entry per forfeited game.
     pub a_forfeits: Vec<String>,
     /// Why B forfeited, one entry per forfeited game.
@@ -471,17 +478,20 @@ fn summarise(
         .map(|seat| tally(records.iter().filter(|(s, _)| *s == seat).map(a_value)))
         .collect();
     let (mut a_time, mut a_moves, mut b_time, mut b_moves) = (0.0, 0u32, 0.0, 0u32);
-    let (mut a_slowest, mut b_slowest) = (Duration::ZERO, Duration::ZERO);
+    // Each side's slowest move: its time, the game (from 1) and the ply.
+    let (mut a_slowest, mut b_slowest) = ((Duration::ZERO, [0; 2]), (Duration::ZERO, [0; 2]));
     let (mut a_forfeits, mut b_forfeits) = (Vec::new(), Vec::new());
-    for (seat_a, r) in records {
+    for (g, (seat_a, r)) in (1..).zip(records) {
         for (seat, (t, &m)) in r.time_used.iter().zip(&r.moves_by_seat).enumerate() {
-            let slowest = r.slowest_move.get(seat).copied().unwrap_or_default();
-            if seat == *seat_a {
-                (a_time, a_moves) = (a_time + t.as_secs_f64(), a_moves + m);
-                a_slowest = a_slowest.max(slowest);
+            let (took, ply) = r.slowest_move.get(seat).copied().unwrap_or_default();
+            let (time, moves, slowest) = if seat == *seat_a {
+                (&mut a_time, &mut a_moves, &mut a_slowest)
             } else {
-                (b_time, b_moves) = (b_time + t.as_secs_f64(), b_moves + m);
-                b_slowest = b_slowest.max(slowest);
+                (&mut b_time, &mut b_moves, &mut b_slowest)
+            };
+            (*time, *moves) = (*time + t.as_secs_f64(), *moves + m);
+            if took > slowest.0 {
+                *slowest = (took, [g, ply]);
             }
         }
         if let Some(f) = &r.forfeit {
@@ -506,8 +516,10 @@ fn summarise(
             / records.len().max(1) as f64,
         a_ms_per_move: 1000.0 * a_time / a_moves.max(1) as f64,
         b_ms_per_move: 1000.0 * b_time / b_moves.max(1) as f64,
-        a_slowest_ms: 1000.0 * a_slowest.as_secs_f64(),
-        b_slowest_ms: 1000.0 * b_slowest.as_secs_f64(),
+        a_slowest_ms: 1000.0 * a_slowest.0.as_secs_f64(),
+        b_slowest_ms: 1000.0 * b_slowest.0.as_secs_f64(),
+        a_slowest_at: a_slowest.1,
+        b_slowest_at: b_slowest.1,
         a_forfeits,
         b_forfeits,
         seed: config.seed,

@@ -171,4 +171,10 @@ fn running_out_of_time_forfeits_the_game() {
     assert!(f.reason.starts_with("out of time"), "{}", f.reason);
     assert_eq!(r.outcome, Outcome::win(1, 2));
     assert!(r.moves.is_empty(), "the late move is not played");
+    let (took, ply) = r.slowest_move[0];
+    assert!(
+        took >= Duration::from_millis(30) && ply == 1,
+        "{:?}",
+        r.slowest_move
+    );
 }

@@ -518,6 +518,11 @@ fn a_ladder_writes_its_table_and_plot_and_models_keep_to_their_time() {
         // as a search that ignored the clock did, fails.
         let ms = r["ms"].as_f64().unwrap();
         assert!(m["a_slowest_ms"].as_f64().unwrap() < 5.0 * ms + 50.0, "{m}");
+        let (game, ply) = (&m["a_slowest_at"][0], &m["a_slowest_at"][1]);
+        assert!(
+            matches!(game.as_u64(), Some(1..=2)) && ply.as_u64() > Some(0),
+            "{m}"
+        );
         assert!(
             m["a_ms_per_move"].as_f64().unwrap() <= ms * 1.2 + 2.0,
             "{m}"
