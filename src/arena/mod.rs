@@ -369,13 +369,8 @@ pub fn play_match<G: Baselines>(
         config.progress,
     );
     let t0 = Instant::now();
-    // Aliases resolved once, so that every game plays the same bundles.
-    let (names, as_named) = ((a, b), config);
-    let (a, b, config) = (
-        &a.pinned(start.name()),
-        &b.pinned(start.name()),
-        &pinned(start, config),
-    );
+    let (names, as_named, pinned) = ((a, b), config, pinned(start, a, b, config));
+    let (a, b, config) = (&pinned.0, &pinned.1, &pinned.2);
     // Build once up front so a model that cannot be loaded fails before any game.
     a.build(start, 0)?;
     b.build(start, 0)?;
@@ -416,13 +411,22 @@ pub fn play_match<G: Baselines>(
     Ok((report, records))
 }
 
-/// `config` with its partner's alias pinned ([`AgentSpec::pinned`]).
-fn pinned<G: Game>(start: &G, config: &MatchConfig) -> MatchConfig {
-    let partner = config.partner.as_ref().map(|p| p.pinned(start.name()));
-    MatchConfig {
+/// A match's agents and partner with their aliases resolved once
+/// ([`AgentSpec::pinned`]), so that every game plays the same bundles; the report names
+/// them as they were given.
+fn pinned<G: Game>(
+    start: &G,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+) -> (AgentSpec, AgentSpec, MatchConfig) {
+    let pin = |spec: &AgentSpec| spec.pinned(start.name());
+    let partner = config.partner.as_ref().map(pin);
+    let config = MatchConfig {
         partner,
         ..config.clone()
-    }
+    };
+    (pin(a), pin(b), config)
 }
 
 /// A match played in rounds of `round` games (a multiple of the number of players),
@@ -438,12 +442,8 @@ pub fn play_sprt_match<G: Baselines>(
 ) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>, SprtDecision)> {
     let round = sprt.map_or(config.games, |(_, r)| r.clamp(1, config.games));
     let t0 = Instant::now();
-    let (names, as_named) = ((a, b), config);
-    let (a, b, config) = (
-        &a.pinned(start.name()),
-        &b.pinned(start.name()),
-        &pinned(start, config),
-    );
+    let (names, as_named, pinned) = ((a, b), config, pinned(start, a, b, config));
+    let (a, b, config) = (&pinned.0, &pinned.1, &pinned.2);
     let mut records = Vec::new();
     let mut decision = SprtDecision::Continue;
     let mut k = 0;
