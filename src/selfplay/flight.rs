@@ -8,6 +8,7 @@
 use super::league::League;
 use super::resign::{ResignWatch, Verdict, resigned_outcome};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, mix_score};
+use crate::agents::AgentSpec;
 use crate::agents::mcts::SOLVER_NODES_PER_SIM;
 use crate::agents::{Agent, Baselines, Limits};
 use crate::games::{Action, Game, MAX_PLAYERS, Outcome};
@@ -50,6 +51,9 @@ struct InFlight<G: Game> {
 struct Flight<'a, G: Baselines> {
     start: &'a G,
     settings: &'a SelfPlaySettings,
+    /// The league's members with their models aliases pinned ([`AgentSpec::pinned`]):
+    /// every game of this call plays the bundles the index named at its start.
+    league: Vec<AgentSpec>,
     seed: u64,
     eval: NetEvaluator<G>,
     solver: Solver<G>,
@@ -70,6 +74,9 @@ pub(super) fn run<G: Baselines>(
     let mut f = Flight {
         start,
         settings,
+        league: (settings.league.iter())
+            .map(|m| m.pinned(start.name()))
+            .collect(),
         seed,
         eval: NetEvaluator::new(net.clone(), settings.cache_size),
         solver: Solver::new(SOLVER_TABLE_BITS),
@@ -115,7 +122,7 @@ impl<G: Baselines> Flight<'_, G> {
             false if rng.unit() < settings.opponent_fraction => {
                 let seat = rng.below(start.num_players());
                 let member = League::draw(&settings.league_weights, &mut rng);
-                let agent = settings.league[member].build(start, rng.next_u64())?;
+                let agent = self.league[member].build(start, rng.next_u64())?;
                 Some((seat, member, agent))
             }
             _ => None,
