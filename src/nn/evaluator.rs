@@ -214,13 +214,7 @@ mod tests {
 
     #[test]
     fn a_hash_collision_is_a_miss_and_duplicates_run_once() {
-        let start = Board::new();
-        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
-        let mut other = start;
-        other.apply(0).unwrap();
-        let (mut la, mut lb) = (Vec::new(), Vec::new());
-        start.legal_actions(&mut la);
-        other.legal_actions(&mut lb);
+        let (net, start, other, la, lb) = two_positions();
         assert_ne!(la.len(), lb.len());
         let mut ev = NetEvaluator::<Board>::new(net.clone(), 100);
         // The start position, then `other` cached under the start's hash by force.
@@ -247,13 +241,7 @@ mod tests {
 
     #[test]
     fn a_full_cache_replaces_its_slot_and_answers_the_same() {
-        let start = Board::new();
-        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
-        let mut other = start;
-        other.apply(0).unwrap();
-        let (mut la, mut lb) = (Vec::new(), Vec::new());
-        start.legal_actions(&mut la);
-        other.legal_actions(&mut lb);
+        let (net, start, other, la, lb) = two_positions();
         // One slot: each position replaces the other, and is run again when it returns.
         let mut ev = NetEvaluator::<Board>::new(net, 1);
         let first = ev.evaluate(&[(&start, la.as_slice())]);
@@ -263,5 +251,17 @@ mod tests {
         assert_eq!((ev.stats.evaluated, ev.stats.cache_hits), (3, 0));
         assert_eq!(ev.evaluate(&[(&start, la.as_slice())]), first);
         assert_eq!(ev.stats.cache_hits, 1);
+    }
+
+    /// A small network, the start, the position after its first move, and their moves.
+    fn two_positions() -> (Net, Board, Board, Vec<Action>, Vec<Action>) {
+        let start = Board::new();
+        let net = Net::init(NetShape::for_game(&start, 1, 8, 8));
+        let mut other = start;
+        other.apply(0).unwrap();
+        let (mut la, mut lb) = (Vec::new(), Vec::new());
+        start.legal_actions(&mut la);
+        other.legal_actions(&mut lb);
+        (net, start, other, la, lb)
     }
 }
