@@ -8,9 +8,8 @@
 use super::league::League;
 use super::resign::{ResignWatch, Verdict, resigned_outcome};
 use super::{SelfPlayGame, SelfPlaySettings, SelfPlayStats, mix_score};
-use crate::agents::AgentSpec;
 use crate::agents::mcts::SOLVER_NODES_PER_SIM;
-use crate::agents::{Agent, Baselines, Limits};
+use crate::agents::{Agent, AgentSpec, Baselines, Limits};
 use crate::games::{Action, Game, MAX_PLAYERS, Outcome};
 use crate::nn::{Net, NetEvaluator};
 use crate::rng::Rng;
