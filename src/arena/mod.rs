@@ -329,6 +329,23 @@ pub fn play_match<G: Baselines>(
     b: &AgentSpec,
     config: &MatchConfig,
 ) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>)> {
+    let t0 = Instant::now();
+    let label = format!("{a} vs {}", config.b_name(b));
+    let (pa, pb, pc) = pinned(start, a, b, config);
+    let records = play_games(start, &label, &pa, &pb, &pc)?;
+    let report = summarise(a, b, config, &records, t0.elapsed());
+    Ok((report, records))
+}
+
+/// The games of a match whose agents and partner are pinned ([`pinned`]), its progress
+/// shown under `label`.
+fn play_games<G: Baselines>(
+    start: &G,
+    label: &str,
+    a: &AgentSpec,
+    b: &AgentSpec,
+    config: &MatchConfig,
+) -> anyhow::Result<Vec<SeatedRecord>> {
     let n = start.num_players() as u32;
     anyhow::ensure!(
         config.games > 0 && config.games.is_multiple_of(n),
@@ -362,15 +379,7 @@ pub fn play_match<G: Baselines>(
         config.partner.is_none() || n == 3,
         "a partner for B plays in a game of three, not of {n}"
     );
-    let progress = Progress::new(
-        format!("{a} vs {}", config.b_name(b)),
-        config.games as u64,
-        "games",
-        config.progress,
-    );
-    let t0 = Instant::now();
-    let (names, as_named, pinned) = ((a, b), config, pinned(start, a, b, config));
-    let (a, b, config) = (&pinned.0, &pinned.1, &pinned.2);
+    let progress = Progress::new(label, config.games as u64, "games", config.progress);
     // Build once up front so a model that cannot be loaded fails before any game.
     a.build(start, 0)?;
     b.build(start, 0)?;
@@ -407,8 +416,7 @@ pub fn play_match<G: Baselines>(
             .collect()
     });
     progress.finish();
-    let report = summarise(names.0, names.1, as_named, &records, t0.elapsed());
-    Ok((report, records))
+    Ok(records)
 }
 
 /// A match's agents and partner with their aliases resolved once
@@ -442,6 +450,7 @@ pub fn play_sprt_match<G: Baselines>(
 ) -> anyhow::Result<(MatchReport, Vec<SeatedRecord>, SprtDecision)> {
     let round = sprt.map_or(config.games, |(_, r)| r.clamp(1, config.games));
     let t0 = Instant::now();
+    let label = format!("{a} vs {}", config.b_name(b));
     let (names, as_named, pinned) = ((a, b), config, pinned(start, a, b, config));
     let (a, b, config) = (&pinned.0, &pinned.1, &pinned.2);
     let mut records = Vec::new();
@@ -454,7 +463,7 @@ pub fn play_sprt_match<G: Baselines>(
             seed: Rng::derive(config.seed, k),
             ..config.clone()
         };
-        records.extend(play_match(start, a, b, &part)?.1);
+        records.extend(play_games(start, &label, a, b, &part)?);
         k += 1;
         if let Some((test, _)) = sprt {
             let a_value = |(seat, r): &SeatedRecord| r.outcome.value(*seat);
