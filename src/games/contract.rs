@@ -294,11 +294,20 @@ pub trait Game: Clone + PartialEq + fmt::Debug + Send + Sync + 'static {
 
     /// Whether a legal `action` is quiet: one that gains the mover nothing by the game's
     /// own measure, which a selective alpha-beta search may skip once a node's first
-    /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece.
-    /// `false` (the default): no move is quiet, and the search skips none.
+    /// moves are searched (`nnue:…,qmp=Q`). Ataxx and Virus: a jump that takes no piece;
+    /// Infexion: a move that takes no stack. `false` (the default): no move is quiet, and
+    /// the search skips none.
     fn is_quiet(&self, _action: Action) -> bool {
         false
     }
+
+    /// Calls `f` with each legal action a quiescence search plays on with at the leaves
+    /// (`nnue:…,qs=K`), and its [`Game::gain_after`]: the moves that change the game's
+    /// value too far for the position before them to be valued as it stands. Infexion:
+    /// a SPREAD that takes a stack (every move but the quiet ones). None (the default):
+    /// Ataxx and Virus, where nearly every move takes pieces and searching on with the
+    /// moves that are not quiet lost at equal nodes (`experiments/nnue`), and Chexers.
+    fn tactical_gains(&self, _f: impl FnMut(Action, i32)) {}
 
     /// A faster form of the rules the alpha-beta searches run on ([`Searchable`]), or
     /// the game itself where it has none (`type Fast = Self;`).
@@ -456,5 +465,9 @@ impl<G: Game> Searchable for G {
 
     fn quiet(&self, action: Action) -> bool {
         self.is_quiet(action)
+    }
+
+    fn tactical_gains(&self, f: impl FnMut(Action, i32)) {
+        Game::tactical_gains(self, f)
     }
 }

@@ -82,4 +82,7 @@ pub trait Searchable: Clone + Send + Sync + 'static {
     /// Whether a legal `action` is quiet ([`Game::is_quiet`](super::Game::is_quiet)), for
     /// quiet-move pruning.
     fn quiet(&self, action: Action) -> bool;
+    /// Calls `f` with each legal action a quiescence search plays on with, and its gain
+    /// ([`Game::tactical_gains`](super::Game::tactical_gains)); none (the default).
+    fn tactical_gains(&self, _f: impl FnMut(Action, i32)) {}
 }

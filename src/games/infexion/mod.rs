@@ -145,6 +145,23 @@ impl Game for Board {
         true
     }
 
+    /// A move that takes nothing: the opponent's power after it is what it was (a SPAWN,
+    /// or a SPREAD landing on empty cells and the mover's own stacks).
+    fn is_quiet(&self, action: Action) -> bool {
+        let theirs = 1 - self.to_move();
+        self.power_after(action)[theirs] >= self.power(theirs)
+    }
+
+    /// The moves that take a stack: a SPREAD's swing, read from the powers after it, is
+    /// what a leaf before it cannot value as it stands.
+    fn tactical_gains(&self, mut f: impl FnMut(Action, i32)) {
+        self.for_each_legal(|a| {
+            if !self.is_quiet(a) {
+                f(a, self.gain_after(a).unwrap_or(0));
+            }
+        });
+    }
+
     fn hot_inputs(&self, _scratch: &mut Vec<f32>, out: &mut dyn FeatureSink) {
         encode::hot_inputs(self, out)
     }

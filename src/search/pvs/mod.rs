@@ -13,7 +13,9 @@
 //! (internal iterative reductions); a position good enough after passing can end its
 //! node (null-move pruning); and below the root, the moves the game calls quiet
 //! ([`Searchable::quiet`]) are skipped once a node's first moves are searched (quiet-move
-//! pruning). Far from the leaves, in games of two, the table's move is searched a ply
+//! pruning). At the leaves, a quiescence search plays on with the moves the game calls
+//! tactical ([`Searchable::tactical_gains`]: Infexion's captures) for a few plies, each
+//! position standing on its own value where that is better. Far from the leaves, in games of two, the table's move is searched a ply
 //! deeper where every other move, searched half as deep, stays below its score by a
 //! margin (singular extensions), the node ends where one of them reaches that bound and
 //! beta (multi-cut), and the table's move is searched a ply shallower where one reaches
@@ -41,6 +43,7 @@ mod evaluation;
 pub mod features;
 mod ordering;
 mod pruning;
+mod quiescence;
 mod score;
 mod table;
 
@@ -124,6 +127,8 @@ pub struct Pvs<G: Searchable> {
     /// Each ply's children that ordering made (a game whose `rank` plays the move).
     made: Vec<Vec<Option<G>>>,
     moves: Vec<Vec<Action>>,
+    /// Each ply's tactical moves in a quiescence search, with their gains.
+    tactical: Vec<Vec<(i32, Action)>>,
     pv: Vec<Vec<Action>>,
     /// Whether the move into ply `p + 1` was a null move.
     nulled: Vec<bool>,
@@ -155,6 +160,7 @@ impl<G: Searchable> Pvs<G> {
             children: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             made: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             moves: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            tactical: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             pv: (0..=MAX_PLY + 1).map(|_| Vec::new()).collect(),
             root_player: 0,
             players: 2,
@@ -333,7 +339,7 @@ impl<G: Searchable> Pvs<G> {
         }
         eval.enter(ply, state);
         if depth <= 0 || ply >= MAX_PLY {
-            return self.static_score(state, eval, ply);
+            return self.quiesce(state, eval, depth, alpha, beta, ply);
         }
         if !must_finish && self.out_of_budget() {
             return 0;

@@ -62,6 +62,11 @@ pub struct Pruning {
     /// logit's (`atanh v`, the public engines' scale: margins weigh alike in even and in
     /// decided positions).
     pub logit: bool,
+    /// Quiescence search's plies (0 off): at the leaves, the mover may stand on the
+    /// position's own value or play a move the game calls tactical
+    /// ([`crate::games::Game::tactical_gains`]: Infexion's captures; none in Ataxx, Virus
+    /// and Chexers), for at most this many plies more.
+    pub quiesce: u8,
 }
 
 impl Pruning {
@@ -80,6 +85,7 @@ impl Pruning {
         multicut: false,
         negative: false,
         logit: false,
+        quiesce: 0,
     };
     /// The player's default, as `experiments/nnue` records: the public engine's
     /// reductions by history with a history a side (stronger than the mild reductions
@@ -88,8 +94,10 @@ impl Pruning {
     /// neither at equal nodes and at 100 ms), internal iterative reductions of two plies
     /// (stronger than none at equal nodes and at 100 ms), singular extensions at 20
     /// thousandths of a win a ply with multi-cut and negative extensions (stronger than
-    /// none at equal nodes and at 100 ms); no null moves, quiet-move or futility pruning,
-    /// the network's order or the logit scale (none measured a gain).
+    /// none at equal nodes and at 100 ms), a quiescence search of two plies (in
+    /// Infexion stronger than none at equal nodes and against the network at 100 ms;
+    /// the other games call no move tactical); no null moves, quiet-move or futility
+    /// pruning, the network's order or the logit scale (none measured a gain).
     pub const DEFAULT: Pruning = Pruning {
         reductions: 3,
         null_move: false,
@@ -104,6 +112,7 @@ impl Pruning {
         multicut: true,
         negative: true,
         logit: false,
+        quiesce: 2,
     };
 }
 
@@ -149,7 +158,7 @@ macro_rules! knob {
 }
 
 /// Every setting of [`Pruning`], in the order specs print them.
-pub const PRUNING_KNOBS: [PruningKnob; 13] = [
+pub const PRUNING_KNOBS: [PruningKnob; 14] = [
     knob!("lmr", "R", 3, reductions),
     knob!("nmp", "P", null_move, bool),
     knob!("rfp", "F", 1000, futility),
@@ -163,6 +172,7 @@ pub const PRUNING_KNOBS: [PruningKnob; 13] = [
     knob!("mc", "C", multicut, bool),
     knob!("ne", "X", negative, bool),
     knob!("lgt", "G", logit, bool),
+    knob!("qs", "K", 32, quiesce),
 ];
 
 impl Default for Pruning {
