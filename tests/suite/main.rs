@@ -48,6 +48,7 @@ mod onnx_export;
 mod opponents;
 mod python_package;
 mod quantized_forward;
+mod quiescence;
 mod readme;
 mod reference_rules;
 mod robustness;

@@ -31,7 +31,7 @@ impl<G: Searchable> Pvs<G> {
         let mut tactical = std::mem::take(&mut self.tactical[ply]);
         tactical.clear();
         state.tactical_gains(|a, gain| tactical.push((gain, a)));
-        tactical.sort_by(|a, b| b.0.cmp(&a.0));
+        tactical.sort_by_key(|m| std::cmp::Reverse(m.0));
         for &(_, action) in &tactical {
             let mut child = state.clone();
             child.play(action);
