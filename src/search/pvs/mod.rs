@@ -15,15 +15,16 @@
 //! ([`Searchable::quiet`]) are skipped once a node's first moves are searched (quiet-move
 //! pruning). At the leaves, a quiescence search plays on with the moves the game calls
 //! tactical ([`Searchable::tactical_gains`]: Infexion's captures) for a few plies, each
-//! position standing on its own value where that is better. Far from the leaves, in games of two, the table's move is searched a ply
-//! deeper where every other move, searched half as deep, stays below its score by a
-//! margin (singular extensions), the node ends where one of them reaches that bound and
-//! beta (multi-cut), and the table's move is searched a ply shallower where one reaches
-//! it and the table's score beta (negative extensions). The history is one table, or one a side bounded
-//! by gravity with a malus for the moves a cut-off came after. [`Pruning::DEFAULT`]
-//! keeps what measured stronger (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]: entered at
-//! every node on the path, so an incrementally updated one moves its state with the
-//! search.
+//! position standing on its own value where that is better. Far from the leaves, in
+//! games of two, the table's move is searched a ply deeper where every other move,
+//! searched half as deep, stays below its score by a margin (singular extensions), the
+//! node ends where one of them reaches that bound and beta (multi-cut), and the table's
+//! move is searched a ply shallower where one reaches it and the table's score beta
+//! (negative extensions). The history is one table, or one a side bounded by gravity
+//! with a malus for the moves a cut-off came after. [`Pruning::DEFAULT`] keeps what
+//! measured stronger (`experiments/nnue`). The leaf evaluation is an [`Evaluation`]:
+//! entered at every node on the path, so an incrementally updated one moves its state
+//! with the search.
 //!
 //! With more than two players the search is paranoid, as [`super::alphabeta`]'s: the
 //! root player maximises and every other player minimises the root player's value; in

@@ -10,7 +10,7 @@ use crate::games::Searchable;
 impl<G: Searchable> Pvs<G> {
     /// The score of `state`, a leaf entered at `ply` with `depth` at most 0 (the plies
     /// past the search's depth, negated), for its mover's side: its own value where it
-    /// beats beta or no quiescence ply is left, else the best of that value and of its
+    /// reaches beta or no quiescence ply is left, else the best of that value and of its
     /// tactical moves' scores, best gain first.
     pub(super) fn quiesce(
         &mut self,
