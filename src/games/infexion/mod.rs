@@ -37,6 +37,28 @@ impl Board {
     pub fn from_notation(text: &str) -> Result<Board, GameError> {
         notation::from_notation(text)
     }
+
+    /// The mover's ordering key ([`share_key`]) of the powers `[red, blue]` after a move,
+    /// read from a table of every pair of powers a board holds instead of divided for.
+    #[inline]
+    fn gain_of(&self, [red, blue]: [u32; 2]) -> i32 {
+        let (mine, theirs) = if self.to_move() == RED {
+            (red, blue)
+        } else {
+            (blue, red)
+        };
+        let (m, t) = (mine as usize, theirs as usize);
+        let key = (m < SIDES && t < SIDES).then(|| SHARE_KEYS[m * SIDES + t]);
+        key.unwrap_or_else(|| share_key(Outcome::share(mine, theirs).value(0)))
+    }
+
+    /// Whether the powers `after` a move leave the opponent less than before: the move
+    /// takes a stack.
+    #[inline]
+    fn takes(&self, after: [u32; 2]) -> bool {
+        let theirs = 1 - self.to_move();
+        after[theirs] < self.power(theirs)
+    }
 }
 
 /// Infexion behind the [`Game`] trait.
@@ -132,12 +154,7 @@ impl Game for Board {
     /// powers a board holds instead of divided for: the same keys.
     #[inline]
     fn gain_after(&self, action: Action) -> Option<i32> {
-        let me = self.to_move();
-        let [red, blue] = self.power_after(action);
-        let (mine, theirs) = if me == RED { (red, blue) } else { (blue, red) };
-        let (m, t) = (mine as usize, theirs as usize);
-        let key = (m < SIDES && t < SIDES).then(|| SHARE_KEYS[m * SIDES + t]);
-        Some(key.unwrap_or_else(|| share_key(Outcome::share(mine, theirs).value(0))))
+        Some(self.gain_of(self.power_after(action)))
     }
 
     fn legal_gains(&self, mut f: impl FnMut(Action, i32)) -> bool {
@@ -148,16 +165,17 @@ impl Game for Board {
     /// A move that takes nothing: the opponent's power after it is what it was (a SPAWN,
     /// or a SPREAD landing on empty cells and the mover's own stacks).
     fn is_quiet(&self, action: Action) -> bool {
-        let theirs = 1 - self.to_move();
-        self.power_after(action)[theirs] >= self.power(theirs)
+        !self.takes(self.power_after(action))
     }
 
     /// The moves that take a stack: a SPREAD's swing, read from the powers after it, is
-    /// what a leaf before it cannot value as it stands.
+    /// what a leaf before it cannot value as it stands. The powers after each move are
+    /// found once, for the test and the gain.
     fn tactical_gains(&self, mut f: impl FnMut(Action, i32)) {
         self.for_each_legal(|a| {
-            if !self.is_quiet(a) {
-                f(a, self.gain_after(a).unwrap_or(0));
+            let after = self.power_after(a);
+            if self.takes(after) {
+                f(a, self.gain_of(after));
             }
         });
     }

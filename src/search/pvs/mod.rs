@@ -500,13 +500,8 @@ impl<G: Searchable> Pvs<G> {
                     c
                 }
             };
-            let flip = self.sign(Searchable::to_move(&child)) != self.sign(mover);
             let mut search = |s: &mut Self, d: i32, lo: i32, hi: i32| {
-                if flip {
-                    -s.node(&child, eval, d, -hi, -lo, ply + 1, must_finish)
-                } else {
-                    s.node(&child, eval, d, lo, hi, ply + 1, must_finish)
-                }
+                s.child(&child, mover, eval, d, lo, hi, ply + 1, must_finish)
             };
             let full = depth - 1 + if action == tt_move { extension } else { 0 };
             let v = if i == 0 {
@@ -578,6 +573,29 @@ impl<G: Searchable> Pvs<G> {
             },
         );
         best
+    }
+
+    /// The score of `child`, entered at `ply`, for `mover` (who moved into it), searched
+    /// to `depth` in `mover`'s window `lo..hi`: the child's own score, negated where the
+    /// sign changes between them.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn child(
+        &mut self,
+        child: &G,
+        mover: usize,
+        eval: &mut dyn Evaluation<G>,
+        depth: i32,
+        lo: i32,
+        hi: i32,
+        ply: usize,
+        must_finish: bool,
+    ) -> i32 {
+        if self.sign(Searchable::to_move(child)) != self.sign(mover) {
+            -self.node(child, eval, depth, -hi, -lo, ply, must_finish)
+        } else {
+            self.node(child, eval, depth, lo, hi, ply, must_finish)
+        }
     }
 
     fn update_pv(&mut self, ply: usize, action: Action) {

@@ -35,11 +35,7 @@ impl<G: Searchable> Pvs<G> {
         for &(_, action) in &tactical {
             let mut child = state.clone();
             child.play(action);
-            let v = if self.sign(Searchable::to_move(&child)) != self.sign(mover) {
-                -self.node(&child, eval, depth - 1, -beta, -alpha, ply + 1, false)
-            } else {
-                self.node(&child, eval, depth - 1, alpha, beta, ply + 1, false)
-            };
+            let v = self.child(&child, mover, eval, depth - 1, alpha, beta, ply + 1, false);
             best = best.max(v);
             alpha = alpha.max(v);
             if self.aborted || alpha >= beta {
